@@ -1,0 +1,20 @@
+/** The shape every CLI command has. Commands live one per file in `commands/` and are listed in `registry.ts`. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Standard input as text (read lazily; empty when there is none). */
+  readonly stdin: () => Promise<string>;
+}
+
+export interface Command {
+  /** Space-separated words after `toolgate`, e.g. `compile` or `graph build`. */
+  readonly name: string;
+  /** One line for `toolgate --help`. */
+  readonly summary: string;
+  /** Full usage text for `toolgate NAME --help`. */
+  readonly usage: string;
+  /** Runs the command and returns its exit code. Throw ToolgateError for refusals. */
+  run(args: string[], io: CliIo): Promise<number>;
+}

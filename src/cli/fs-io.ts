@@ -1,0 +1,80 @@
+/**
+ * The filesystem edge: reading inputs with located errors and writing outputs atomically
+ * (temp file in the same folder, fsync, rename) with private permissions.
+ */
+import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, rmSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ToolgateError } from '../errors.ts';
+
+/** Largest input file toolgate reads (bytes). Larger files are refused before parsing. */
+export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+export function readTextFile(path: string): string {
+  let size: number;
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) throw new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file`, { at: [{ file: path }] });
+    size = st.size;
+  } catch (e) {
+    if (e instanceof ToolgateError) throw e;
+    throw new ToolgateError('FILE_UNREADABLE', `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }] });
+  }
+  if (size > MAX_INPUT_BYTES) {
+    throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
+  }
+  const buf = readFileSync(path);
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(buf);
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(buf);
+  } catch {
+    throw new ToolgateError('PARSE_ERROR', `${path}: not valid UTF-8`, { at: [{ file: path }] });
+  }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function readBytesFile(path: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new ToolgateError('FILE_UNREADABLE', `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }] });
+  }
+}
+
+export interface OutputFile {
+  readonly path: string;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * Writes every file to a temp sibling, fsyncs, then renames them all into place. Everything is
+ * produced in memory first, so an error before this call leaves earlier artifacts untouched.
+ */
+export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): void {
+  const temps: { tmp: string; path: string }[] = [];
+  try {
+    for (const f of files) {
+      const dir = dirname(f.path);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
+      const fd = openSync(tmp, 'wx', mode);
+      try {
+        let off = 0;
+        while (off < f.bytes.length) off += writeSync(fd, f.bytes, off, f.bytes.length - off);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      temps.push({ tmp, path: f.path });
+    }
+    for (const t of temps) renameSync(t.tmp, t.path);
+  } catch (e) {
+    for (const t of temps) if (existsSync(t.tmp)) rmSync(t.tmp, { force: true });
+    if (e instanceof ToolgateError) throw e;
+    throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+export function writeFileAtomic(path: string, bytes: Uint8Array | string, mode = 0o600): void {
+  writeFilesAtomic([{ path, bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes }], mode);
+}

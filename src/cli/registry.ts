@@ -1,0 +1,4 @@
+/** Every CLI command, in the order `toolgate --help` lists them. Add one import and one entry per command. */
+import type { Command } from './command.ts';
+
+export const COMMANDS: readonly Command[] = [];

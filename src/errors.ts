@@ -1,0 +1,91 @@
+/**
+ * One error class for everything toolgate refuses, with a stable code per fault.
+ * Only `cli/` maps codes to exit codes; library callers branch on `code`.
+ */
+
+/** Stable error codes. Append new codes here; never rename one that has shipped. */
+export type ToolgateErrorCode =
+  // inputs
+  | 'FILE_UNREADABLE'
+  | 'PARSE_ERROR'
+  | 'SCHEMA_INVALID'
+  | 'MANIFEST_INVALID'
+  | 'CATALOG_INVALID'
+  | 'DANGLING_REFERENCE'
+  | 'DUPLICATE_CATALOG_ROW'
+  | 'DUPLICATE_ENTRY'
+  | 'INPUT_TOO_LARGE'
+  | 'STRICT_DRIFT'
+  | 'AMBIGUOUS_TOOL'
+  | 'CONFIG_INVALID'
+  // canonical bytes and digests
+  | 'CANONICAL_UNREPRESENTABLE'
+  | 'DIGEST_ALGORITHM_UNSUPPORTED'
+  // connectome
+  | 'GRAPH_INVALID'
+  | 'OBSERVATION_INVALID'
+  | 'DIFF_REFUSED'
+  | 'REACH_REFUSED'
+  // rego
+  | 'REGO_PARSE_ERROR'
+  | 'REGO_COMPILE_ERROR'
+  | 'REGO_EVAL_ERROR'
+  | 'REGO_LIMIT_EXCEEDED'
+  | 'REGO_UNSUPPORTED'
+  // signs, bundles, engines
+  | 'SIGN_VALUE_INVALID'
+  | 'ENGINE_UNAVAILABLE'
+  | 'BUNDLE_INVALID'
+  | 'BUNDLE_VERIFY_FAILED'
+  | 'SIGNER_FAILED'
+  // crawl / serve
+  | 'CRAWL_FAILED'
+  // cli
+  | 'USAGE'
+  | 'OUTPUT_UNWRITABLE';
+
+/** Where in an input file a fault sits. Line and column are 1-based. */
+export interface SourceAt {
+  readonly file: string;
+  readonly line?: number;
+  readonly col?: number;
+  /** A JSON pointer or dotted path inside the document, when known. */
+  readonly path?: string;
+}
+
+export class ToolgateError extends Error {
+  readonly code: ToolgateErrorCode;
+  readonly at: readonly SourceAt[];
+  /** Every located fault when more than one was collected before throwing. */
+  readonly details: readonly string[];
+
+  constructor(
+    code: ToolgateErrorCode,
+    message: string,
+    options: { at?: readonly SourceAt[]; details?: readonly string[]; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ToolgateError';
+    this.code = code;
+    this.at = options.at ?? [];
+    this.details = options.details ?? [];
+  }
+}
+
+export function isToolgateError(e: unknown): e is ToolgateError {
+  return e instanceof ToolgateError;
+}
+
+/** Formats a location as `file:line:col` (parts omitted when unknown). */
+export function formatAt(at: SourceAt): string {
+  let s = at.file;
+  if (at.line !== undefined) s += `:${at.line}`;
+  if (at.col !== undefined) s += `:${at.col}`;
+  if (at.path !== undefined && at.path !== '') s += ` (${at.path})`;
+  return s;
+}
+
+/** Throws a ToolgateError; typed `never` so callers can use it in expressions. */
+export function fail(code: ToolgateErrorCode, message: string, options?: ConstructorParameters<typeof ToolgateError>[2]): never {
+  throw new ToolgateError(code, message, options);
+}

@@ -1,0 +1,53 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { canonicalString, canonicalBytes } from '../../../src/canonical/json.ts';
+import { digestHex } from '../../../src/canonical/digest.ts';
+import { createHash } from 'node:crypto';
+import { ToolgateError } from '../../../src/errors.ts';
+
+describe('canonicalString', () => {
+  it('sorts keys by UTF-16 code unit (RFC 8785)', () => {
+    // U+1F600 (surrogate pair D83D DE00) sorts before U+FF01.
+    expect(canonicalString({ '\uff01': 1, '\u{1f600}': 2, b: 3, a: 4 })).toBe('{"a":4,"b":3,"\u{1f600}":2,"\uff01":1}');
+  });
+  it('escapes only quote, backslash and C0 controls', () => {
+    expect(canonicalString('a"\\\b\t\n\f\r\u0001/\u007f\u2028')).toBe('"a\\"\\\\\\b\\t\\n\\f\\r\\u0001/\u007f\u2028"');
+  });
+  it('normalises strings and keys to NFC', () => {
+    expect(canonicalString({ 'e\u0301': 'A\u030a' })).toBe('{"\u00e9":"\u00c5"}');
+  });
+  it('refuses keys that coincide after NFC', () => {
+    expect(() => canonicalString({ 'e\u0301': 1, '\u00e9': 2 })).toThrow(ToolgateError);
+  });
+  it('refuses lone surrogates, floats, undefined, NaN and class instances', () => {
+    for (const bad of ['\ud800', 1.5, { a: undefined }, Number.NaN, new Date(0), 2 ** 60]) {
+      expect(() => canonicalString(bad), String(bad)).toThrowError(expect.objectContaining({ code: 'CANONICAL_UNREPRESENTABLE' }));
+    }
+  });
+  it('writes big integers in full and floats when allowed', () => {
+    expect(canonicalString(123456789012345678901234567890n)).toBe('123456789012345678901234567890');
+    expect(canonicalString([0.5, 1e21, -0], { allowFloats: true })).toBe('[0.5,1e+21,0]');
+  });
+  it('does not depend on key insertion order', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.integer(), fc.string(), fc.boolean())), (obj) => {
+        const reversed = Object.fromEntries(Object.entries(obj).reverse());
+        const a = canonicalString(obj);
+        expect(canonicalString(reversed)).toBe(a);
+        expect(JSON.parse(a)).toEqual(JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(obj).map(([k, v]) => [k.normalize('NFC'), typeof v === 'string' ? v.normalize('NFC') : v])))));
+      }),
+    );
+  });
+});
+
+describe('digestHex', () => {
+  it('matches node:crypto for every algorithm', () => {
+    const bytes = canonicalBytes({ x: 'y' });
+    for (const alg of ['sha256', 'sha384', 'sha512'] as const) {
+      expect(digestHex(bytes, alg)).toBe(createHash(alg).update(bytes).digest('hex'));
+    }
+  });
+  it('refuses other algorithm names', () => {
+    expect(() => digestHex(new Uint8Array(), 'md5' as never)).toThrowError(expect.objectContaining({ code: 'DIGEST_ALGORITHM_UNSUPPORTED' }));
+  });
+});

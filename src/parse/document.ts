@@ -1,0 +1,140 @@
+/**
+ * Parse a JSON or YAML input text into a plain value, keeping a way back from a path inside the
+ * value to `line:col` in the text, so schema and reference errors can name the exact place.
+ *
+ * JSON goes through JSON.parse (fast); the YAML CST used for locations is only built when an error
+ * needs one. YAML goes through `yaml` (YAML 1.2 core schema, duplicate keys refused, aliases capped
+ * to defeat alias bombs).
+ */
+import { parseDocument, LineCounter, isNode, type Document } from 'yaml';
+import { ToolgateError, type SourceAt } from '../errors.ts';
+
+/** Deepest nesting accepted in any input document. */
+export const MAX_DEPTH = 128;
+/** Alias expansions allowed in a YAML document (the `yaml` package default, stated here as policy). */
+export const MAX_ALIAS_COUNT = 100;
+
+export type PathSegment = string | number;
+
+export interface ParsedDocument {
+  readonly file: string;
+  readonly value: unknown;
+  /** Location of the value at `path` (or of its nearest located ancestor). */
+  locate(path: readonly PathSegment[]): SourceAt;
+}
+
+export function isYamlFile(file: string): boolean {
+  return /\.ya?ml$/i.test(file);
+}
+
+/** Parses text as JSON (by `.json` extension or `format`) or YAML; throws PARSE_ERROR with a location. */
+export function parseText(file: string, text: string, format: 'json' | 'yaml' = isYamlFile(file) ? 'yaml' : 'json'): ParsedDocument {
+  return format === 'json' ? parseJson(file, text) : parseYaml(file, text);
+}
+
+function lineColAt(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let last = -1;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      last = i;
+    }
+  }
+  return { line, col: offset - last };
+}
+
+function parseJson(file: string, text: string): ParsedDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    if (e instanceof RangeError) throw tooDeep(file);
+    const msg = (e as Error).message;
+    const m = /position (\d+)/.exec(msg);
+    const at: SourceAt = m ? { file, ...lineColAt(text, Number(m[1])) } : { file };
+    throw new ToolgateError('PARSE_ERROR', `${file}: invalid JSON: ${msg}`, { at: [at] });
+  }
+  checkDepth(file, value);
+  let doc: Document | undefined;
+  let lc: LineCounter | undefined;
+  return {
+    file,
+    value,
+    locate(path) {
+      if (!doc) {
+        lc = new LineCounter();
+        doc = parseDocument(text, { lineCounter: lc, keepSourceTokens: false, uniqueKeys: false });
+      }
+      return locateIn(file, doc, lc!, path);
+    },
+  };
+}
+
+function parseYaml(file: string, text: string): ParsedDocument {
+  const lc = new LineCounter();
+  let doc: Document;
+  let value: unknown;
+  try {
+    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, strict: true, intAsBigInt: false });
+    if (doc.errors.length > 0) {
+      const details = doc.errors.map((err) => {
+        const pos = err.linePos?.[0];
+        return `${file}:${pos?.line ?? '?'}:${pos?.col ?? '?'}: ${err.code}: ${firstLine(err.message)}`;
+      });
+      const first = doc.errors[0]!;
+      const pos = first.linePos?.[0];
+      throw new ToolgateError('PARSE_ERROR', `${file}: invalid YAML: ${first.code}: ${firstLine(first.message)}`, {
+        at: [pos ? { file, line: pos.line, col: pos.col } : { file }],
+        details: details.length > 1 ? details : [],
+      });
+    }
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    if (e instanceof ToolgateError) throw e;
+    if (e instanceof RangeError) throw tooDeep(file);
+    if (e instanceof ReferenceError && /alias/i.test(e.message)) {
+      throw new ToolgateError('PARSE_ERROR', `${file}: YAML aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (possible alias bomb)`, { at: [{ file }] });
+    }
+    throw new ToolgateError('PARSE_ERROR', `${file}: invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
+  }
+  checkDepth(file, value);
+  return { file, value, locate: (path) => locateIn(file, doc, lc, path) };
+}
+
+function firstLine(s: string): string {
+  return s.split('\n', 1)[0] ?? s;
+}
+
+function tooDeep(file: string): ToolgateError {
+  return new ToolgateError('INPUT_TOO_LARGE', `${file}: document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file }] });
+}
+
+/** Iterative depth check: refuses documents nested deeper than MAX_DEPTH without recursing. */
+function checkDepth(file: string, value: unknown): void {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d >= MAX_DEPTH) throw tooDeep(file);
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const c of children) if (c !== null && typeof c === 'object') stack.push([c, d + 1]);
+  }
+}
+
+function locateIn(file: string, doc: Document, lc: LineCounter, path: readonly PathSegment[]): SourceAt {
+  // Walk down as far as the path exists; report the deepest node found.
+  for (let n = path.length; n >= 0; n--) {
+    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+    if (isNode(node) && node.range) {
+      const pos = lc.linePos(node.range[0]);
+      return { file, line: pos.line, col: pos.col, path: pointer(path) };
+    }
+  }
+  return { file, path: pointer(path) };
+}
+
+/** RFC 6901 JSON pointer of a path. */
+export function pointer(path: readonly PathSegment[]): string {
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}

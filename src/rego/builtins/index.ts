@@ -1,0 +1,5 @@
+/**
+ * Loads every builtin family: each import registers its functions with `registry.ts` as a side effect.
+ * One line per family file (`import './strings.ts';`). The evaluator imports this file once.
+ */
+import './core.ts';

@@ -1,0 +1,101 @@
+/**
+ * The builtin-function contract between the evaluator (`src/rego/eval*.ts`) and the builtin families
+ * (`src/rego/builtins/<family>.ts`).
+ *
+ * A family file exports nothing the evaluator needs directly: it calls `registerBuiltins([...])` at module
+ * load, and `builtins/index.ts` imports every family file for its side effect. The evaluator imports
+ * `builtins/index.ts` once and resolves calls with `lookupBuiltin(name)`.
+ *
+ * - `name` is the full Rego name (`strings.replace_n`, `count`, `io.jwt.decode_verify`).
+ * - `arity` is the number of input operands; a call with one more argument binds/unifies the last
+ *   argument with the result (`count(xs, n)`), which the evaluator handles. Use `-1` for variadic (`print`).
+ * - `fn(args, ctx)` receives fully evaluated operands (values from `../value.ts`, never undefined) and returns
+ *   the result value, or `undefined` when the call has no result (the expression is undefined). Booleans
+ *   are results like any other: a predicate such as `startswith` returns `false`, not undefined.
+ * - A relation (e.g. `walk`) sets `rel` instead of `fn` and returns every result as a JS array (`Value[]`);
+ *   the evaluator tries each in turn.
+ * - On bad operands or a failing operation, throw `BuiltinError` (helpers below give OPA's wording:
+ *   `name: operand N must be T but got U`). The evaluator makes the expression undefined in non-strict mode
+ *   and raises the error in strict mode (`strict_error`), as OPA does. Set `halt: true` on the error for
+ *   faults that stop evaluation even when not strict. Any other exception is a bug and is reported as an
+ *   internal eval error.
+ * - Builtins must be pure functions of their args and `ctx`: time comes from `ctx.now()`, randomness from
+ *   `ctx.random()`, and per-query memo (so `time.now_ns`/`rand.intn`/`uuid.rfc4122` are stable within one
+ *   query) lives in `ctx.cache`.
+ * - `nondeterministic: true` marks builtins whose result depends on ctx (time, random, network).
+ * - Do not register over a name another family registered: `registerBuiltins` throws on duplicates.
+ */
+import type { Value } from '../value.ts';
+import { typeName } from '../value.ts';
+
+export interface BuiltinContext {
+  /** Strict builtin errors: a BuiltinError aborts evaluation instead of making the expression undefined. */
+  readonly strict: boolean;
+  /** Current time in nanoseconds since the Unix epoch, fixed for one query evaluation (injected clock). */
+  now(): bigint;
+  /** A number in [0, 1) from the evaluation's random source (seeded by the caller for determinism). */
+  random(): number;
+  /** Per-query memo shared by all builtin calls of one evaluation (key it by builtin name + args). */
+  readonly cache: Map<string, Value>;
+  /** Output sink of `print` (one line per call, without the newline). */
+  print(line: string): void;
+  /** File location of the call, `file:line:col`, for messages that need it (may be empty). */
+  readonly location: string;
+}
+
+export type BuiltinFn = (args: Value[], ctx: BuiltinContext) => Value | undefined;
+export type RelationFn = (args: Value[], ctx: BuiltinContext) => Value[];
+
+export interface BuiltinDef {
+  readonly name: string;
+  /** Number of input operands, or -1 for variadic. */
+  readonly arity: number;
+  /** Function builtin: one result or undefined. Exactly one of `fn` / `rel` is set. */
+  readonly fn?: BuiltinFn;
+  /** Relation builtin (e.g. `walk`): every result. */
+  readonly rel?: RelationFn;
+  readonly nondeterministic?: boolean;
+}
+
+export type BuiltinErrorCode = 'eval_type_error' | 'eval_builtin_error';
+
+/** A builtin's refusal of its operands (`eval_type_error`) or failure (`eval_builtin_error`). */
+export class BuiltinError extends Error {
+  readonly code: BuiltinErrorCode;
+  /** When true the error stops evaluation even when builtin errors are not strict. */
+  readonly halt: boolean;
+  constructor(code: BuiltinErrorCode, message: string, options: { halt?: boolean } = {}) {
+    super(message);
+    this.name = 'BuiltinError';
+    this.code = code;
+    this.halt = options.halt ?? false;
+  }
+}
+
+/** `name: operand N must be WANT but got GOT` (N is 1-based), code eval_type_error. */
+export function operandError(name: string, n: number, want: string, got: Value): BuiltinError {
+  return new BuiltinError('eval_type_error', `${name}: operand ${n} must be ${want} but got ${typeName(got)}`);
+}
+
+/** `name: MESSAGE`, code eval_builtin_error. */
+export function builtinError(name: string, message: string): BuiltinError {
+  return new BuiltinError('eval_builtin_error', `${name}: ${message}`);
+}
+
+const REGISTRY = new Map<string, BuiltinDef>();
+
+export function registerBuiltins(defs: readonly BuiltinDef[]): void {
+  for (const d of defs) {
+    if (REGISTRY.has(d.name)) throw new Error(`builtin ${d.name} registered twice`);
+    if ((d.fn === undefined) === (d.rel === undefined)) throw new Error(`builtin ${d.name} needs exactly one of fn/rel`);
+    REGISTRY.set(d.name, d);
+  }
+}
+
+export function lookupBuiltin(name: string): BuiltinDef | undefined {
+  return REGISTRY.get(name);
+}
+
+export function builtinNames(): string[] {
+  return [...REGISTRY.keys()].sort();
+}

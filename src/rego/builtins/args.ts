@@ -1,0 +1,113 @@
+/** Operand checks shared by the builtin families, with OPA's error wording. */
+import {
+  type NumberValue, type Value, ObjectValue, SetValue, isNumber, toBigInt, typeName, normBigInt, parseNumber,
+} from '../value.ts';
+import { BuiltinError, builtinError, operandError } from './registry.ts';
+
+export { BuiltinError, builtinError, operandError };
+
+export function arg(args: Value[], i: number): Value {
+  const v = args[i];
+  if (v === undefined) throw new BuiltinError('eval_type_error', `missing operand ${i + 1}`);
+  return v;
+}
+
+export function str(name: string, args: Value[], i: number): string {
+  const v = arg(args, i);
+  if (typeof v !== 'string') throw operandError(name, i + 1, 'string', v);
+  return v;
+}
+
+export function num(name: string, args: Value[], i: number): NumberValue {
+  const v = arg(args, i);
+  if (!isNumber(v)) throw operandError(name, i + 1, 'number', v);
+  return v;
+}
+
+/** An integral number operand as bigint ("operand N must be integer number but got floating-point number"). */
+export function int(name: string, args: Value[], i: number): bigint {
+  const n = num(name, args, i);
+  const b = toBigInt(n);
+  if (b === undefined) {
+    throw new BuiltinError('eval_type_error', `${name}: operand ${i + 1} must be integer number but got floating-point number`);
+  }
+  return b;
+}
+
+/** An integral number operand that fits a JS number. */
+export function smallInt(name: string, args: Value[], i: number): number {
+  const b = int(name, args, i);
+  if (b > BigInt(Number.MAX_SAFE_INTEGER) || b < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw builtinError(name, `operand ${i + 1} out of range`);
+  }
+  return Number(b);
+}
+
+export function bool(name: string, args: Value[], i: number): boolean {
+  const v = arg(args, i);
+  if (typeof v !== 'boolean') throw operandError(name, i + 1, 'boolean', v);
+  return v;
+}
+
+export function arr(name: string, args: Value[], i: number): Value[] {
+  const v = arg(args, i);
+  if (!Array.isArray(v)) throw operandError(name, i + 1, 'array', v);
+  return v;
+}
+
+export function obj(name: string, args: Value[], i: number): ObjectValue {
+  const v = arg(args, i);
+  if (!(v instanceof ObjectValue)) throw operandError(name, i + 1, 'object', v);
+  return v;
+}
+
+export function set(name: string, args: Value[], i: number): SetValue {
+  const v = arg(args, i);
+  if (!(v instanceof SetValue)) throw operandError(name, i + 1, 'set', v);
+  return v;
+}
+
+/** `name: operand N must be one of {a, b} but got T` */
+export function oneOfError(name: string, n: number, want: readonly string[], got: Value): BuiltinError {
+  if (want.length === 1) return operandError(name, n, want[0]!, got);
+  return new BuiltinError('eval_type_error', `${name}: operand ${n} must be one of {${want.join(', ')}} but got ${typeName(got)}`);
+}
+
+/** `name: operand N must be array of strings but got array containing number` */
+export function elementError(name: string, n: number, composite: Value, want: string, got: Value): BuiltinError {
+  const t = typeName(composite);
+  return new BuiltinError('eval_type_error', `${name}: operand ${n} must be ${t} of ${want}s but got ${t} containing ${typeName(got)}`);
+}
+
+/** Elements of an array or set operand (sets in sorted order). */
+export function elements(name: string, args: Value[], i: number): readonly Value[] {
+  const v = arg(args, i);
+  if (Array.isArray(v)) return v;
+  if (v instanceof SetValue) return v.values();
+  throw oneOfError(name, i + 1, ['array', 'set'], v);
+}
+
+/** Strings of an array-or-set-of-strings operand. */
+export function stringElements(name: string, args: Value[], i: number): string[] {
+  const v = arg(args, i);
+  const items = elements(name, args, i);
+  return items.map((x) => {
+    if (typeof x !== 'string') throw elementError(name, i + 1, v, 'string', x);
+    return x;
+  });
+}
+
+export function numberFromDecimalText(text: string): NumberValue {
+  const n = parseNumber(text);
+  if (n === undefined) throw new Error(`internal: bad decimal ${text}`);
+  return n;
+}
+
+export function bigNum(b: bigint): NumberValue {
+  return normBigInt(b);
+}
+
+/** Code points of a string (Rego strings index by rune). */
+export function runes(s: string): string[] {
+  return Array.from(s);
+}

@@ -1,0 +1,111 @@
+/** `toolgate crawl`: connect to the MCP servers of a servers file and write what they advertise as a catalog. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseCatalog } from '../../catalog/parse.ts';
+import type { CatalogServer } from '../../catalog/types.ts';
+import { DEFAULT_TIMEOUT_MS, catalogFileBytes, crawlFleet, parseServersFile, rfc3339FromEpoch } from '../../crawl/index.ts';
+import { ToolgateError } from '../../errors.ts';
+import { intOption, parseCommandArgs, usageError } from '../args.ts';
+import type { Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { readTextFile, writeFileAtomic } from '../fs-io.ts';
+
+const usage = `usage: toolgate crawl --servers servers.yaml --out catalog.json [--timeout-ms N] [--concurrency N] [--merge catalog.static.json ...]
+
+Connects to every MCP server listed in the servers file (stdio: command, args, env, cwd;
+streamable HTTP: url, headers from environment variables), initializes, and lists the tools,
+resources, resource templates and prompts each declares, following pagination. Writes one
+deterministic catalog (servers and lists sorted, canonical key order; crawled_at from
+SOURCE_DATE_EPOCH when set, else the current time).
+
+In command, args, cwd and literal env values: \${SERVERS_DIR} is the servers file's folder, \${CRAWL_TMPDIR} a fresh
+empty folder made for this crawl and removed after it. A relative cwd is taken from the servers
+file's folder (also the default cwd); a relative command with a slash from the cwd.
+
+Options:
+  --servers FILE      servers file (YAML or JSON; schemas/servers.schema.json)
+  --out FILE          catalog to write (atomically)
+  --timeout-ms N      deadline per server, spawn to last list (default ${DEFAULT_TIMEOUT_MS})
+  --concurrency N     servers crawled at once (default 4)
+  --merge FILE        hand-written catalog whose servers are added (repeatable); a name both
+                      crawled and merged is refused
+
+Exit: 0 all servers crawled; 1 one or more failed (the catalog is still written, each failed
+server recorded with status "failed" and why) or an input was refused; 2 usage.
+Env values, header values and tokens never reach the catalog or stderr.`;
+
+export const crawlCommand: Command = {
+  name: 'crawl',
+  summary: 'Crawl MCP servers (stdio or streamable HTTP) into a deterministic catalog',
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      {
+        servers: { type: 'string' },
+        out: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        concurrency: { type: 'string' },
+        merge: { type: 'string', multiple: true },
+      },
+      usage,
+    );
+    if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
+    if (values.servers === undefined) usageError('--servers is required', usage);
+    if (values.out === undefined) usageError('--out is required', usage);
+    const timeoutMs = intOption(values['timeout-ms'], 'timeout-ms', usage) ?? DEFAULT_TIMEOUT_MS;
+    if (timeoutMs === 0) usageError('--timeout-ms must be positive', usage);
+    const concurrency = intOption(values.concurrency, 'concurrency', usage);
+    if (concurrency === 0) usageError('--concurrency must be positive', usage);
+
+    const serversPath = resolve(io.cwd, values.servers);
+    const outPath = resolve(io.cwd, values.out);
+    const servers = parseServersFile(values.servers, readTextFile(serversPath));
+    const extra: CatalogServer[] = [];
+    for (const m of values.merge ?? []) extra.push(...parseCatalog(m, readTextFile(resolve(io.cwd, m))).servers);
+    const crawledAt = rfc3339FromEpoch(sourceDateEpoch(io.env.SOURCE_DATE_EPOCH));
+
+    const crawlTmpDir = mkdtempSync(join(tmpdir(), 'toolgate-crawl-'));
+    let result;
+    try {
+      result = await crawlFleet(servers, {
+        serversDir: dirname(serversPath),
+        crawlTmpDir,
+        env: io.env,
+        timeoutMs,
+        ...(concurrency === undefined ? {} : { concurrency }),
+        crawledAt,
+        extra,
+      });
+    } finally {
+      rmSync(crawlTmpDir, { recursive: true, force: true });
+    }
+    const crawledNames = new Set(servers.servers.map((s) => s.name));
+    for (const s of result.catalog.servers) {
+      if (!crawledNames.has(s.name)) continue;
+      io.stderr(s.status === 'failed' ? `crawl: ${s.name}: failed: ${s.error}\n` : `crawl: ${s.name}: ok (${counts(s)})\n`);
+    }
+    writeFileAtomic(outPath, catalogFileBytes(result.catalog));
+    if (result.failed.length > 0) {
+      io.stderr(`crawl: ${result.failed.length} of ${servers.servers.length} servers failed: ${result.failed.join(', ')}\n`);
+      return EXIT.FAILED;
+    }
+    return EXIT.OK;
+  },
+};
+
+function counts(s: CatalogServer): string {
+  const parts: string[] = [];
+  if (s.tools) parts.push(`${s.tools.length} tools`);
+  if (s.resources) parts.push(`${s.resources.length} resources`);
+  if (s.resourceTemplates) parts.push(`${s.resourceTemplates.length} resource templates`);
+  if (s.prompts) parts.push(`${s.prompts.length} prompts`);
+  return parts.length > 0 ? parts.join(', ') : 'no lists declared';
+}
+
+function sourceDateEpoch(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return Math.floor(Date.now() / 1000);
+  if (!/^\d+$/.test(raw)) throw new ToolgateError('USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}

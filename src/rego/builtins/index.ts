@@ -3,3 +3,7 @@
  * One line per family file (`import './strings.ts';`). The evaluator imports this file once.
  */
 import './core.ts';
+import './aggregates.ts';
+import './numbers.ts';
+import './bits.ts';
+import './strings.ts';

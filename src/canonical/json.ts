@@ -54,9 +54,14 @@ function isWellFormed(s: string): boolean {
 }
 
 export function normaliseString(s: string, where: string, options: CanonicalOptions): string {
+  // ASCII fast path: an ASCII string is well-formed and already NFC.
+  if (!NON_ASCII.test(s)) return s;
   assertWellFormed(s, where);
   return options.assumeNfc ? s : s.normalize('NFC');
 }
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
 
 // RFC 8785 escaping: only the quote, backslash and C0 controls are escaped.
 const ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };

@@ -1,0 +1,216 @@
+/**
+ * A strict JSON reader for canonical inputs (graphs, windows, diff records): RFC 8259 syntax,
+ * integers of any size kept exactly (a bigint beyond 2^53), numbers with a fraction or exponent
+ * kept as `JsonFloat` so the caller can refuse them by name, and a key repeated in one object
+ * refused (JSON.parse would silently keep the last). Key order and whitespace are free.
+ */
+import { ToolgateError } from '../errors.ts';
+
+/** A JSON number written with a fraction or an exponent: it has no canonical bytes here. */
+export class JsonFloat {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return this.text;
+  }
+}
+
+export type StrictJsonValue = string | number | bigint | boolean | null | JsonFloat | StrictJsonValue[] | { [key: string]: StrictJsonValue };
+
+export const STRICT_JSON_MAX_DEPTH = 128;
+
+/**
+ * Parses JSON text strictly.
+ * @example parseStrictJson('{"a":12345678901234567890}', 'x.json') // { a: 12345678901234567890n }
+ */
+export function parseStrictJson(text: string, source = '<json>'): StrictJsonValue {
+  const p = new Parser(text, source);
+  p.ws();
+  const v = p.value(0);
+  p.ws();
+  if (p.i < text.length) p.fail('unexpected text after the JSON value');
+  return v;
+}
+
+class Parser {
+  i = 0;
+  constructor(
+    readonly s: string,
+    readonly source: string,
+  ) {}
+
+  fail(msg: string, at = this.i): never {
+    let line = 1;
+    let last = -1;
+    for (let k = 0; k < at && k < this.s.length; k++) {
+      if (this.s.charCodeAt(k) === 10) {
+        line++;
+        last = k;
+      }
+    }
+    throw new ToolgateError('PARSE_ERROR', `${this.source}: invalid JSON at ${line}:${at - last}: ${msg}`, { at: [{ file: this.source, line, col: at - last }] });
+  }
+
+  ws(): void {
+    const s = this.s;
+    let i = this.i;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
+      else break;
+    }
+    this.i = i;
+  }
+
+  value(depth: number): StrictJsonValue {
+    if (depth > STRICT_JSON_MAX_DEPTH) this.fail(`nesting deeper than ${STRICT_JSON_MAX_DEPTH}`);
+    const c = this.s.charCodeAt(this.i);
+    switch (c) {
+      case 123 /* { */:
+        return this.object(depth);
+      case 91 /* [ */:
+        return this.array(depth);
+      case 34 /* " */:
+        return this.string();
+      case 116 /* t */:
+        return this.literal('true', true);
+      case 102 /* f */:
+        return this.literal('false', false);
+      case 110 /* n */:
+        return this.literal('null', null);
+      default:
+        if (c === 45 || (c >= 48 && c <= 57)) return this.number();
+        return this.fail(Number.isNaN(c) ? 'unexpected end of input' : `unexpected character ${JSON.stringify(this.s[this.i])}`);
+    }
+  }
+
+  literal<T>(word: string, v: T): T {
+    if (!this.s.startsWith(word, this.i)) this.fail(`unexpected token`);
+    this.i += word.length;
+    return v;
+  }
+
+  object(depth: number): { [key: string]: StrictJsonValue } {
+    this.i++;
+    const out: { [key: string]: StrictJsonValue } = {};
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 125) {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      if (this.s.charCodeAt(this.i) !== 34) this.fail('expected a string key');
+      const at = this.i;
+      const key = this.string();
+      if (Object.prototype.hasOwnProperty.call(out, key)) this.fail(`key ${JSON.stringify(key)} appears twice in one object`, at);
+      this.ws();
+      if (this.s.charCodeAt(this.i) !== 58) this.fail("expected ':'");
+      this.i++;
+      this.ws();
+      const v = this.value(depth + 1);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+      else out[key] = v;
+      this.ws();
+      const c = this.s.charCodeAt(this.i);
+      if (c === 44) {
+        this.i++;
+        continue;
+      }
+      if (c === 125) {
+        this.i++;
+        return out;
+      }
+      this.fail("expected ',' or '}'");
+    }
+  }
+
+  array(depth: number): StrictJsonValue[] {
+    this.i++;
+    const out: StrictJsonValue[] = [];
+    this.ws();
+    if (this.s.charCodeAt(this.i) === 93) {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      out.push(this.value(depth + 1));
+      this.ws();
+      const c = this.s.charCodeAt(this.i);
+      if (c === 44) {
+        this.i++;
+        continue;
+      }
+      if (c === 93) {
+        this.i++;
+        return out;
+      }
+      this.fail("expected ',' or ']'");
+    }
+  }
+
+  string(): string {
+    const s = this.s;
+    const start = this.i + 1;
+    let i = start;
+    // Fast path: no escape, no control character before the closing quote.
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c === 34) {
+        this.i = i + 1;
+        return s.slice(start, i);
+      }
+      if (c === 92 || c < 32 || Number.isNaN(c)) break;
+      i++;
+    }
+    let out = s.slice(start, i);
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (Number.isNaN(c)) this.fail('unterminated string', i);
+      if (c === 34) {
+        this.i = i + 1;
+        return out;
+      }
+      if (c < 32) this.fail('control character in string', i);
+      if (c === 92) {
+        const e = s[i + 1];
+        switch (e) {
+          case '"': out += '"'; break;
+          case '\\': out += '\\'; break;
+          case '/': out += '/'; break;
+          case 'b': out += '\b'; break;
+          case 'f': out += '\f'; break;
+          case 'n': out += '\n'; break;
+          case 'r': out += '\r'; break;
+          case 't': out += '\t'; break;
+          case 'u': {
+            const hex = s.slice(i + 2, i + 6);
+            if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail('bad \\u escape', i);
+            out += String.fromCharCode(parseInt(hex, 16));
+            i += 4;
+            break;
+          }
+          default:
+            this.fail('bad escape', i);
+        }
+        i += 2;
+        continue;
+      }
+      out += s[i];
+      i++;
+    }
+  }
+
+  number(): number | bigint | JsonFloat {
+    const s = this.s;
+    const m = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
+    m.lastIndex = this.i;
+    const r = m.exec(s);
+    if (!r) return this.fail('bad number');
+    this.i = m.lastIndex;
+    const text = r[0];
+    if (r[1] !== undefined || r[2] !== undefined) return new JsonFloat(text);
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : BigInt(text);
+  }
+}

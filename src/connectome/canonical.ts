@@ -1,0 +1,80 @@
+/**
+ * Canonical bytes of a connectome (reference: beam_mcp docs/connectome-canonical.md rules 1-9),
+ * at schema_version 4: `{"schema_version":4,"algorithm":A,"nodes":[...],"edges":[...]}` in that
+ * fixed order, nodes by id and edges by (from, to, kind, provenance) in code-point order, each
+ * node `{"id","kind","labels","level"}`, each edge `{"from","kind","provenance","sign","to"}`,
+ * no weight; labels by RFC 8785 rules through `canonical/json.ts`. The digest is the one the
+ * bytes name, over exactly the bytes.
+ */
+import { ByteSink } from '../canonical/bytes.ts';
+import { assertDigestAlgorithm, digestHex, digestOf, type DigestAlgorithm } from '../canonical/digest.ts';
+import { quoteString } from '../canonical/json.ts';
+import { checkGraph, type Graph, type GraphInput } from './graph.ts';
+import { SCHEMA_VERSION } from './vocabulary.ts';
+
+export interface EncodeOptions {
+  /** The digest the bytes name and are hashed with. Default `sha256`; any other name is refused before a byte is written. */
+  readonly algorithm?: DigestAlgorithm;
+}
+
+function resolveAlgorithm(options: EncodeOptions): DigestAlgorithm {
+  const algorithm = options.algorithm ?? 'sha256';
+  assertDigestAlgorithm(algorithm);
+  return algorithm;
+}
+
+/**
+ * The canonical bytes of a graph (a hand-assembled graph is checked first).
+ * @example new TextDecoder().decode(encodeGraph(g)).startsWith('{"schema_version":4,"algorithm":"sha256"') // true
+ */
+export function encodeGraph(graph: Graph | GraphInput, options: EncodeOptions = {}): Uint8Array {
+  const algorithm = resolveAlgorithm(options);
+  const g = checkGraph(graph);
+  const nodes = g.nodes;
+  const texts = g.labelTexts;
+  const edges = g.edges;
+  const sink = new ByteSink(Math.max(1 << 16, nodes.length * 96 + edges.length * 128));
+  sink.write(`{"schema_version":${SCHEMA_VERSION},"algorithm":"${algorithm}","nodes":[`);
+  // Quoted ids are reused by every edge that names them.
+  const quoted = new Map<string, string>();
+  let chunk = '';
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    const q = quoteString(n.id);
+    quoted.set(n.id, q);
+    chunk += `${i === 0 ? '' : ','}{"id":${q},"kind":"${n.kind}","labels":${texts[i]!},"level":"${n.level}"}`;
+    if (chunk.length > 8192) {
+      sink.write(chunk);
+      chunk = '';
+    }
+  }
+  chunk += '],"edges":[';
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]!;
+    chunk += `${i === 0 ? '' : ','}{"from":${quoted.get(e.from)!},"kind":"${e.kind}","provenance":"${e.provenance}","sign":"${e.sign}","to":${quoted.get(e.to)!}}`;
+    if (chunk.length > 8192) {
+      sink.write(chunk);
+      chunk = '';
+    }
+  }
+  chunk += ']}';
+  sink.write(chunk);
+  return sink.bytes();
+}
+
+/** The canonical text (for tests and small graphs; prefer `encodeGraph` for large ones). */
+export function encodeGraphText(graph: Graph | GraphInput, options: EncodeOptions = {}): string {
+  return new TextDecoder().decode(encodeGraph(graph, options));
+}
+
+/** The raw digest the bytes name, over the canonical bytes. */
+export function graphDigest(graph: Graph | GraphInput, options: EncodeOptions = {}): Uint8Array {
+  const algorithm = resolveAlgorithm(options);
+  return digestOf(encodeGraph(graph, { algorithm }), algorithm);
+}
+
+/** The lowercase hex digest of the canonical bytes. */
+export function graphDigestHex(graph: Graph | GraphInput, options: EncodeOptions = {}): string {
+  const algorithm = resolveAlgorithm(options);
+  return digestHex(encodeGraph(graph, { algorithm }), algorithm);
+}

@@ -1,0 +1,412 @@
+/**
+ * The connectome graph: nodes and edges in the closed vocabulary, built by one constructor that
+ * refuses (never corrects) anything outside it (reference: beam_mcp docs/connectome.md and
+ * docs/connectome-canonical.md rules 2, 3, 6 and 8).
+ *
+ * `buildGraph` and `checkGraph` apply the same refusals; a built Graph holds NFC ids, nodes
+ * sorted by id and edges sorted by (from, to, kind, provenance), both in code-point order, and
+ * the canonical text of every node's labels. There is no sign setter: a consumer copies the
+ * edges with the sign it wants and builds again.
+ */
+import { canonicalString } from '../canonical/json.ts';
+import { ToolgateError, type SourceAt } from '../errors.ts';
+import { nodeId, kindOf, levelOf, type Identity } from './identity.ts';
+import { compareCodePoints, isAscii, isWellFormedString, nfc } from './strings.ts';
+import {
+  SCHEMA_VERSION,
+  isEdgeKind,
+  isLevel,
+  isNodeKind,
+  isProvenance,
+  isSign,
+  levelRank,
+  type EdgeKind,
+  type Level,
+  type NodeKind,
+  type Provenance,
+  type Sign,
+} from './vocabulary.ts';
+
+/** A label value: what rule 8 of the canonical page admits. */
+export type LabelValue = string | number | bigint | boolean | null | readonly LabelValue[] | { readonly [key: string]: LabelValue };
+export type Labels = { readonly [key: string]: LabelValue };
+
+export interface ConnectomeNode {
+  readonly id: string;
+  readonly kind: NodeKind;
+  readonly level: Level;
+  readonly labels: Labels;
+  /** The structural identity the id was derived from, when the node was built from one. Never encoded. */
+  readonly identity?: Identity;
+}
+
+/** A weight: an observed call count (integer) or another measurement. Never in the hashed bytes. */
+export type Weight = number | bigint;
+
+export interface ConnectomeEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly kind: EdgeKind;
+  readonly provenance: Provenance;
+  readonly sign: Sign;
+  /** Travels in the sidecar only. */
+  readonly weight?: Weight;
+}
+
+export interface GraphInput {
+  readonly schemaVersion?: number;
+  readonly nodes: readonly ConnectomeNode[];
+  readonly edges: readonly ConnectomeEdge[];
+}
+
+export interface BuildOptions {
+  /** Names the input in error locations (a file name); default `<graph>`. */
+  readonly source?: string;
+}
+
+const BRAND = Symbol('toolgate.connectome.graph');
+
+/** A built, checked connectome. Immutable: build another to change anything. */
+export class Graph {
+  readonly schemaVersion = SCHEMA_VERSION;
+  readonly nodes: readonly ConnectomeNode[];
+  readonly edges: readonly ConnectomeEdge[];
+  /** Canonical text of each node's labels, parallel to `nodes`. */
+  readonly labelTexts: readonly string[];
+  /** The finest level any node was built at (`server` for an empty graph). */
+  readonly finestLevel: Level;
+  readonly [BRAND] = true;
+  #index: Map<string, number> | undefined;
+
+  /** @internal use buildGraph */
+  constructor(nodes: ConnectomeNode[], edges: ConnectomeEdge[], labelTexts: string[], finestLevel: Level) {
+    this.nodes = Object.freeze(nodes);
+    this.edges = Object.freeze(edges);
+    this.labelTexts = Object.freeze(labelTexts);
+    this.finestLevel = finestLevel;
+    Object.freeze(this);
+  }
+
+  /** The node with this (NFC) id, if any. */
+  node(id: string): ConnectomeNode | undefined {
+    const i = this.indexOf(id);
+    return i === undefined ? undefined : this.nodes[i];
+  }
+
+  hasNode(id: string): boolean {
+    return this.indexOf(id) !== undefined;
+  }
+
+  private indexOf(id: string): number | undefined {
+    return this.index().get(id);
+  }
+
+  private index(): Map<string, number> {
+    // Built lazily; the class is frozen, so keep the map in a private field set once.
+    if (this.#index === undefined) {
+      const m = new Map<string, number>();
+      this.nodes.forEach((n, i) => m.set(n.id, i));
+      this.#index = m;
+    }
+    return this.#index;
+  }
+}
+
+export function isGraph(v: unknown): v is Graph {
+  return v instanceof Graph;
+}
+
+class Faults {
+  readonly list: { text: string; path: string }[] = [];
+  constructor(readonly source: string) {}
+  add(path: string, text: string): void {
+    if (this.list.length < 1000) this.list.push({ path, text });
+  }
+  throwIfAny(): void {
+    if (this.list.length === 0) return;
+    const first = this.list[0]!;
+    const at: SourceAt[] = [{ file: this.source, path: first.path }];
+    throw new ToolgateError('GRAPH_INVALID', first.text, {
+      at,
+      details: this.list.length > 1 ? this.list.map((f) => `${f.path}: ${f.text}`) : [],
+    });
+  }
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v) as unknown;
+  return p === Object.prototype || p === null;
+}
+
+/** Renders a value for an error message (bigints as digits, anything else as it can). */
+export function describeValue(v: unknown): string {
+  const seen = new Set<unknown>();
+  const walk = (x: unknown): string => {
+    if (typeof x === 'bigint') return x.toString();
+    if (typeof x === 'string') return JSON.stringify(x);
+    if (typeof x === 'number') return Number.isFinite(x) ? String(x) : String(x);
+    if (x === null || typeof x === 'boolean') return String(x);
+    if (x === undefined) return 'undefined';
+    if (typeof x === 'function') return '<function>';
+    if (typeof x === 'symbol') return x.toString();
+    if (seen.has(x)) return '<cycle>';
+    seen.add(x);
+    if (Array.isArray(x)) return `[${x.map(walk).join(',')}]`;
+    if (!isPlainObject(x)) {
+      const name = (x as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+      const s = (x as { toString(): string }).toString?.();
+      return typeof s === 'string' && s !== '[object Object]' ? `${name}(${s})` : `<${name}>`;
+    }
+    return `{${Object.keys(x).map((k) => `${JSON.stringify(k)}:${walk(x[k])}`).join(',')}}`;
+  };
+  return walk(v);
+}
+
+const NODE_KEYS = new Set(['id', 'kind', 'level', 'labels', 'identity']);
+const EDGE_KEYS = new Set(['from', 'to', 'kind', 'provenance', 'sign', 'weight']);
+
+/** Canonical text of a node's labels, or a fault naming the node, the label and its whole value. */
+function labelsTextOf(labels: unknown, id: string, path: string, faults: Faults): string | undefined {
+  if (!isPlainObject(labels)) {
+    faults.add(`${path}.labels`, `node ${JSON.stringify(id)}: labels must be a plain object, got ${describeValue(labels)}`);
+    return undefined;
+  }
+  const keys = Object.keys(labels);
+  if (keys.length === 0) return '{}';
+  try {
+    return canonicalString(labels);
+  } catch (e) {
+    if (!(e instanceof ToolgateError)) throw e;
+    // Find the label at fault, so the refusal names it and its whole value.
+    const seen = new Map<string, string>();
+    for (const k of keys) {
+      if (!isWellFormedString(k)) {
+        faults.add(`${path}.labels`, `node ${JSON.stringify(id)}: label key ${describeValue(k)} has a lone surrogate (no UTF-8 form)`);
+        return undefined;
+      }
+      const nk = nfc(k);
+      const prev = seen.get(nk);
+      if (prev !== undefined) {
+        faults.add(`${path}.labels`, `node ${JSON.stringify(id)}: label keys ${JSON.stringify(prev)} and ${JSON.stringify(k)} coincide after NFC`);
+        return undefined;
+      }
+      seen.set(nk, k);
+      try {
+        canonicalString(labels[k]);
+      } catch (inner) {
+        if (!(inner instanceof ToolgateError)) throw inner;
+        faults.add(
+          `${path}.labels.${k}`,
+          `node ${JSON.stringify(id)}: label ${JSON.stringify(k)} has no canonical bytes (${inner.message.replace(/^\$[^:]*: /, '')}); its value: ${describeValue(labels[k])}`,
+        );
+        return undefined;
+      }
+    }
+    faults.add(`${path}.labels`, `node ${JSON.stringify(id)}: labels have no canonical bytes: ${e.message}`);
+    return undefined;
+  }
+}
+
+function checkWeight(w: unknown): boolean {
+  if (typeof w === 'bigint') return w >= 0n;
+  if (typeof w === 'number') return Number.isFinite(w) && (w > 0 || w === 0);
+  return false;
+}
+
+function compareEdges(a: ConnectomeEdge, b: ConnectomeEdge): number {
+  return (
+    compareCodePoints(a.from, b.from) ||
+    compareCodePoints(a.to, b.to) ||
+    (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) ||
+    (a.provenance < b.provenance ? -1 : a.provenance > b.provenance ? 1 : 0)
+  );
+}
+
+/**
+ * Builds a graph, refusing unknown kinds, levels, signs and provenances, ids that are not strings
+ * or collide after NFC, dangling endpoints, duplicate edge identities, labels with no canonical
+ * bytes, and any schema version other than 4. Every fault is collected; the error names the first
+ * and lists the rest.
+ * @example buildGraph({ nodes: [serverNode], edges: [] }).nodes.length // 1
+ */
+export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph {
+  const faults = new Faults(options.source ?? '<graph>');
+  if (!isPlainObject(input) && !(typeof input === 'object' && input !== null)) {
+    faults.add('', `a graph must be an object with nodes and edges, got ${describeValue(input)}`);
+    faults.throwIfAny();
+  }
+  const version = input.schemaVersion;
+  if (version !== undefined && version !== SCHEMA_VERSION) {
+    faults.add('schema_version', `schema_version ${describeValue(version)} is not ours: toolgate builds version ${SCHEMA_VERSION} graphs`);
+  }
+  if (!Array.isArray(input.nodes)) faults.add('nodes', `nodes must be an array, got ${describeValue(input.nodes)}`);
+  if (!Array.isArray(input.edges)) faults.add('edges', `edges must be an array, got ${describeValue(input.edges)}`);
+  faults.throwIfAny();
+
+  // Nodes.
+  const nodes: { node: ConnectomeNode; raw: string; text: string }[] = [];
+  const inNodes = input.nodes as readonly unknown[];
+  for (let i = 0; i < inNodes.length; i++) {
+    const n = inNodes[i];
+    const path = `nodes[${i}]`;
+    if (!isPlainObject(n)) {
+      faults.add(path, `node must be a plain object, got ${describeValue(n)}`);
+      continue;
+    }
+    const id = n.id;
+    if (typeof id !== 'string') {
+      faults.add(`${path}.id`, `node id must be a string, got ${describeValue(id)}`);
+      continue;
+    }
+    const named = JSON.stringify(id);
+    for (const k of Object.keys(n)) if (!NODE_KEYS.has(k)) faults.add(`${path}.${k}`, `node ${named}: unknown field ${JSON.stringify(k)}`);
+    let ok = true;
+    if (!isAscii(id) && !isWellFormedString(id)) {
+      faults.add(`${path}.id`, `node ${describeValue(id)}: id has a lone surrogate and no UTF-8 form`);
+      ok = false;
+    }
+    if (!isNodeKind(n.kind)) {
+      faults.add(`${path}.kind`, `node ${named}: unknown kind ${describeValue(n.kind)}`);
+      ok = false;
+    }
+    if (!isLevel(n.level)) {
+      faults.add(`${path}.level`, `node ${named}: unknown level ${describeValue(n.level)}`);
+      ok = false;
+    }
+    if (n.identity !== undefined) {
+      try {
+        const identity = n.identity as Identity;
+        const derived = nodeId(identity);
+        if (derived !== id) faults.add(`${path}.identity`, `node ${named}: id is not the id of its identity (${JSON.stringify(derived)})`);
+        else if (kindOf(identity) !== n.kind || levelOf(identity) !== n.level) {
+          faults.add(`${path}.identity`, `node ${named}: kind/level ${describeValue(n.kind)}/${describeValue(n.level)} do not match its identity (${kindOf(identity)}/${levelOf(identity)})`);
+        }
+      } catch (e) {
+        if (!(e instanceof ToolgateError)) throw e;
+        faults.add(`${path}.identity`, `node ${named}: ${e.message}`);
+      }
+    }
+    const text = labelsTextOf(n.labels, id, path, faults);
+    if (!ok || text === undefined) continue;
+    const nid = nfc(id);
+    const node: ConnectomeNode =
+      n.identity === undefined
+        ? { id: nid, kind: n.kind as NodeKind, level: n.level as Level, labels: n.labels as Labels }
+        : { id: nid, kind: n.kind as NodeKind, level: n.level as Level, labels: n.labels as Labels, identity: n.identity as Identity };
+    nodes.push({ node, raw: id, text });
+  }
+  let sorted = true;
+  for (let i = 1; i < nodes.length && sorted; i++) if (compareCodePoints(nodes[i - 1]!.node.id, nodes[i]!.node.id) >= 0) sorted = false;
+  if (!sorted) nodes.sort((a, b) => compareCodePoints(a.node.id, b.node.id));
+  const ids = new Set<string>();
+  let finest = 3;
+  for (let i = 0; i < nodes.length; i++) {
+    const cur = nodes[i]!;
+    if (i > 0 && nodes[i - 1]!.node.id === cur.node.id) {
+      const prev = nodes[i - 1]!;
+      faults.add(
+        'nodes',
+        prev.raw === cur.raw
+          ? `node ${JSON.stringify(cur.raw)} appears twice`
+          : `node ids ${JSON.stringify(prev.raw)} and ${JSON.stringify(cur.raw)} coincide after NFC (${JSON.stringify(cur.node.id)})`,
+      );
+    }
+    ids.add(cur.node.id);
+    const r = levelRank(cur.node.level);
+    if (r < finest) finest = r;
+  }
+
+  // Edges.
+  const edges: ConnectomeEdge[] = [];
+  const inEdges = input.edges as readonly unknown[];
+  for (let i = 0; i < inEdges.length; i++) {
+    const e = inEdges[i];
+    const path = `edges[${i}]`;
+    if (!isPlainObject(e)) {
+      faults.add(path, `edge must be a plain object, got ${describeValue(e)}`);
+      continue;
+    }
+    const { from, to } = e;
+    if (typeof from !== 'string' || typeof to !== 'string') {
+      faults.add(path, `edge ${describeValue(from)} -> ${describeValue(to)}: from and to must be strings`);
+      continue;
+    }
+    const named = `edge ${JSON.stringify(from)} -> ${JSON.stringify(to)}`;
+    let ok = true;
+    for (const k in e) if (!EDGE_KEYS.has(k)) faults.add(`${path}.${k}`, `${named}: unknown field ${JSON.stringify(k)}`);
+    if ((!isAscii(from) && !isWellFormedString(from)) || (!isAscii(to) && !isWellFormedString(to))) {
+      faults.add(path, `edge ${describeValue(from)} -> ${describeValue(to)}: an endpoint has a lone surrogate and no UTF-8 form`);
+      continue;
+    }
+    if (!isEdgeKind(e.kind)) {
+      faults.add(`${path}.kind`, `${named}: unknown edge kind ${describeValue(e.kind)}`);
+      ok = false;
+    }
+    if (!isProvenance(e.provenance)) {
+      faults.add(`${path}.provenance`, `${named}: unknown provenance ${describeValue(e.provenance)}`);
+      ok = false;
+    }
+    if (!isSign(e.sign)) {
+      faults.add(`${path}.sign`, `${named}: unknown sign ${describeValue(e.sign)}`);
+      ok = false;
+    }
+    if (e.weight !== undefined && !checkWeight(e.weight)) {
+      faults.add(`${path}.weight`, `${named}: weight must be a non-negative number, got ${describeValue(e.weight)}`);
+      ok = false;
+    }
+    const f = nfc(from);
+    const t = nfc(to);
+    if (!ids.has(f)) {
+      faults.add(`${path}.from`, `${named}: dangling endpoint, no node ${JSON.stringify(from)}`);
+      ok = false;
+    }
+    if (!ids.has(t)) {
+      faults.add(`${path}.to`, `${named}: dangling endpoint, no node ${JSON.stringify(to)}`);
+      ok = false;
+    }
+    if (!ok) continue;
+    const edge: ConnectomeEdge =
+      e.weight === undefined
+        ? { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign }
+        : { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign, weight: e.weight as Weight };
+    edges.push(edge);
+  }
+  faults.throwIfAny();
+  sorted = true;
+  for (let i = 1; i < edges.length && sorted; i++) if (compareEdges(edges[i - 1]!, edges[i]!) >= 0) sorted = false;
+  if (!sorted) edges.sort(compareEdges);
+  for (let i = 1; i < edges.length; i++) {
+    const a = edges[i - 1]!;
+    const b = edges[i]!;
+    if (compareEdges(a, b) === 0) {
+      faults.add('edges', `edge ${JSON.stringify(b.from)} -> ${JSON.stringify(b.to)} (${b.kind}, ${b.provenance}) appears twice: an edge's identity is (from, to, kind, provenance)`);
+    }
+  }
+  faults.throwIfAny();
+  return new Graph(
+    nodes.map((n) => n.node),
+    edges,
+    nodes.map((n) => n.text),
+    (['mfa', 'module', 'boundary', 'server'] as const)[finest]!,
+  );
+}
+
+/**
+ * Applies buildGraph's refusals to a graph assembled by hand (or re-checks a built one) and
+ * returns the built graph.
+ */
+export function checkGraph(graph: Graph | GraphInput, options: BuildOptions = {}): Graph {
+  if (graph instanceof Graph) return graph;
+  return buildGraph(graph, options);
+}
+
+/** A node built from its identity: the id by the one id function, kind and level from the identity. */
+export function nodeFromIdentity(identity: Identity, labels: Labels = {}): ConnectomeNode {
+  return { id: nodeId(identity), kind: kindOf(identity), level: levelOf(identity), labels, identity };
+}
+
+/** An edge as toolgate writes it: sign `unset`. */
+export function edgeOf(from: string, to: string, kind: EdgeKind, provenance: Provenance = 'declared'): ConnectomeEdge {
+  return { from, to, kind, provenance, sign: 'unset' };
+}

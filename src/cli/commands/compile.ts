@@ -1,0 +1,100 @@
+/** `toolgate compile`: the main job — estate in, policy bundle, OPA data document and OPA bundle out. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { compileEstate, type RegoModuleFile } from '../../compile/compile.ts';
+import type { PreviousState } from '../../compile/graph-state.ts';
+import { PROFILES, type Profile } from '../../governance/types.ts';
+import { parseCommandArgs, usageError } from '../args.ts';
+import { createdAtFromEnv } from '../clock.ts';
+import type { CliIo, Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
+import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
+import { printJson } from '../output.ts';
+
+const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
+Writes DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz and DIR/SHA256SUMS atomically.
+${ESTATE_USAGE}`;
+
+const options = {
+  ...ESTATE_OPTIONS,
+  out: { type: 'string' },
+  profile: { type: 'string' },
+  format: { type: 'string' },
+  agent: { type: 'string' },
+} as const;
+
+/** The enforcement Rego shipped in every bundle: rego/toolgate/*.rego without the tests. */
+export function enforcementRego(): RegoModuleFile[] {
+  const dir = join(PACKAGE_ROOT, 'rego', 'toolgate');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.rego') && !f.endsWith('_test.rego'))
+    .sort()
+    .map((f) => ({ path: `toolgate/${f}`, text: readFileSync(join(dir, f), 'utf8') }));
+}
+
+/** The state recorded in a previous policy bundle in the output folder, if it is readable. */
+function previousState(dir: string, io: CliIo): PreviousState | undefined {
+  const path = join(dir, 'policy-bundle.json');
+  if (!existsSync(path)) return undefined;
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const gs = v.graph_state as { instance_id?: unknown; generation?: unknown } | undefined;
+    if (typeof gs?.instance_id !== 'string' || !Number.isSafeInteger(gs.generation)) throw new Error('no graph_state');
+    return {
+      graph_state: { instance_id: gs.instance_id, generation: gs.generation as number },
+      digests: {
+        governance_digest: String(v.governance_digest),
+        catalog_digest: String(v.catalog_digest),
+        connectome_digest: typeof v.connectome_digest === 'string' ? v.connectome_digest : null,
+      },
+      ...(typeof v.created_at === 'string' ? { created_at: v.created_at } : {}),
+    };
+  } catch {
+    io.stderr(`toolgate: warning: ${path} is not a readable policy bundle; starting graph_state afresh\n`);
+    return undefined;
+  }
+}
+
+export const compileCommand: Command = {
+  name: 'compile',
+  summary: 'compile the estate into policy-bundle.json, data.json, bundle.tar.gz and SHA256SUMS',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseCommandArgs(args, options, usage);
+    if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
+    const source = locateEstate(values, io);
+    const outArg = values.out ?? (source.config?.out as string | undefined);
+    if (outArg === undefined) usageError('--out DIR is required', usage);
+    const profile = (values.profile ?? (source.config?.profile as string | undefined) ?? 'strict') as Profile;
+    if (!PROFILES.includes(profile)) usageError(`--profile must be one of ${PROFILES.join(', ')}, got ${JSON.stringify(profile)}`, usage);
+    const format = values.format ?? 'toolgate';
+    if (format !== 'toolgate' && format !== 'toolgraph-v1') usageError(`--format must be toolgate or toolgraph-v1, got ${JSON.stringify(format)}`, usage);
+    if (format === 'toolgraph-v1' && values.agent === undefined) usageError('--format toolgraph-v1 needs --agent A', usage);
+    if (format === 'toolgate' && values.agent !== undefined) usageError('--agent applies only to --format toolgraph-v1', usage);
+    const createdAt = createdAtFromEnv(io.env);
+
+    const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
+    const outDir = resolve(io.cwd, outArg);
+    const previous = previousState(outDir, io);
+    const result = await compileEstate(estate, {
+      profile,
+      createdAt,
+      ...(previous ? { previous } : {}),
+      format,
+      ...(values.agent !== undefined ? { agent: values.agent } : {}),
+      regoModules: enforcementRego(),
+    });
+    writeFilesAtomic(result.files.map((f) => ({ path: join(outDir, f.name), bytes: f.bytes })));
+    printJson(io, {
+      out: outDir,
+      profile,
+      format,
+      graph_state: result.graph_state,
+      created_at: result.created_at,
+      ...result.digests,
+      files: result.files.map((f) => f.name),
+    });
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,84 @@
+/**
+ * Where a command's estate comes from, in order: `--manifest M --catalog C`; `--example NAME`
+ * (the bundled examples/NAME/{governance.yaml,catalog.json}); or a `toolgate.yaml` in the working
+ * directory naming both files (`toolgate init` writes one). Diagnostics go to stderr.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ToolgateError, formatAt } from '../errors.ts';
+import { parseCatalog } from '../catalog/parse.ts';
+import { parseManifest } from '../manifest/parse.ts';
+import { buildEstate, type Estate } from '../governance/estate.ts';
+import { unusedExceptionNotices } from '../governance/exceptions.ts';
+import { parseText } from '../parse/document.ts';
+import { validateDocument } from '../parse/schema.ts';
+import type { CliIo } from './command.ts';
+import { readTextFile } from './fs-io.ts';
+import type { OptionSpec } from './args.ts';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const EXAMPLES_DIR = join(PACKAGE_ROOT, 'examples');
+export const CONFIG_FILE = 'toolgate.yaml';
+
+export const ESTATE_OPTIONS = {
+  manifest: { type: 'string' },
+  catalog: { type: 'string' },
+  example: { type: 'string' },
+  'strict-drift': { type: 'boolean' },
+} as const satisfies OptionSpec;
+
+export const ESTATE_USAGE = `estate: --manifest governance.yaml --catalog catalog.json | --example NAME | a ${CONFIG_FILE} in the working directory
+  --strict-drift   refuse governance that names a tool no server exposes (exit 1)`;
+
+export interface EstateSource {
+  readonly manifestPath: string;
+  readonly catalogPath: string;
+  readonly config?: Record<string, unknown>;
+}
+
+export interface EstateArgs {
+  readonly manifest?: string | undefined;
+  readonly catalog?: string | undefined;
+  readonly example?: string | undefined;
+}
+
+export function locateEstate(args: EstateArgs, io: CliIo): EstateSource {
+  if (args.example !== undefined) {
+    if (args.manifest !== undefined || args.catalog !== undefined) throw new ToolgateError('USAGE', '--example cannot be combined with --manifest/--catalog');
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(args.example) || !existsSync(join(EXAMPLES_DIR, args.example))) {
+      throw new ToolgateError('USAGE', `unknown example ${JSON.stringify(args.example)}; bundled examples live in ${EXAMPLES_DIR}`);
+    }
+    const dir = join(EXAMPLES_DIR, args.example);
+    return { manifestPath: join(dir, 'governance.yaml'), catalogPath: join(dir, 'catalog.json') };
+  }
+  if (args.manifest !== undefined || args.catalog !== undefined) {
+    if (args.manifest === undefined || args.catalog === undefined) throw new ToolgateError('USAGE', '--manifest and --catalog must be given together');
+    return { manifestPath: resolve(io.cwd, args.manifest), catalogPath: resolve(io.cwd, args.catalog) };
+  }
+  const configPath = join(io.cwd, CONFIG_FILE);
+  if (!existsSync(configPath)) {
+    throw new ToolgateError('USAGE', `no estate given: pass --manifest and --catalog, --example NAME, or run 'toolgate init' to write ${CONFIG_FILE} here`);
+  }
+  const doc = parseText(configPath, readTextFile(configPath), 'yaml');
+  validateDocument(doc, 'toolgate-config.schema.json', 'CONFIG_INVALID', CONFIG_FILE);
+  const config = doc.value as { manifest: string; catalog: string };
+  const base = dirname(configPath);
+  const at = (p: string) => (isAbsolute(p) ? p : join(base, p));
+  return { manifestPath: at(config.manifest), catalogPath: at(config.catalog), config: doc.value as Record<string, unknown> };
+}
+
+/** Reads, validates and indexes the estate; prints DRIFT and unused-exception notices to stderr. */
+export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean } = {}): Estate {
+  const manifest = parseManifest(source.manifestPath, readTextFile(source.manifestPath));
+  const catalog = parseCatalog(source.catalogPath, readTextFile(source.catalogPath));
+  const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });
+  for (const n of [...estate.notices, ...unusedExceptionNotices(estate)]) {
+    io.stderr(`toolgate: ${n.kind === 'DRIFT' ? 'DRIFT' : 'warning'}: ${formatAt(n.at)}: ${n.message}\n`);
+  }
+  return estate;
+}
+
+export function estateFromArgs(values: EstateArgs & { 'strict-drift'?: boolean | undefined }, io: CliIo): Estate {
+  return loadEstate(locateEstate(values, io), io, { strictDrift: values['strict-drift'] ?? false });
+}

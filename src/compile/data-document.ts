@@ -1,0 +1,63 @@
+/**
+ * The OPA data document, everything under the root `toolgate` (`data.toolgate` in OPA):
+ * per agent, per granted tool, the decision and reason; tools with contract digests and annotation
+ * self-claims; policies; digests and graph_state; and, when a connectome is compiled, its edges
+ * with their signs. Sparse: a pair that is not granted is absent, and the Rego answers NOT_GRANTED.
+ */
+import type { Estate } from '../governance/estate.ts';
+import { cmp } from '../governance/estate.ts';
+import type { AgentDecisions } from './decisions.ts';
+import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
+
+export const DATA_ROOT = 'toolgate';
+
+/** A connectome edge as the data document carries it (filled by the connectome compile step). */
+export interface DataEdge {
+  readonly from: string;
+  readonly to: string;
+  readonly kind: string;
+  readonly provenance: string;
+  readonly sign: string;
+}
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+export function compileDataDocument(
+  estate: Estate,
+  header: BundleHeader,
+  tools: readonly ExposedTool[],
+  decisions: readonly AgentDecisions[],
+  edges: readonly DataEdge[] = [],
+): Record<string, unknown> {
+  const agents: Record<string, unknown> = {};
+  for (const a of decisions) {
+    const byTool: Record<string, unknown> = {};
+    for (const d of a.decisions) {
+      byTool[d.tool_key] = { allow: d.decision === 'eligible', decision: d.decision, reason: d.reason ?? null, risk_score: d.risk_score };
+    }
+    agents[a.agent] = { tools: byTool };
+  }
+  const toolDocs: Record<string, unknown> = {};
+  for (const t of tools) {
+    const ann = estate.tools.get(t.tool_key)?.contract?.annotations ?? {};
+    const claims: Record<string, boolean> = {};
+    for (const h of HINTS) if (typeof ann[h] === 'boolean') claims[h] = ann[h] as boolean;
+    toolDocs[t.tool_key] = { server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest, annotations: claims };
+  }
+  const policies: Record<string, unknown> = {};
+  for (const p of [...estate.policies.values()].sort((a, b) => cmp(a.id, b.id))) {
+    policies[p.id] = { effect: p.effect, scope: p.scope ?? null, description: p.description ?? null };
+  }
+  return {
+    [DATA_ROOT]: {
+      profile: header.profile,
+      graph_state: header.graph_state,
+      digests: { governance: header.governance_digest, catalog: header.catalog_digest, connectome: header.connectome_digest },
+      default: { allow: false, reason: 'NOT_GRANTED' },
+      agents,
+      tools: toolDocs,
+      policies,
+      connectome: { edges },
+    },
+  };
+}

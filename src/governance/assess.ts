@@ -1,0 +1,84 @@
+/**
+ * The facts about one (agent, tool) pair that every verdict, profile decision and risk score is
+ * derived from. Pure and cheap: the per-tool DENY reach is cached in the estate, so a batch costs
+ * one pass over the agent's grants.
+ */
+import type { Estate } from './estate.ts';
+import { exceptionFor } from './exceptions.ts';
+import { isBacked, scrubUri } from './provenance.ts';
+import type { DenyEvidence, Profile, RejectReason } from './types.ts';
+
+export interface Assessment {
+  readonly agent: string;
+  readonly tool_key: string;
+  readonly granted: boolean;
+  readonly exposed: boolean;
+  readonly mapped: boolean;
+  /** Some authored edge the decision rests on (grant, data access, binding on its path) cites no evidence. */
+  readonly unbacked: boolean;
+  readonly deny_evidence: readonly DenyEvidence[];
+  readonly violations: number;
+}
+
+export function evidencePath(agent: string, e: { tool_key: string; resource: string | null; via: string; policy: string }): string {
+  const head = `(${agent})-[:CAN_CALL]->(${e.tool_key})`;
+  return e.resource === null ? `${head}-[:GOVERNED_BY]->(${e.policy})` : `${head}-[:${e.via}]->(${scrubUri(e.resource)})-[:GOVERNED_BY]->(${e.policy})`;
+}
+
+export function assess(estate: Estate, agent: string, toolKey: string): Assessment {
+  const grant = estate.grantsByAgent.get(agent)?.get(toolKey);
+  const tool = estate.tools.get(toolKey);
+  const access = estate.accessByTool.get(toolKey) ?? [];
+  const deny_evidence: DenyEvidence[] = [];
+  let violations = 0;
+  if (grant) {
+    for (const reach of estate.denyReach(toolKey)) {
+      const x = exceptionFor(estate, agent, reach);
+      if (!x) violations++;
+      deny_evidence.push({
+        ...reach,
+        agent,
+        path: evidencePath(agent, reach),
+        classification: x ? 'authorized_but_governed' : 'violation',
+        ...(x ? { exception_reason: x.reason } : {}),
+      });
+    }
+  }
+  let unbacked = grant !== undefined && !isBacked(grant.provenance);
+  for (const a of access) {
+    if (!isBacked(a.provenance)) unbacked = true;
+    for (const b of estate.bindingsByTarget.get(a.resource) ?? []) if (!isBacked(b.provenance)) unbacked = true;
+  }
+  for (const b of estate.bindingsByTarget.get(toolKey) ?? []) if (!isBacked(b.provenance)) unbacked = true;
+  return {
+    agent,
+    tool_key: toolKey,
+    granted: grant !== undefined,
+    exposed: tool?.exposed ?? false,
+    mapped: access.length > 0,
+    unbacked,
+    deny_evidence,
+    violations,
+  };
+}
+
+/** The peer's rule-based risk table, first match wins. */
+export function riskScore(a: Assessment): number {
+  if (a.violations > 0) return 1.0;
+  if (!a.exposed) return 0.8;
+  if (!a.mapped) return 0.6;
+  if (a.unbacked) return 0.4;
+  if (a.deny_evidence.length > 0) return 0.2;
+  return 0.0;
+}
+
+/** Why a profile rejects a granted tool, or undefined when it is eligible. */
+export function profileReject(a: Assessment, profile: Profile): RejectReason | undefined {
+  if (!a.granted) return 'NOT_GRANTED';
+  if (a.violations > 0 && profile !== 'explore') return 'DENY_VIOLATION';
+  if (!a.exposed) return 'DRIFTED';
+  if (profile !== 'strict') return undefined;
+  if (a.deny_evidence.length > 0) return 'DENY_GOVERNED';
+  if (!a.mapped) return 'UNMAPPED';
+  return undefined;
+}

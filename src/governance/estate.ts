@@ -1,0 +1,245 @@
+/**
+ * The governance graph of one estate, as indexes built once from a catalog and a manifest:
+ * Server -EXPOSES-> Tool, Agent -CAN_CALL-> Tool, Tool -READS|WRITES-> Resource,
+ * Resource|Tool -GOVERNED_BY-> Policy. Every query reads these indexes; none walks the raw input.
+ *
+ * Tool references resolve here: `server::tool` as written (a tool no server exposes is drift);
+ * a bare name only when exactly one server exposes it (two or more is AMBIGUOUS_TOOL, an error).
+ */
+import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
+import type { Catalog, CatalogTool } from '../catalog/types.ts';
+import { toolKey } from '../catalog/types.ts';
+import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from '../manifest/types.ts';
+import type { DenyReach, ToolResolution } from './types.ts';
+import { reportProvenance } from './provenance.ts';
+
+export interface ToolNode {
+  readonly key: string;
+  readonly server: string | null;
+  readonly name: string;
+  /** True when a server in the catalog exposes it; false for governance references only (drift). */
+  readonly exposed: boolean;
+  readonly contract?: CatalogTool;
+}
+
+export interface Notice {
+  readonly kind: 'DRIFT' | 'UNUSED_EXCEPTION';
+  readonly message: string;
+  readonly at: SourceAt;
+}
+
+export interface ResolvedGrant extends Grant {
+  readonly tool_key: string;
+  readonly index: number;
+}
+
+export interface ResolvedAccess extends DataAccess {
+  readonly tool_key: string;
+  readonly index: number;
+}
+
+export interface ResolvedBinding extends GovernedBy {
+  /** `tool` when the target is a tool reference; otherwise a resource URI. */
+  readonly target_kind: 'tool' | 'resource';
+  readonly target_key: string;
+}
+
+export interface Estate {
+  readonly manifest: Manifest;
+  readonly catalog: Catalog;
+  readonly tools: ReadonlyMap<string, ToolNode>;
+  readonly exposedByName: ReadonlyMap<string, readonly string[]>;
+  readonly agents: ReadonlyMap<string, Agent>;
+  readonly policies: ReadonlyMap<string, Policy>;
+  readonly grantsByAgent: ReadonlyMap<string, ReadonlyMap<string, ResolvedGrant>>;
+  readonly grantsByTool: ReadonlyMap<string, readonly ResolvedGrant[]>;
+  readonly accessByTool: ReadonlyMap<string, readonly ResolvedAccess[]>;
+  readonly accessByResource: ReadonlyMap<string, readonly ResolvedAccess[]>;
+  readonly bindingsByTarget: ReadonlyMap<string, readonly ResolvedBinding[]>;
+  readonly bindingsByPolicy: ReadonlyMap<string, readonly ResolvedBinding[]>;
+  /** Resource URIs known to the graph: from data_access, governed_by and the catalog's resources. */
+  readonly resources: ReadonlySet<string>;
+  readonly exceptions: readonly ExpectedException[];
+  readonly notices: readonly Notice[];
+  /** Every DENY policy a tool reaches (directly or through a resource), whoever calls it. */
+  denyReach(toolKey: string): readonly DenyReach[];
+  resolveTool(ref: string): ToolResolution;
+}
+
+export interface BuildEstateOptions {
+  /** Reject the manifest when it references a tool no server exposes (ADR-0002 `--strict-drift`). */
+  readonly strictDrift?: boolean;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+export function buildEstate(manifest: Manifest, catalog: Catalog, options: BuildEstateOptions = {}): Estate {
+  const tools = new Map<string, ToolNode>();
+  const exposedByName = new Map<string, string[]>();
+  const resources = new Set<string>();
+  for (const server of catalog.servers) {
+    for (const t of server.tools ?? []) {
+      const key = toolKey(server.name, t.name);
+      tools.set(key, { key, server: server.name, name: t.name, exposed: true, contract: t });
+      push(exposedByName, t.name, key);
+    }
+    for (const r of server.resources ?? []) resources.add(r.uri);
+  }
+  for (const list of exposedByName.values()) list.sort();
+
+  const notices: Notice[] = [];
+  const ambiguous: { at: SourceAt; text: string }[] = [];
+
+  const resolveTool = (ref: string): ToolResolution => {
+    if (ref.includes('::')) return tools.has(ref) ? { status: 'found', key: ref } : { status: 'not_found' };
+    const keys = exposedByName.get(ref);
+    if (!keys || keys.length === 0) return tools.has(ref) ? { status: 'found', key: ref } : { status: 'not_found' };
+    if (keys.length > 1) return { status: 'ambiguous', candidates: keys };
+    return { status: 'found', key: keys[0]! };
+  };
+
+  /** Resolves a manifest tool reference, creating a drift node for a tool no server exposes. */
+  const resolveRef = (ref: string, path: (string | number)[]): string => {
+    const r = resolveTool(ref);
+    if (r.status === 'found') return r.key;
+    if (r.status === 'ambiguous') {
+      ambiguous.push({ at: manifest.locate(path), text: `tool reference ${JSON.stringify(ref)} is ambiguous: exposed by ${r.candidates.join(', ')}; write it as server::tool` });
+      return ref;
+    }
+    const sep = ref.indexOf('::');
+    tools.set(ref, { key: ref, server: sep === -1 ? null : ref.slice(0, sep), name: sep === -1 ? ref : ref.slice(sep + 2), exposed: false });
+    notices.push({ kind: 'DRIFT', at: manifest.locate(path), message: `${path.join('.')} names tool ${JSON.stringify(ref)}, which no server in the catalog exposes` });
+    return ref;
+  };
+
+  const agents = new Map(manifest.agents.map((a) => [a.id, a]));
+  const policies = new Map(manifest.policies.map((p) => [p.id, p]));
+
+  const grantsByAgent = new Map<string, Map<string, ResolvedGrant>>();
+  const grantsByTool = new Map<string, ResolvedGrant[]>();
+  for (const a of manifest.agents) grantsByAgent.set(a.id, new Map());
+  manifest.grants.forEach((g, index) => {
+    const key = resolveRef(g.tool, ['grants', index, 'tool']);
+    const rg: ResolvedGrant = { ...g, tool_key: key, index };
+    const byAgent = grantsByAgent.get(g.agent)!;
+    if (byAgent.has(key)) {
+      ambiguous.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${byAgent.get(key)!.index}] (same tool ${key})` });
+    }
+    byAgent.set(key, rg);
+    push(grantsByTool, key, rg);
+  });
+
+  const accessByTool = new Map<string, ResolvedAccess[]>();
+  const accessByResource = new Map<string, ResolvedAccess[]>();
+  manifest.data_access.forEach((d, index) => {
+    const key = resolveRef(d.tool, ['data_access', index, 'tool']);
+    const ra: ResolvedAccess = { ...d, tool_key: key, index };
+    push(accessByTool, key, ra);
+    push(accessByResource, d.resource, ra);
+    resources.add(d.resource);
+  });
+
+  const bindingsByTarget = new Map<string, ResolvedBinding[]>();
+  const bindingsByPolicy = new Map<string, ResolvedBinding[]>();
+  for (const b of manifest.governed_by) {
+    // A target is a tool when written `server::tool`, or when it is a bare name a server exposes
+    // that nothing uses as a resource URI; everything else is a resource URI.
+    const isTool = b.target.includes('::') || (exposedByName.has(b.target) && !resources.has(b.target));
+    const targetKey = isTool ? resolveRef(b.target, ['governed_by', b.target]) : b.target;
+    if (!isTool) resources.add(b.target);
+    const rb: ResolvedBinding = { ...b, target_kind: isTool ? 'tool' : 'resource', target_key: targetKey };
+    push(bindingsByTarget, targetKey, rb);
+    push(bindingsByPolicy, b.policy, rb);
+  }
+
+  manifest.expected_exceptions.forEach((x, i) => {
+    if (x.tool === '*' || x.tool.endsWith('::*')) return;
+    const r = resolveTool(x.tool);
+    if (r.status === 'ambiguous') ambiguous.push({ at: manifest.locate(['expected_exceptions', i, 'tool']), text: `tool reference ${JSON.stringify(x.tool)} is ambiguous: exposed by ${r.candidates.join(', ')}` });
+    else if (r.status === 'not_found') notices.push({ kind: 'DRIFT', at: manifest.locate(['expected_exceptions', i, 'tool']), message: `expected_exceptions.${i}.tool names tool ${JSON.stringify(x.tool)}, which no server in the catalog exposes` });
+  });
+
+  if (ambiguous.length > 0) {
+    const code = ambiguous[0]!.text.includes('ambiguous') ? 'AMBIGUOUS_TOOL' : 'DUPLICATE_ENTRY';
+    throw new ToolgateError(code, ambiguous[0]!.text, { at: [ambiguous[0]!.at], details: ambiguous.length > 1 ? ambiguous.map((f) => `${formatAt(f.at)}: ${f.text}`) : [] });
+  }
+  const drift = notices.filter((n) => n.kind === 'DRIFT');
+  if (options.strictDrift && drift.length > 0) {
+    throw new ToolgateError('STRICT_DRIFT', `${drift.length} governance reference(s) name tools no server exposes (--strict-drift): ${drift[0]!.message}`, {
+      at: [drift[0]!.at],
+      details: drift.map((n) => `${formatAt(n.at)}: DRIFT: ${n.message}`),
+    });
+  }
+
+  const denyCache = new Map<string, DenyReach[]>();
+  const denyReach = (key: string): readonly DenyReach[] => {
+    let rows = denyCache.get(key);
+    if (rows) return rows;
+    rows = [];
+    for (const b of bindingsByTarget.get(key) ?? []) {
+      const p = policies.get(b.policy)!;
+      if (p.effect !== 'DENY') continue;
+      rows.push({
+        tool_key: key,
+        resource: null,
+        via: 'GOVERNED_BY',
+        policy: p.id,
+        scope: p.scope ?? null,
+        provenance: reportProvenance(b.provenance),
+        ...(b.provenance ? { policy_provenance: reportProvenance(b.provenance) } : {}),
+      });
+    }
+    for (const a of accessByTool.get(key) ?? []) {
+      for (const b of bindingsByTarget.get(a.resource) ?? []) {
+        if (b.target_kind !== 'resource') continue;
+        const p = policies.get(b.policy)!;
+        if (p.effect !== 'DENY') continue;
+        rows.push({
+          tool_key: key,
+          resource: a.resource,
+          via: a.mode,
+          policy: p.id,
+          scope: p.scope ?? null,
+          provenance: reportProvenance(a.provenance),
+          ...(b.provenance ? { policy_provenance: reportProvenance(b.provenance) } : {}),
+        });
+      }
+    }
+    rows.sort(compareReach);
+    denyCache.set(key, rows);
+    return rows;
+  };
+
+  const estate: Estate = {
+    manifest,
+    catalog,
+    tools,
+    exposedByName,
+    agents,
+    policies,
+    grantsByAgent,
+    grantsByTool,
+    accessByTool,
+    accessByResource,
+    bindingsByTarget,
+    bindingsByPolicy,
+    resources,
+    exceptions: manifest.expected_exceptions,
+    notices,
+    denyReach,
+    resolveTool,
+  };
+  return estate;
+}
+
+function compareReach(a: DenyReach, b: DenyReach): number {
+  return cmp(a.resource ?? '', b.resource ?? '') || cmp(a.via, b.via) || cmp(a.policy, b.policy);
+}
+
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

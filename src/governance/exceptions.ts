@@ -1,0 +1,62 @@
+/**
+ * Expected exceptions: operator-declared, intentional DENY reaches. A row they cover is
+ * `authorized_but_governed` (with the operator's reason); every other DENY row is a `violation`.
+ * `*` matches anything in a field; `server::*` matches every tool of that server; an absent
+ * resource or policy matches any.
+ */
+import type { ExpectedException } from '../manifest/types.ts';
+import type { Estate, Notice } from './estate.ts';
+import type { DenyReach } from './types.ts';
+
+function matchTool(pattern: string, key: string, estate: Estate): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('::*')) return key.startsWith(pattern.slice(0, -1));
+  const r = estate.resolveTool(pattern);
+  return r.status === 'found' ? r.key === key : pattern === key;
+}
+
+function matchField(pattern: string | undefined, value: string | null): boolean {
+  return pattern === undefined || pattern === '*' || pattern === value;
+}
+
+/** The first exception covering this agent's reach, if any. */
+export function exceptionFor(estate: Estate, agent: string, reach: DenyReach): ExpectedException | undefined {
+  for (const x of estate.exceptions) {
+    if (!matchField(x.agent, agent)) continue;
+    if (!matchTool(x.tool, reach.tool_key, estate)) continue;
+    if (!matchField(x.resource, reach.resource)) continue;
+    if (!matchField(x.policy, reach.policy)) continue;
+    return x;
+  }
+  return undefined;
+}
+
+/** Warnings for exceptions that classify no row, each saying why. */
+export function unusedExceptionNotices(estate: Estate): Notice[] {
+  const notices: Notice[] = [];
+  estate.exceptions.forEach((x, i) => {
+    const agents = x.agent === '*' ? [...estate.agents.keys()] : [x.agent];
+    let granted = 0;
+    let reaching = 0;
+    let covered = 0;
+    for (const agent of agents) {
+      for (const g of estate.grantsByAgent.get(agent)?.values() ?? []) {
+        if (!matchTool(x.tool, g.tool_key, estate)) continue;
+        granted++;
+        const rows = estate.denyReach(g.tool_key);
+        if (rows.length > 0) reaching++;
+        if (rows.some((r) => matchField(x.resource, r.resource) && matchField(x.policy, r.policy))) covered++;
+      }
+    }
+    if (covered > 0) return;
+    const who = `expected_exceptions[${i}] (${x.agent} -> ${x.tool})`;
+    const why =
+      granted === 0
+        ? `the agent holds no grant for that tool`
+        : reaching === 0
+          ? `the tool reaches no DENY policy`
+          : `the tool reaches DENY policies, but none${x.resource ? ` through resource ${JSON.stringify(x.resource)}` : ''}${x.policy ? ` under policy ${JSON.stringify(x.policy)}` : ''}`;
+    notices.push({ kind: 'UNUSED_EXCEPTION', at: estate.manifest.locate(['expected_exceptions', i]), message: `${who} classifies no row: ${why}` });
+  });
+  return notices;
+}

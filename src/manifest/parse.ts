@@ -1,0 +1,107 @@
+/**
+ * Governance YAML -> Manifest. Schema faults, duplicates and references to unknown agents or
+ * policies are errors with `file:line:col`; tool references are checked later against the catalog
+ * (they are drift, not errors, unless `--strict-drift`).
+ */
+import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
+import { parseText } from '../parse/document.ts';
+import { validateDocument } from '../parse/schema.ts';
+import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from './types.ts';
+
+interface RawManifest {
+  instance_id?: string;
+  agents?: (string | Agent)[];
+  policies?: Policy[];
+  grants?: Grant[];
+  data_access?: DataAccess[];
+  governed_by?: Record<string, (string | { policy: string; provenance?: GovernedBy['provenance'] })[]>;
+  expected_exceptions?: ExpectedException[];
+}
+
+interface Fault {
+  at: SourceAt;
+  text: string;
+}
+
+export function parseManifest(file: string, text: string): Manifest {
+  const doc = parseText(file, text, /\.json$/i.test(file) ? 'json' : 'yaml');
+  if (doc.value === null || doc.value === undefined) {
+    throw new ToolgateError('MANIFEST_INVALID', `${file}: the governance manifest is empty`, { at: [{ file, line: 1, col: 1 }] });
+  }
+  validateDocument(doc, 'governance.schema.json', 'MANIFEST_INVALID', 'governance manifest');
+  const raw = doc.value as RawManifest;
+  const faults: { dup: Fault[]; dangling: Fault[] } = { dup: [], dangling: [] };
+
+  const agents: Agent[] = (raw.agents ?? []).map((a) => (typeof a === 'string' ? { id: a } : a));
+  const agentIds = uniqueIds(agents.map((a) => a.id), 'agent', (i) => doc.locate(['agents', i]), faults.dup);
+  const policies = raw.policies ?? [];
+  const policyIds = uniqueIds(policies.map((p) => p.id), 'policy', (i) => doc.locate(['policies', i, 'id']), faults.dup);
+
+  const grants = raw.grants ?? [];
+  const seenGrant = new Map<string, number>();
+  grants.forEach((g, i) => {
+    if (!agentIds.has(g.agent)) faults.dangling.push({ at: doc.locate(['grants', i, 'agent']), text: `grant names unknown agent ${JSON.stringify(g.agent)}` });
+    const key = `${g.agent}\u0000${g.tool}`;
+    const prev = seenGrant.get(key);
+    if (prev !== undefined) faults.dup.push({ at: doc.locate(['grants', i]), text: `grant ${g.agent} -> ${g.tool} is listed twice (first at grants[${prev}])` });
+    else seenGrant.set(key, i);
+  });
+
+  const dataAccess = raw.data_access ?? [];
+  const seenAccess = new Map<string, number>();
+  dataAccess.forEach((d, i) => {
+    const key = `${d.tool}\u0000${d.resource}\u0000${d.mode}`;
+    const prev = seenAccess.get(key);
+    if (prev !== undefined) faults.dup.push({ at: doc.locate(['data_access', i]), text: `data_access ${d.tool} ${d.mode} ${d.resource} is listed twice (first at data_access[${prev}])` });
+    else seenAccess.set(key, i);
+  });
+
+  const governedBy: GovernedBy[] = [];
+  for (const [target, items] of Object.entries(raw.governed_by ?? {})) {
+    const seen = new Set<string>();
+    items.forEach((item, i) => {
+      const g: GovernedBy = typeof item === 'string' ? { target, policy: item } : { target, policy: item.policy, ...(item.provenance ? { provenance: item.provenance } : {}) };
+      if (!policyIds.has(g.policy)) faults.dangling.push({ at: doc.locate(['governed_by', target, i]), text: `governed_by ${JSON.stringify(target)} names unknown policy ${JSON.stringify(g.policy)}` });
+      if (seen.has(g.policy)) faults.dup.push({ at: doc.locate(['governed_by', target, i]), text: `governed_by ${JSON.stringify(target)} lists policy ${JSON.stringify(g.policy)} twice` });
+      seen.add(g.policy);
+      governedBy.push(g);
+    });
+  }
+
+  const exceptions = raw.expected_exceptions ?? [];
+  exceptions.forEach((x, i) => {
+    if (x.agent !== '*' && !agentIds.has(x.agent)) faults.dangling.push({ at: doc.locate(['expected_exceptions', i, 'agent']), text: `expected exception names unknown agent ${JSON.stringify(x.agent)}` });
+    if (x.policy !== undefined && x.policy !== '*' && !policyIds.has(x.policy)) {
+      faults.dangling.push({ at: doc.locate(['expected_exceptions', i, 'policy']), text: `expected exception names unknown policy ${JSON.stringify(x.policy)}` });
+    }
+  });
+
+  for (const [code, list] of [['DUPLICATE_ENTRY', faults.dup], ['DANGLING_REFERENCE', faults.dangling]] as const) {
+    if (list.length > 0) {
+      throw new ToolgateError(code, list[0]!.text, { at: [list[0]!.at], details: list.length > 1 ? list.map((f) => `${formatAt(f.at)}: ${f.text}`) : [] });
+    }
+  }
+
+  return {
+    file,
+    ...(raw.instance_id !== undefined ? { instance_id: raw.instance_id } : {}),
+    agents,
+    policies,
+    grants,
+    data_access: dataAccess,
+    governed_by: governedBy,
+    expected_exceptions: exceptions,
+    raw,
+    locate: (path) => doc.locate(path),
+  };
+}
+
+function uniqueIds(ids: string[], what: string, at: (i: number) => SourceAt, faults: Fault[]): Set<string> {
+  const seen = new Map<string, number>();
+  ids.forEach((id, i) => {
+    const prev = seen.get(id);
+    if (prev !== undefined) faults.push({ at: at(i), text: `${what} ${JSON.stringify(id)} is declared twice (first at index ${prev})` });
+    else seen.set(id, i);
+  });
+  return new Set(seen.keys());
+}

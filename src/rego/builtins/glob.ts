@@ -1,0 +1,37 @@
+/** glob.match and glob.quote_meta (gobwas/glob semantics, see lib/glob.ts). */
+import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { arg, builtinError, elementError, oneOfError, str } from './args.ts';
+import { GlobSyntaxError, globMatch, globQuoteMeta } from './lib/glob.ts';
+
+export const GLOB_BUILTINS: BuiltinDef[] = [
+  {
+    name: 'glob.match',
+    arity: 3,
+    fn: (a) => {
+      const name = 'glob.match';
+      const pattern = str(name, a, 0);
+      const d = arg(a, 1);
+      let delimiters: string[];
+      if (d === null) delimiters = [];
+      else if (Array.isArray(d)) {
+        delimiters = d.map((x) => {
+          if (typeof x !== 'string') throw elementError(name, 2, d, 'string', x);
+          return x;
+        });
+        if (delimiters.length === 0) delimiters = ['.'];
+        // OPA takes the first rune of each delimiter string.
+        delimiters = delimiters.map((x) => Array.from(x)[0] ?? '').filter((x) => x !== '');
+      } else throw oneOfError(name, 2, ['array', 'null'], d);
+      const subject = str(name, a, 2);
+      try {
+        return globMatch(pattern, delimiters, subject);
+      } catch (e) {
+        if (e instanceof GlobSyntaxError) throw builtinError(name, e.message);
+        throw e;
+      }
+    },
+  },
+  { name: 'glob.quote_meta', arity: 1, fn: (a) => globQuoteMeta(str('glob.quote_meta', a, 0)) },
+];
+
+registerBuiltins(GLOB_BUILTINS);

@@ -1,0 +1,449 @@
+/**
+ * Object builtins (object.get/remove/union/union_n/filter/keys/subset) and the JSON-document
+ * builtins json.filter, json.remove and json.patch (RFC 6902, as OPA applies it: a failing patch
+ * makes the call undefined).
+ */
+import { type Value, ObjectValue, SetValue, isNumber, toBigInt, valueEquals } from '../value.ts';
+import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { BuiltinError, arg, arr, elementError, obj, oneOfError } from './args.ts';
+
+function keySet(name: string, v: Value): SetValue {
+  if (Array.isArray(v)) return new SetValue(v);
+  if (v instanceof SetValue) return v;
+  if (v instanceof ObjectValue) return new SetValue(v.keys());
+  throw oneOfError(name, 2, ['object', 'set', 'array'], v);
+}
+
+function arrayIndex(seg: Value, len: number): number | undefined {
+  let i: bigint | undefined;
+  if (typeof seg === 'string') {
+    if (!/^(0|[1-9][0-9]*)$/.test(seg)) return undefined;
+    i = BigInt(seg);
+  } else if (isNumber(seg)) i = toBigInt(seg);
+  if (i === undefined || i < 0n || i >= BigInt(len)) return undefined;
+  return Number(i);
+}
+
+/** OPA's Value.Find over an array path: objects by key, arrays by index, sets by member. */
+function findPath(v: Value, path: readonly Value[]): Value | undefined {
+  let cur: Value = v;
+  for (const seg of path) {
+    if (cur instanceof ObjectValue) {
+      const next = cur.get(seg);
+      if (next === undefined) return undefined;
+      cur = next;
+    } else if (Array.isArray(cur)) {
+      if (!isNumber(seg)) return undefined;
+      const i = arrayIndex(seg, cur.length);
+      if (i === undefined) return undefined;
+      cur = cur[i]!;
+    } else if (cur instanceof SetValue) {
+      if (!cur.has(seg)) return undefined;
+      cur = seg;
+    } else return undefined;
+  }
+  return cur;
+}
+
+function mergeWithOverwrite(a: ObjectValue, b: ObjectValue): ObjectValue {
+  const out = new ObjectValue(a.unordered());
+  for (const [k, vb] of b.unordered()) {
+    const va = a.get(k);
+    if (va instanceof ObjectValue && vb instanceof ObjectValue) out.set(k, mergeWithOverwrite(va, vb));
+    else out.set(k, vb);
+  }
+  return out;
+}
+
+function isSubset(sup: Value, sub: Value): boolean {
+  if (sup instanceof ObjectValue && sub instanceof ObjectValue) {
+    for (const [k, v] of sub.unordered()) {
+      const w = sup.get(k);
+      if (w === undefined) return false;
+      if (w instanceof ObjectValue && v instanceof ObjectValue) {
+        if (!isSubset(w, v)) return false;
+      } else if (w instanceof SetValue && v instanceof SetValue) {
+        if (!isSubset(w, v)) return false;
+      } else if (Array.isArray(w) && Array.isArray(v)) {
+        if (!isSubset(w, v)) return false;
+      } else if (!valueEquals(w, v)) return false;
+    }
+    return true;
+  }
+  if (sup instanceof SetValue && sub instanceof SetValue) {
+    for (const x of sub.unordered()) if (!sup.has(x)) return false;
+    return true;
+  }
+  if (Array.isArray(sup) && sub instanceof SetValue) {
+    const s = new SetValue(sup);
+    for (const x of sub.unordered()) if (!s.has(x)) return false;
+    return true;
+  }
+  if (Array.isArray(sup) && Array.isArray(sub)) {
+    if (sub.length === 0) return true;
+    outer: for (let i = 0; i + sub.length <= sup.length; i++) {
+      for (let j = 0; j < sub.length; j++) if (!valueEquals(sup[i + j]!, sub[j]!)) continue outer;
+      return true;
+    }
+    return false;
+  }
+  return valueEquals(sup, sub);
+}
+
+// ---- JSON paths ---------------------------------------------------------------------------
+
+function parsePath(name: string, p: Value): Value[] {
+  if (typeof p === 'string') {
+    if (p === '') return [];
+    return p.replace(/^\/+/, '').split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  }
+  if (Array.isArray(p)) return [...p];
+  throw new BuiltinError(
+    'eval_type_error',
+    `${name}: operand 2 must be one of {set, array} containing string paths or array of path segments but got ${p === null ? 'null' : typeof p === 'object' ? (p instanceof SetValue ? 'set' : p instanceof ObjectValue ? 'object' : 'array') : typeof p === 'bigint' ? 'number' : typeof p}`,
+  );
+}
+
+function jsonPaths(name: string, v: Value): Value[][] {
+  if (Array.isArray(v)) return v.map((p) => parsePath(name, p));
+  if (v instanceof SetValue) return v.values().map((p) => parsePath(name, p));
+  throw oneOfError(name, 2, ['set', 'array'], v);
+}
+
+/** Mutable tree of path segments; `null` marks a leaf (whole subtree selected). */
+function pathsToObject(paths: Value[][]): ObjectValue {
+  const root = new ObjectValue();
+  for (const path of paths) {
+    if (path.length === 0) continue;
+    let node = root;
+    let done = false;
+    for (let i = 0; i < path.length - 1 && !done; i++) {
+      const k = path[i]!;
+      const child = node.get(k);
+      if (child === undefined) {
+        const o = new ObjectValue();
+        node.set(k, o);
+        node = o;
+      } else if (child === null) done = true;
+      else node = child as ObjectValue;
+    }
+    if (!done) node.set(path[path.length - 1]!, null);
+  }
+  return root;
+}
+
+function filterValue(v: Value, filter: Value): Value {
+  if (filter === null) return v;
+  if (!(filter instanceof ObjectValue)) return v;
+  if (Array.isArray(v)) {
+    const out: Value[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const sub = filter.get(String(i));
+      if (sub !== undefined) out.push(filterValue(v[i]!, sub));
+    }
+    return out;
+  }
+  if (v instanceof SetValue) {
+    const out = new SetValue();
+    for (const x of v.unordered()) {
+      const sub = filter.get(x);
+      if (sub !== undefined) out.add(filterValue(x, sub));
+    }
+    return out;
+  }
+  if (v instanceof ObjectValue) {
+    const out = new ObjectValue();
+    for (const [k, x] of v.unordered()) {
+      const sub = filter.get(k);
+      if (sub !== undefined) out.set(k, filterValue(x, sub));
+    }
+    return out;
+  }
+  return v;
+}
+
+function removeValue(a: Value, b: Value | undefined): Value | undefined {
+  if (b === undefined) return a;
+  if (b === null) return undefined;
+  if (!(b instanceof ObjectValue)) return a;
+  if (a instanceof ObjectValue) {
+    const out = new ObjectValue();
+    for (const [k, v] of a.unordered()) {
+      const d = removeValue(v, b.get(k));
+      if (d !== undefined) out.set(k, d);
+    }
+    return out;
+  }
+  if (a instanceof SetValue) {
+    const out = new SetValue();
+    for (const v of a.unordered()) {
+      const d = removeValue(v, b.get(v));
+      if (d !== undefined) out.add(d);
+    }
+    return out;
+  }
+  if (Array.isArray(a)) {
+    const out: Value[] = [];
+    a.forEach((v, i) => {
+      const d = removeValue(v, b.get(String(i)));
+      if (d !== undefined) out.push(d);
+    });
+    return out;
+  }
+  return a;
+}
+
+// ---- JSON Patch ----------------------------------------------------------------------------
+
+class PatchError extends Error {}
+
+function patchIndex(seg: Value, len: number, allowEnd: boolean): number {
+  if (allowEnd && seg === '-') return len;
+  let i: bigint | undefined;
+  if (typeof seg === 'string' && /^(0|[1-9][0-9]*)$/.test(seg)) i = BigInt(seg);
+  else if (isNumber(seg)) i = toBigInt(seg);
+  if (i === undefined || i < 0n || i > BigInt(allowEnd ? len : len - 1)) throw new PatchError('index out of range');
+  return Number(i);
+}
+
+function patchGet(v: Value, path: readonly Value[]): Value {
+  let cur = v;
+  for (const seg of path) {
+    if (cur instanceof ObjectValue) {
+      const n = cur.get(seg);
+      if (n === undefined) throw new PatchError('path not found');
+      cur = n;
+    } else if (Array.isArray(cur)) cur = cur[patchIndex(seg, cur.length, false)]!;
+    else if (cur instanceof SetValue) {
+      if (!cur.has(seg)) throw new PatchError('path not found');
+      cur = seg;
+    } else throw new PatchError('path not found');
+  }
+  return cur;
+}
+
+function patchUpdate(v: Value, path: readonly Value[], leaf: (parent: Value, key: Value) => Value): Value {
+  if (path.length === 0) throw new PatchError('empty path');
+  const [head, ...rest] = path as [Value, ...Value[]];
+  if (rest.length === 0) return leaf(v, head);
+  if (v instanceof ObjectValue) {
+    const child = v.get(head);
+    if (child === undefined) throw new PatchError('path not found');
+    return new ObjectValue(v.unordered()).set(head, patchUpdate(child, rest, leaf));
+  }
+  if (Array.isArray(v)) {
+    const i = patchIndex(head, v.length, false);
+    const out = [...v];
+    out[i] = patchUpdate(v[i]!, rest, leaf);
+    return out;
+  }
+  if (v instanceof SetValue) {
+    if (!v.has(head)) throw new PatchError('path not found');
+    const out = new SetValue();
+    for (const x of v.unordered()) if (!valueEquals(x, head)) out.add(x);
+    return out.add(patchUpdate(head, rest, leaf));
+  }
+  throw new PatchError('path not found');
+}
+
+function patchAdd(doc: Value, path: readonly Value[], value: Value): Value {
+  if (path.length === 0) return value;
+  return patchUpdate(doc, path, (parent, key) => {
+    if (parent instanceof ObjectValue) return new ObjectValue(parent.unordered()).set(key, value);
+    if (Array.isArray(parent)) {
+      const i = patchIndex(key, parent.length, true);
+      return [...parent.slice(0, i), value, ...parent.slice(i)];
+    }
+    if (parent instanceof SetValue) {
+      if (!valueEquals(key, value)) throw new PatchError('set key must equal value');
+      return new SetValue(parent.unordered()).add(value);
+    }
+    throw new PatchError('cannot add to a scalar');
+  });
+}
+
+function patchRemove(doc: Value, path: readonly Value[]): Value {
+  if (path.length === 0) throw new PatchError('cannot remove the root');
+  return patchUpdate(doc, path, (parent, key) => {
+    if (parent instanceof ObjectValue) {
+      if (!parent.has(key)) throw new PatchError('path not found');
+      const out = new ObjectValue();
+      for (const [k, x] of parent.unordered()) if (!valueEquals(k, key)) out.set(k, x);
+      return out;
+    }
+    if (Array.isArray(parent)) {
+      const i = patchIndex(key, parent.length, false);
+      return [...parent.slice(0, i), ...parent.slice(i + 1)];
+    }
+    if (parent instanceof SetValue) {
+      if (!parent.has(key)) throw new PatchError('path not found');
+      const out = new SetValue();
+      for (const x of parent.unordered()) if (!valueEquals(x, key)) out.add(x);
+      return out;
+    }
+    throw new PatchError('cannot remove from a scalar');
+  });
+}
+
+function applyPatch(doc0: Value, ops: Value[]): Value {
+  let doc = doc0;
+  for (const op of ops) {
+    if (!(op instanceof ObjectValue)) throw new PatchError('operation is not an object');
+    const kind = op.get('op');
+    if (typeof kind !== 'string') throw new PatchError("missing 'op'");
+    const pathV = op.get('path');
+    if (pathV === undefined) throw new PatchError("missing 'path'");
+    const path = parsePath('json.patch', pathV);
+    const need = (attr: string): Value => {
+      const x = op.get(attr);
+      if (x === undefined) throw new PatchError(`missing '${attr}' attribute`);
+      return x;
+    };
+    switch (kind) {
+      case 'add':
+        doc = patchAdd(doc, path, need('value'));
+        break;
+      case 'remove':
+        doc = patchRemove(doc, path);
+        break;
+      case 'replace': {
+        const value = need('value');
+        if (path.length === 0) {
+          doc = value;
+          break;
+        }
+        doc = patchAdd(patchRemove(doc, path), path, value);
+        break;
+      }
+      case 'move': {
+        const from = parsePath('json.patch', need('from'));
+        const chunk = patchGet(doc, from);
+        doc = patchAdd(patchRemove(doc, from), path, chunk);
+        break;
+      }
+      case 'copy': {
+        const from = parsePath('json.patch', need('from'));
+        doc = patchAdd(doc, path, patchGet(doc, from));
+        break;
+      }
+      case 'test':
+        if (!valueEquals(patchGet(doc, path), need('value'))) throw new PatchError('test failed');
+        break;
+      default:
+        throw new PatchError(`unrecognized op '${kind}'`);
+    }
+  }
+  return doc;
+}
+
+export const OBJECT_BUILTINS: BuiltinDef[] = [
+  {
+    name: 'object.get',
+    arity: 3,
+    fn: (a) => {
+      const o = obj('object.get', a, 0);
+      const key = arg(a, 1);
+      const dflt = arg(a, 2);
+      if (!Array.isArray(key)) return o.get(key) ?? dflt;
+      if (key.length === 0) return o;
+      return findPath(o, key) ?? dflt;
+    },
+  },
+  {
+    name: 'object.remove',
+    arity: 2,
+    fn: (a) => {
+      const o = obj('object.remove', a, 0);
+      const keys = keySet('object.remove', arg(a, 1));
+      const out = new ObjectValue();
+      for (const [k, v] of o.unordered()) if (!keys.has(k)) out.set(k, v);
+      return out;
+    },
+  },
+  {
+    name: 'object.filter',
+    arity: 2,
+    fn: (a) => {
+      const o = obj('object.filter', a, 0);
+      const keys = keySet('object.filter', arg(a, 1));
+      const out = new ObjectValue();
+      for (const k of keys.unordered()) {
+        const v = o.get(k);
+        if (v !== undefined) out.set(k, v);
+      }
+      return out;
+    },
+  },
+  {
+    name: 'object.union',
+    arity: 2,
+    fn: (a) => mergeWithOverwrite(obj('object.union', a, 0), obj('object.union', a, 1)),
+  },
+  {
+    name: 'object.union_n',
+    arity: 1,
+    fn: (a) => {
+      const xs = arr('object.union_n', a, 0);
+      let out = new ObjectValue();
+      for (const x of xs) {
+        if (!(x instanceof ObjectValue)) throw elementError('object.union_n', 1, xs, 'object', x);
+        out = mergeWithOverwrite(out, x);
+      }
+      return out;
+    },
+  },
+  { name: 'object.keys', arity: 1, fn: (a) => new SetValue(obj('object.keys', a, 0).keys()) },
+  {
+    name: 'object.subset',
+    arity: 2,
+    fn: (a) => {
+      const sup = arg(a, 0);
+      const sub = arg(a, 1);
+      const kinds = (v: Value): boolean => v instanceof ObjectValue || v instanceof SetValue || Array.isArray(v);
+      if (!kinds(sup)) throw oneOfError('object.subset', 1, ['object', 'set', 'array'], sup);
+      if (!kinds(sub)) throw oneOfError('object.subset', 2, ['object', 'set', 'array'], sub);
+      const same =
+        (sup instanceof ObjectValue && sub instanceof ObjectValue) ||
+        (sup instanceof SetValue && sub instanceof SetValue) ||
+        (Array.isArray(sup) && (Array.isArray(sub) || sub instanceof SetValue));
+      if (!same) {
+        throw new BuiltinError('eval_type_error', 'object.subset: both arguments to object.subset must be of the same type or array and set');
+      }
+      return isSubset(sup, sub);
+    },
+  },
+  {
+    name: 'json.filter',
+    arity: 2,
+    fn: (a) => {
+      const o = obj('json.filter', a, 0);
+      const paths = jsonPaths('json.filter', arg(a, 1));
+      return filterValue(o, pathsToObject(paths));
+    },
+  },
+  {
+    name: 'json.remove',
+    arity: 2,
+    fn: (a) => {
+      const o = obj('json.remove', a, 0);
+      const paths = jsonPaths('json.remove', arg(a, 1));
+      return removeValue(o, pathsToObject(paths));
+    },
+  },
+  {
+    name: 'json.patch',
+    arity: 2,
+    fn: (a) => {
+      const doc = arg(a, 0);
+      const ops = arr('json.patch', a, 1);
+      try {
+        return applyPatch(doc, ops);
+      } catch (e) {
+        if (e instanceof PatchError || e instanceof BuiltinError) return undefined;
+        throw e;
+      }
+    },
+  },
+];
+
+registerBuiltins(OBJECT_BUILTINS);

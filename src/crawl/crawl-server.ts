@@ -218,7 +218,10 @@ function describeFailure(e: unknown, phase: string, closed: boolean): string {
   if (err?.code === 'ENOENT' || err?.code === 'EACCES') return `cannot start the server command (${String(err.code)})`;
   if (closed && /connection closed/i.test(message)) return `server closed the connection during ${phase}`;
   // zod issues arrive as JSON; keep them, flattened to one line.
-  return `${phase} failed: ${message.replace(/\s+/g, ' ').trim()}`;
+  let flat = message.replace(/\s+/g, ' ').trim();
+  // The streamable HTTP transport puts the HTTP status in `code` (JSON-RPC codes are negative).
+  if (typeof err?.code === 'number' && err.code >= 100 && err.code < 600 && !flat.includes(String(err.code))) flat = `HTTP ${err.code}: ${flat}`;
+  return flat.startsWith(phase) ? flat : `${phase} failed: ${flat}`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

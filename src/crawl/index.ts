@@ -39,6 +39,8 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const clientInfo = options.clientInfo ?? { name: 'toolgate-crawl', version: '0.1.0' };
   const specs = servers.servers;
+  // Refuse a name clash with the merged catalog before spawning anything.
+  assembleCatalog(specs.map((s) => ({ name: s.name })), options.crawledAt, options.extra);
   const results: CatalogServer[] = new Array(specs.length);
   let next = 0;
   const worker = async (): Promise<void> => {

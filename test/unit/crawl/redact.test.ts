@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redact } from '../../../src/crawl/redact.ts';
+
+describe('redact', () => {
+  it.each([
+    ['a known value anywhere', 'x sk-abcdef y sk-abcdef', ['sk-abcdef'], `x ${REDACTED} y ${REDACTED}`],
+    ['the longer of two overlapping secrets whole', 'v=abcd1234', ['abcd', 'abcd1234'], `v=${REDACTED}`],
+    ['a bearer token it was never told about', 'got Bearer eyJhbGciOi.x-y_z', [], `got Bearer ${REDACTED}`],
+    ['key=value credential shapes', 'password=hunter2 api_key: "zz9" token=abc', [], `password=${REDACTED} api_key: "${REDACTED}" token=${REDACTED}`],
+  ])('masks %s', (_what, text, secrets, expected) => {
+    expect(redact(text, secrets)).toBe(expected);
+  });
+
+  it('leaves very short values alone (they would mask ordinary text)', () => {
+    expect(redact('exit code 1', ['1'])).toBe('exit code 1');
+  });
+});

@@ -26,6 +26,8 @@ export type ToolgateErrorCode =
   | 'OBSERVATION_INVALID'
   | 'DIFF_REFUSED'
   | 'REACH_REFUSED'
+  | 'EXPORT_REFUSED'
+  | 'DIGEST_MISMATCH'
   // rego
   | 'REGO_PARSE_ERROR'
   | 'REGO_COMPILE_ERROR'

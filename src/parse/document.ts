@@ -6,7 +6,7 @@
  * needs one. YAML goes through `yaml` (YAML 1.2 core schema, duplicate keys refused, aliases capped
  * to defeat alias bombs).
  */
-import { parseDocument, LineCounter, isNode, type Document } from 'yaml';
+import { parseDocument, LineCounter, isNode, isMap, isScalar, type Document } from 'yaml';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 
 /** Deepest nesting accepted in any input document. */
@@ -19,8 +19,8 @@ export type PathSegment = string | number;
 export interface ParsedDocument {
   readonly file: string;
   readonly value: unknown;
-  /** Location of the value at `path` (or of its nearest located ancestor). */
-  locate(path: readonly PathSegment[]): SourceAt;
+  /** Location of the value at `path` (or of its nearest located ancestor); `key` points at the mapping key instead. */
+  locate(path: readonly PathSegment[], target?: 'key' | 'value'): SourceAt;
 }
 
 export function isYamlFile(file: string): boolean {
@@ -53,7 +53,7 @@ function parseJson(file: string, text: string): ParsedDocument {
     const msg = (e as Error).message;
     const m = /position (\d+)/.exec(msg);
     const at: SourceAt = m ? { file, ...lineColAt(text, Number(m[1])) } : { file };
-    throw new ToolgateError('PARSE_ERROR', `${file}: invalid JSON: ${msg}`, { at: [at] });
+    throw new ToolgateError('PARSE_ERROR', `invalid JSON: ${msg}`, { at: [at] });
   }
   checkDepth(file, value);
   let doc: Document | undefined;
@@ -61,12 +61,12 @@ function parseJson(file: string, text: string): ParsedDocument {
   return {
     file,
     value,
-    locate(path) {
+    locate(path, target) {
       if (!doc) {
         lc = new LineCounter();
         doc = parseDocument(text, { lineCounter: lc, keepSourceTokens: false, uniqueKeys: false });
       }
-      return locateIn(file, doc, lc!, path);
+      return locateIn(file, doc, lc!, path, target);
     },
   };
 }
@@ -76,7 +76,7 @@ function parseYaml(file: string, text: string): ParsedDocument {
   let doc: Document;
   let value: unknown;
   try {
-    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false, strict: true, intAsBigInt: false });
+    doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: true, strict: true, intAsBigInt: false });
     if (doc.errors.length > 0) {
       const details = doc.errors.map((err) => {
         const pos = err.linePos?.[0];
@@ -84,7 +84,7 @@ function parseYaml(file: string, text: string): ParsedDocument {
       });
       const first = doc.errors[0]!;
       const pos = first.linePos?.[0];
-      throw new ToolgateError('PARSE_ERROR', `${file}: invalid YAML: ${first.code}: ${firstLine(first.message)}`, {
+      throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${first.code}: ${firstLine(first.message)}`, {
         at: [pos ? { file, line: pos.line, col: pos.col } : { file }],
         details: details.length > 1 ? details : [],
       });
@@ -94,12 +94,12 @@ function parseYaml(file: string, text: string): ParsedDocument {
     if (e instanceof ToolgateError) throw e;
     if (e instanceof RangeError) throw tooDeep(file);
     if (e instanceof ReferenceError && /alias/i.test(e.message)) {
-      throw new ToolgateError('PARSE_ERROR', `${file}: YAML aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (possible alias bomb)`, { at: [{ file }] });
+      throw new ToolgateError('PARSE_ERROR', `YAML aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (possible alias bomb)`, { at: [{ file }] });
     }
-    throw new ToolgateError('PARSE_ERROR', `${file}: invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
+    throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
   checkDepth(file, value);
-  return { file, value, locate: (path) => locateIn(file, doc, lc, path) };
+  return { file, value, locate: (path, target) => locateIn(file, doc, lc, path, target) };
 }
 
 function firstLine(s: string): string {
@@ -107,7 +107,7 @@ function firstLine(s: string): string {
 }
 
 function tooDeep(file: string): ToolgateError {
-  return new ToolgateError('INPUT_TOO_LARGE', `${file}: document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file }] });
+  return new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file }] });
 }
 
 /** Iterative depth check: refuses documents nested deeper than MAX_DEPTH without recursing. */
@@ -122,7 +122,19 @@ function checkDepth(file: string, value: unknown): void {
   }
 }
 
-function locateIn(file: string, doc: Document, lc: LineCounter, path: readonly PathSegment[]): SourceAt {
+function locateIn(file: string, doc: Document, lc: LineCounter, path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceAt {
+  // A path ending in a mapping key that is itself at fault (e.g. an unknown key) points at the key.
+  if (path.length > 0) {
+    const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
+    const last = path[path.length - 1];
+    if (isMap(parent)) {
+      const pair = parent.items.find((it) => isScalar(it.key) && String(it.key.value) === String(last));
+      if (pair && isNode(pair.key) && pair.key.range && (target === 'key' || !isNode(pair.value))) {
+        const pos = lc.linePos(pair.key.range[0]);
+        return { file, line: pos.line, col: pos.col, path: pointer(path) };
+      }
+    }
+  }
   // Walk down as far as the path exists; report the deepest node found.
   for (let n = path.length; n >= 0; n--) {
     const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);

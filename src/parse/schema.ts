@@ -34,12 +34,12 @@ function pathOf(instancePath: string): PathSegment[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-function describe(err: ErrorObject): { path: PathSegment[]; text: string } {
+function describe(err: ErrorObject): { path: PathSegment[]; text: string; key?: boolean } {
   const path = pathOf(err.instancePath);
   switch (err.keyword) {
     case 'additionalProperties': {
       const key = (err.params as { additionalProperty: string }).additionalProperty;
-      return { path: [...path, key], text: `unknown key ${JSON.stringify(key)}` };
+      return { path: [...path, key], text: `unknown key ${JSON.stringify(key)}`, key: true };
     }
     case 'required':
       return { path, text: `missing required key ${JSON.stringify((err.params as { missingProperty: string }).missingProperty)}` };
@@ -62,7 +62,7 @@ export function validateDocument(doc: ParsedDocument, schemaName: string, code: 
   const faults: { at: ReturnType<ParsedDocument['locate']>; text: string }[] = [];
   for (const err of all) {
     const d = describe(err);
-    const at = doc.locate(d.path);
+    const at = doc.locate(d.path, d.key ? 'key' : 'value');
     const line = `${formatAt(at)}: ${d.text}`;
     if (seen.has(line)) continue;
     seen.add(line);

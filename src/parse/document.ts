@@ -103,7 +103,8 @@ function parseYaml(file: string, text: string): ParsedDocument {
 }
 
 function firstLine(s: string): string {
-  return s.split('\n', 1)[0] ?? s;
+  // prettyErrors appends " at line L, column C:" and a source excerpt; the location is reported separately.
+  return (s.split('\n', 1)[0] ?? s).replace(/ at line \d+, column \d+:?$/, '');
 }
 
 function tooDeep(file: string): ToolgateError {

@@ -5,6 +5,7 @@ import { checkAccessCommand } from './commands/check-access.ts';
 import { compileCommand } from './commands/compile.ts';
 import { crawlCommand } from './commands/crawl.ts';
 import { initCommand } from './commands/init.ts';
+import { serveCommand } from './commands/serve.ts';
 import { unsafeToolsCommand } from './commands/unsafe-tools.ts';
 
 export const COMMANDS: readonly Command[] = [
@@ -14,4 +15,5 @@ export const COMMANDS: readonly Command[] = [
   blastRadiusCommand,
   initCommand,
   crawlCommand,
+  serveCommand,
 ];

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseCatalog } from '../../catalog/parse.ts';
 import type { CatalogServer } from '../../catalog/types.ts';
-import { DEFAULT_TIMEOUT_MS, catalogFileBytes, crawlFleet, parseServersFile, rfc3339FromEpoch } from '../../crawl/index.ts';
-import { ToolgateError } from '../../errors.ts';
+import { DEFAULT_TIMEOUT_MS, catalogFileBytes, crawlFleet, parseServersFile } from '../../crawl/index.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
+import { createdAtFromEnv } from '../clock.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile, writeFileAtomic } from '../fs-io.ts';
@@ -64,7 +64,7 @@ export const crawlCommand: Command = {
     const servers = parseServersFile(values.servers, readTextFile(serversPath));
     const extra: CatalogServer[] = [];
     for (const m of values.merge ?? []) extra.push(...parseCatalog(m, readTextFile(resolve(io.cwd, m))).servers);
-    const crawledAt = rfc3339FromEpoch(sourceDateEpoch(io.env.SOURCE_DATE_EPOCH));
+    const crawledAt = createdAtFromEnv(io.env);
 
     const crawlTmpDir = mkdtempSync(join(tmpdir(), 'toolgate-crawl-'));
     let result;
@@ -102,10 +102,4 @@ function counts(s: CatalogServer): string {
   if (s.resourceTemplates) parts.push(`${s.resourceTemplates.length} resource templates`);
   if (s.prompts) parts.push(`${s.prompts.length} prompts`);
   return parts.length > 0 ? parts.join(', ') : 'no lists declared';
-}
-
-function sourceDateEpoch(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return Math.floor(Date.now() / 1000);
-  if (!/^\d+$/.test(raw)) throw new ToolgateError('USAGE', `SOURCE_DATE_EPOCH must be a whole number of seconds, got ${JSON.stringify(raw)}`);
-  return Number(raw);
 }

@@ -1,0 +1,270 @@
+/**
+ * Encoding builtins: json.*, yaml.* (the `yaml` package, YAML 1.1 scalars on input as Go's
+ * sigs.k8s.io/yaml resolves them), base64, base64url, hex and urlquery.
+ */
+import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
+import { type Value, ObjectValue, SetValue, fromJSON, toJSON } from '../value.ts';
+import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { BuiltinError, arg, builtinError, elementError, obj, oneOfError, str } from './args.ts';
+import { JsonSyntaxError, marshalIndent, marshalJson, parseJsonValue } from './lib/json.ts';
+
+const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const B64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$/;
+const B64URL_RAW = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+
+function bytesToString(b: Buffer): string {
+  return b.toString('utf8');
+}
+
+function b64Error(name: string, s: string, re: RegExp): BuiltinError {
+  // Go reports the first offending byte.
+  let at = 0;
+  while (at < s.length && re.test(s.slice(0, at + 1).padEnd(Math.ceil((at + 1) / 4) * 4, '='))) at++;
+  return builtinError(name, `illegal base64 data at input byte ${Math.min(at, s.length)}`);
+}
+
+/** Go's url.QueryEscape. */
+function queryEscape(s: string): string {
+  let out = '';
+  for (const byte of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    if (/[A-Za-z0-9\-_.~]/.test(c)) out += c;
+    else if (c === ' ') out += '+';
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** Go's url.QueryUnescape. */
+function queryUnescape(name: string, s: string): string {
+  const bytes: number[] = [];
+  for (let i = 0; i < s.length; ) {
+    const c = s[i]!;
+    if (c === '%') {
+      const h = s.slice(i + 1, i + 3);
+      if (!/^[0-9A-Fa-f]{2}$/.test(h)) {
+        throw builtinError(name, `invalid URL escape ${JSON.stringify(s.slice(i, i + 3))}`);
+      }
+      bytes.push(parseInt(h, 16));
+      i += 3;
+    } else if (c === '+') {
+      bytes.push(0x20);
+      i++;
+    } else {
+      const cp = s.codePointAt(i)!;
+      const ch = String.fromCodePoint(cp);
+      for (const b of Buffer.from(ch, 'utf8')) bytes.push(b);
+      i += ch.length;
+    }
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+function yamlToValue(name: string, text: string): Value {
+  let doc: unknown;
+  try {
+    doc = yamlParse(text, { version: '1.1', intAsBigInt: true, maxAliasCount: 100, uniqueKeys: false });
+  } catch (e) {
+    throw builtinError(name, (e as Error).message.split('\n')[0] ?? 'invalid YAML');
+  }
+  return fromJSON(normalizeYaml(doc));
+}
+
+function normalizeYaml(x: unknown): unknown {
+  if (x instanceof Date) return x.toISOString();
+  if (x instanceof Uint8Array) return Buffer.from(x).toString('base64');
+  if (Array.isArray(x)) return x.map(normalizeYaml);
+  if (x instanceof Set) return [...x].map(normalizeYaml);
+  if (x instanceof Map) {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of x) o[typeof k === 'string' ? k : String(k)] = normalizeYaml(v);
+    return o;
+  }
+  if (x !== null && typeof x === 'object') {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) o[k] = normalizeYaml(v);
+    return o;
+  }
+  if (typeof x === 'number' && !Number.isFinite(x)) return String(x);
+  return x;
+}
+
+export const ENCODING_BUILTINS: BuiltinDef[] = [
+  { name: 'json.marshal', arity: 1, fn: (a) => marshalJson(arg(a, 0)) },
+  {
+    name: 'json.marshal_with_options',
+    arity: 2,
+    fn: (a) => {
+      const name = 'json.marshal_with_options';
+      const v = arg(a, 0);
+      const opts = obj(name, a, 1);
+      let pretty: boolean | undefined;
+      let indent = '\t';
+      let prefix = '';
+      let indentSet = false;
+      let prefixSet = false;
+      for (const [k, x] of opts.entries()) {
+        if (k === 'pretty') {
+          if (typeof x !== 'boolean') throw builtinError(name, 'pretty option must be a boolean');
+          pretty = x;
+        } else if (k === 'indent') {
+          if (typeof x !== 'string') throw builtinError(name, 'indent option must be a string');
+          indent = x;
+          indentSet = true;
+        } else if (k === 'prefix') {
+          if (typeof x !== 'string') throw builtinError(name, 'prefix option must be a string');
+          prefix = x;
+          prefixSet = true;
+        } else throw builtinError(name, `object contained unknown key ${JSON.stringify(k)}`);
+      }
+      const doPretty = pretty ?? (indentSet || prefixSet);
+      if (!doPretty) return marshalJson(v);
+      return marshalIndent(v, prefix, indent, 0, true);
+    },
+  },
+  {
+    name: 'json.unmarshal',
+    arity: 1,
+    fn: (a) => {
+      const s = str('json.unmarshal', a, 0);
+      try {
+        return parseJsonValue(s);
+      } catch (e) {
+        if (e instanceof JsonSyntaxError) throw builtinError('json.unmarshal', e.message);
+        throw e;
+      }
+    },
+  },
+  {
+    name: 'json.is_valid',
+    arity: 1,
+    fn: (a) => {
+      const s = arg(a, 0);
+      if (typeof s !== 'string') return false;
+      try {
+        parseJsonValue(s);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  },
+  {
+    name: 'yaml.marshal',
+    arity: 1,
+    fn: (a) => yamlStringify(toJSON(arg(a, 0)), { indentSeq: false, sortMapEntries: true, lineWidth: 0 }),
+  },
+  { name: 'yaml.unmarshal', arity: 1, fn: (a) => yamlToValue('yaml.unmarshal', str('yaml.unmarshal', a, 0)) },
+  {
+    name: 'yaml.is_valid',
+    arity: 1,
+    fn: (a) => {
+      const s = arg(a, 0);
+      if (typeof s !== 'string') return false;
+      try {
+        yamlToValue('yaml.is_valid', s);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  },
+  { name: 'base64.encode', arity: 1, fn: (a) => Buffer.from(str('base64.encode', a, 0), 'utf8').toString('base64') },
+  {
+    name: 'base64.decode',
+    arity: 1,
+    fn: (a) => {
+      const s = str('base64.decode', a, 0);
+      if (!B64.test(s)) throw b64Error('base64.decode', s, B64);
+      return bytesToString(Buffer.from(s, 'base64'));
+    },
+  },
+  {
+    name: 'base64.is_valid',
+    arity: 1,
+    fn: (a) => B64.test(str('base64.is_valid', a, 0)),
+  },
+  { name: 'base64url.encode', arity: 1, fn: (a) => Buffer.from(str('base64url.encode', a, 0), 'utf8').toString('base64').replaceAll('+', '-').replaceAll('/', '_') },
+  { name: 'base64url.encode_no_pad', arity: 1, fn: (a) => Buffer.from(str('base64url.encode_no_pad', a, 0), 'utf8').toString('base64url') },
+  {
+    name: 'base64url.decode',
+    arity: 1,
+    fn: (a) => {
+      // OPA accepts padded and unpadded input.
+      const s = str('base64url.decode', a, 0);
+      if (!B64URL.test(s) && !B64URL_RAW.test(s)) throw b64Error('base64url.decode', s, B64URL);
+      return bytesToString(Buffer.from(s, 'base64url'));
+    },
+  },
+  { name: 'hex.encode', arity: 1, fn: (a) => Buffer.from(str('hex.encode', a, 0), 'utf8').toString('hex') },
+  {
+    name: 'hex.decode',
+    arity: 1,
+    fn: (a) => {
+      const s = str('hex.decode', a, 0);
+      for (let i = 0; i < s.length; i++) {
+        const c = s[i]!;
+        if (!/[0-9a-fA-F]/.test(c)) {
+          const cp = s.codePointAt(i)!;
+          const ch = String.fromCodePoint(cp);
+          throw builtinError('hex.decode', `encoding/hex: invalid byte: U+${cp.toString(16).toUpperCase().padStart(4, '0')} ${JSON.stringify(ch).replace(/^"|"$/g, "'")}`);
+        }
+      }
+      if (s.length % 2 !== 0) throw builtinError('hex.decode', 'encoding/hex: odd length hex string');
+      return bytesToString(Buffer.from(s, 'hex'));
+    },
+  },
+  { name: 'urlquery.encode', arity: 1, fn: (a) => queryEscape(str('urlquery.encode', a, 0)) },
+  { name: 'urlquery.decode', arity: 1, fn: (a) => queryUnescape('urlquery.decode', str('urlquery.decode', a, 0)) },
+  {
+    name: 'urlquery.encode_object',
+    arity: 1,
+    fn: (a) => {
+      const name = 'urlquery.encode_object';
+      const o = obj(name, a, 0);
+      const parts: string[] = [];
+      const keys = o.keys().map((k) => {
+        if (typeof k !== 'string') throw elementError(name, 1, o, 'string key', k);
+        return k;
+      });
+      keys.sort();
+      for (const k of keys) {
+        const v = o.get(k)!;
+        const vals: string[] = [];
+        if (typeof v === 'string') vals.push(v);
+        else if (Array.isArray(v) || v instanceof SetValue) {
+          for (const x of Array.isArray(v) ? v : v.values()) {
+            if (typeof x !== 'string') throw builtinError(name, 'values must be strings, arrays of strings or sets of strings');
+            vals.push(x);
+          }
+        } else throw oneOfError(name, 1, ['string', 'array', 'set'], v);
+        for (const x of vals) parts.push(`${queryEscape(k)}=${queryEscape(x)}`);
+      }
+      return parts.join('&');
+    },
+  },
+  {
+    name: 'urlquery.decode_object',
+    arity: 1,
+    fn: (a) => {
+      const name = 'urlquery.decode_object';
+      const s = str(name, a, 0);
+      const acc = new Map<string, string[]>();
+      for (const part of s.split('&')) {
+        if (part === '') continue;
+        if (part.includes(';')) throw builtinError(name, 'invalid semicolon separator in query');
+        const eq = part.indexOf('=');
+        const k = queryUnescape(name, eq < 0 ? part : part.slice(0, eq));
+        const v = eq < 0 ? '' : queryUnescape(name, part.slice(eq + 1));
+        const list = acc.get(k) ?? [];
+        list.push(v);
+        acc.set(k, list);
+      }
+      const out = new ObjectValue();
+      for (const [k, vs] of acc) out.set(k, vs);
+      return out;
+    },
+  },
+];
+
+registerBuiltins(ENCODING_BUILTINS);

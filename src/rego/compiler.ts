@@ -1,0 +1,917 @@
+/**
+ * Compiler: resolves names (imports, rules of the package, builtins), gives every local variable a frame
+ * slot, orders body literals so each variable is bound before use (OPA's safety reordering), and checks
+ * what OPA checks at compile time: unsafe variables, recursion, unknown functions, arity, conflicting rule
+ * kinds, re-assigned variables. Produces the data tree of rules the evaluator walks.
+ */
+import type { CallTarget, Expr, Literal, Loc, Module, Rule, Term } from './ast.ts';
+import { RegoError } from './errors.ts';
+import { lookupBuiltin } from './builtins/registry.ts';
+import './builtins/index.ts';
+
+export interface CRule {
+  kind: Rule['kind'];
+  /** Constant path of the rule's node from the data root (package + constant head prefix). */
+  path: string[];
+  /** Head ref terms after the constant prefix (object keys, possibly variables). */
+  rest: Term[];
+  key: Term | undefined;
+  value: Term;
+  args: Term[];
+  body: Literal[];
+  elses: CRule[];
+  isDefault: boolean;
+  nslots: number;
+  loc: Loc;
+}
+
+export interface DataNode {
+  readonly path: string[];
+  readonly children: Map<string, DataNode>;
+  /** Rules whose constant head path ends at this node (functions excluded). */
+  rules: CRule[];
+  /** Functions defined at this node. */
+  funcs: CRule[];
+  /** True when some rule is defined at this node or below. */
+  hasRules: boolean;
+}
+
+export interface CompiledPolicy {
+  readonly root: DataNode;
+  /** Functions by dotted data path (`data.pkg.f`). */
+  readonly funcs: Map<string, CRule[]>;
+  readonly modules: readonly Module[];
+}
+
+export interface CompiledQuery {
+  readonly body: Literal[];
+  readonly nslots: number;
+  /** Named query variables and their slots, in order of first appearance. */
+  readonly vars: { name: string; slot: number }[];
+}
+
+// ---------------------------------------------------------------- term utilities
+
+export function walkTerms(t: Term, fn: (t: Term) => void): void {
+  fn(t);
+  switch (t.type) {
+    case 'ref':
+      walkTerms(t.head, fn);
+      for (const p of t.path) walkTerms(p, fn);
+      break;
+    case 'array':
+    case 'set':
+      for (const i of t.items) walkTerms(i, fn);
+      break;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        walkTerms(k, fn);
+        walkTerms(v, fn);
+      }
+      break;
+    case 'call':
+      for (const a of t.args) walkTerms(a, fn);
+      break;
+    case 'arraycompr':
+    case 'setcompr':
+      walkTerms(t.term, fn);
+      for (const l of t.body) walkLiteral(l, fn);
+      break;
+    case 'objectcompr':
+      walkTerms(t.key, fn);
+      walkTerms(t.value, fn);
+      for (const l of t.body) walkLiteral(l, fn);
+      break;
+    default:
+      break;
+  }
+}
+
+export function walkLiteral(l: Literal, fn: (t: Term) => void): void {
+  const e = l.expr;
+  switch (e.kind) {
+    case 'term':
+      walkTerms(e.term, fn);
+      break;
+    case 'unify':
+    case 'assign':
+      walkTerms(e.left, fn);
+      walkTerms(e.right, fn);
+      break;
+    case 'some':
+      for (const v of e.vars) walkTerms(v, fn);
+      break;
+    case 'somein':
+      if (e.key) walkTerms(e.key, fn);
+      walkTerms(e.value, fn);
+      walkTerms(e.coll, fn);
+      break;
+    case 'every':
+      if (e.key) walkTerms(e.key, fn);
+      walkTerms(e.value, fn);
+      walkTerms(e.domain, fn);
+      for (const b of e.body) walkLiteral(b, fn);
+      break;
+  }
+  for (const w of l.withs) {
+    walkTerms(w.target, fn);
+    walkTerms(w.value, fn);
+  }
+}
+
+function varSlots(t: Term, out: Set<number>): Set<number> {
+  walkTerms(t, (x) => {
+    if (x.type === 'var' && x.slot !== undefined) out.add(x.slot);
+  });
+  return out;
+}
+
+function literalSlots(l: Literal): Set<number> {
+  const out = new Set<number>();
+  walkLiteral(l, (x) => {
+    if (x.type === 'var' && x.slot !== undefined) out.add(x.slot);
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------- scopes and resolution
+
+class Scope {
+  readonly vars = new Map<string, number>();
+  constructor(readonly parent: Scope | undefined) {}
+  lookup(name: string): number | undefined {
+    return this.vars.get(name) ?? this.parent?.lookup(name);
+  }
+}
+
+interface ResolveCtx {
+  pkg: string[];
+  file: string;
+  /** import alias -> ref term */
+  imports: Map<string, Term>;
+  /** names of rules in the package (first head segment) -> kinds present */
+  ruleNames: Map<string, Set<Rule['kind']>>;
+  /** all function paths (dotted, from data) -> arity */
+  funcArity: Map<string, number>;
+  nslots: number;
+  names: Map<number, string>;
+  errors: RegoError[];
+  /** Slots of variables named in the query (query compile only). */
+  queryVars?: { name: string; slot: number }[];
+}
+
+const ROOTS = new Set(['data', 'input']);
+
+function newSlot(ctx: ResolveCtx, name: string): number {
+  const s = ctx.nslots++;
+  ctx.names.set(s, name);
+  return s;
+}
+
+/** Declares the vars of a pattern term in scope (for some/:=/every/function args). */
+function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean): void {
+  walkTerms(t, (x) => {
+    if (x.type !== 'var') return;
+    if (x.name === '_') return;
+    if (check && scope.vars.has(x.name)) {
+      ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} assigned above`, x.loc));
+    }
+    if (!scope.vars.has(x.name)) scope.vars.set(x.name, newSlot(ctx, x.name));
+  });
+}
+
+function dataRef(path: string[], loc: Loc): Term {
+  return {
+    type: 'ref',
+    head: { type: 'var', name: 'data', loc },
+    path: path.map((p) => ({ type: 'value', value: p, loc })),
+    loc,
+  };
+}
+
+/** Resolves a term in place, returning the rewritten term. `pattern`: vars may be introduced here. */
+function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
+  switch (t.type) {
+    case 'value':
+      return t;
+    case 'var': {
+      if (t.name === '_') return { type: 'var', name: '_', loc: t.loc, slot: newSlot(ctx, '_') };
+      const s = scope.lookup(t.name);
+      if (s !== undefined) return { type: 'var', name: t.name, loc: t.loc, slot: s };
+      if (ROOTS.has(t.name)) return t;
+      if (ctx.ruleNames.has(t.name)) return dataRef([...ctx.pkg, t.name], t.loc);
+      const imp = ctx.imports.get(t.name);
+      if (imp) return imp;
+      // A new variable: it lives in the outermost (rule) scope so closures in comprehensions share it.
+      let root = scope;
+      while (root.parent) root = root.parent;
+      const slot = newSlot(ctx, t.name);
+      root.vars.set(t.name, slot);
+      ctx.queryVars?.push({ name: t.name, slot });
+      return { type: 'var', name: t.name, loc: t.loc, slot };
+    }
+    case 'ref': {
+      const head = resolveTerm(t.head, scope, ctx);
+      const path = t.path.map((p) => resolveTerm(p, scope, ctx));
+      if (head.type === 'ref') return { type: 'ref', head: head.head, path: [...head.path, ...path], loc: t.loc };
+      return { type: 'ref', head, path, loc: t.loc };
+    }
+    case 'array':
+      return { ...t, items: t.items.map((i) => resolveTerm(i, scope, ctx)) };
+    case 'set':
+      return { ...t, items: t.items.map((i) => resolveTerm(i, scope, ctx)) };
+    case 'object':
+      return { ...t, entries: t.entries.map(([k, v]) => [resolveTerm(k, scope, ctx), resolveTerm(v, scope, ctx)] as [Term, Term]) };
+    case 'arraycompr':
+    case 'setcompr': {
+      const inner = new Scope(scope);
+      const body = resolveBody(t.body, inner, ctx);
+      return { ...t, body, term: resolveTerm(t.term, inner, ctx) };
+    }
+    case 'objectcompr': {
+      const inner = new Scope(scope);
+      const body = resolveBody(t.body, inner, ctx);
+      return { ...t, body, key: resolveTerm(t.key, inner, ctx), value: resolveTerm(t.value, inner, ctx) };
+    }
+    case 'call': {
+      const args = t.args.map((a) => resolveTerm(a, scope, ctx));
+      const target = resolveCall(t, args.length, ctx);
+      const out: Term = { ...t, args, target };
+      if (target.kind === 'func' && args.length === (ctx.funcArity.get(target.path) ?? -2) + 1) {
+        FUNC_OUTPUT.set(out, args[args.length - 1] as Term);
+      }
+      return out;
+    }
+  }
+}
+
+function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx): CallTarget {
+  const parts = t.name.split('.');
+  const first = parts[0] as string;
+  let path: string[] | undefined;
+  if (first === 'data') path = parts.slice(1);
+  else if (ctx.imports.has(first)) {
+    const imp = ctx.imports.get(first) as Term;
+    if (imp.type === 'ref' && imp.head.type === 'var' && imp.head.name === 'data') {
+      path = [...imp.path.map((p) => (p.type === 'value' ? String(p.value) : '?')), ...parts.slice(1)];
+    }
+  } else if (ctx.ruleNames.get(first)?.has('func') && parts.length === 1) path = [...ctx.pkg, first];
+  else if (ctx.funcArity.has(['data', ...ctx.pkg, ...parts].join('.'))) path = [...ctx.pkg, ...parts];
+  if (path) {
+    const key = ['data', ...path].join('.');
+    const arity = ctx.funcArity.get(key);
+    if (arity === undefined) {
+      ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
+    } else if (nargs !== arity && nargs !== arity + 1) {
+      ctx.errors.push(
+        new RegoError('rego_type_error', `${key}: function has arity ${arity}, got ${nargs} arguments`, t.loc),
+      );
+    }
+    return { kind: 'func', path: key };
+  }
+  const b = lookupBuiltin(t.name);
+  if (!b) {
+    ctx.errors.push(new RegoError('rego_type_error', `undefined function ${t.name}`, t.loc));
+    return { kind: 'builtin', name: t.name };
+  }
+  if (b.arity >= 0 && nargs !== b.arity && nargs !== b.arity + 1) {
+    ctx.errors.push(
+      new RegoError(
+        'rego_type_error',
+        `${t.name}: ${nargs < b.arity ? 'too few' : 'too many'} arguments`,
+        t.loc,
+      ),
+    );
+  }
+  return { kind: 'builtin', name: t.name };
+}
+
+function resolveBody(body: Literal[], scope: Scope, ctx: ResolveCtx): Literal[] {
+  return body.map((l) => resolveLiteral(l, scope, ctx));
+}
+
+function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
+  const e = l.expr;
+  let expr: Expr;
+  switch (e.kind) {
+    case 'term':
+      expr = { kind: 'term', term: resolveTerm(e.term, scope, ctx) };
+      break;
+    case 'unify':
+      expr = { kind: 'unify', left: resolveTerm(e.left, scope, ctx), right: resolveTerm(e.right, scope, ctx) };
+      break;
+    case 'assign': {
+      const right = resolveTerm(e.right, scope, ctx);
+      if (e.left.type === 'ref' || (e.left.type === 'var' && ROOTS.has(e.left.name))) {
+        ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${e.left.type === 'var' ? e.left.name : 'ref'}`, l.loc));
+      }
+      declarePattern(e.left, scope, ctx, true);
+      expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
+      break;
+    }
+    case 'some':
+      for (const v of e.vars) declarePattern(v, scope, ctx, false);
+      expr = { kind: 'some', vars: e.vars.map((v) => resolveTerm(v, scope, ctx)) };
+      break;
+    case 'somein': {
+      const coll = resolveTerm(e.coll, scope, ctx);
+      if (e.key) declarePattern(e.key, scope, ctx, false);
+      declarePattern(e.value, scope, ctx, false);
+      expr = {
+        kind: 'somein',
+        key: e.key ? resolveTerm(e.key, scope, ctx) : undefined,
+        value: resolveTerm(e.value, scope, ctx),
+        coll,
+      };
+      break;
+    }
+    case 'every': {
+      const domain = resolveTerm(e.domain, scope, ctx);
+      const inner = new Scope(scope);
+      if (e.key) declarePattern(e.key, inner, ctx, false);
+      declarePattern(e.value, inner, ctx, false);
+      const key = e.key ? resolveTerm(e.key, inner, ctx) : undefined;
+      const value = resolveTerm(e.value, inner, ctx);
+      const body = resolveBody(e.body, new EveryScope(inner), ctx);
+      expr = { kind: 'every', key, value, domain, body };
+      break;
+    }
+  }
+  const withs = l.withs.map((w) => ({ target: resolveWithTarget(w.target, ctx), value: resolveTerm(w.value, scope, ctx), loc: w.loc }));
+  return { negated: l.negated, expr, withs, loc: l.loc };
+}
+
+/** Variables first seen inside an `every` body are local to it. */
+class EveryScope extends Scope {}
+
+function resolveWithTarget(t: Term, ctx: ResolveCtx): Term {
+  // Targets are input/data refs, or function names (builtins or user functions).
+  if (t.type === 'var' && (t.name === 'input' || t.name === 'data')) return t;
+  if (t.type === 'ref' && t.head.type === 'var' && (t.head.name === 'input' || t.head.name === 'data')) return t;
+  const name = refName(t);
+  if (name === undefined) {
+    ctx.errors.push(new RegoError('rego_compile_error', 'with keyword target must be a reference to input, data or a function', t.loc));
+    return t;
+  }
+  const first = name.split('.')[0] as string;
+  if (ctx.ruleNames.has(first) && !name.includes('.')) {
+    const kinds = ctx.ruleNames.get(first) as Set<Rule['kind']>;
+    if (kinds.has('func')) return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'func', path: ['data', ...ctx.pkg, first].join('.') } };
+    return dataRef([...ctx.pkg, first], t.loc);
+  }
+  const imp = ctx.imports.get(first);
+  if (imp && imp.type === 'ref') {
+    const rest = name.split('.').slice(1);
+    const segs = imp.path.map((p) => String((p as { value: unknown }).value));
+    const full = ['data', ...segs, ...rest].join('.');
+    if (ctx.funcArity.has(full)) return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'func', path: full } };
+    return { ...imp, path: [...imp.path, ...rest.map((r) => ({ type: 'value' as const, value: r, loc: t.loc }))] };
+  }
+  if (lookupBuiltin(name)) return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'builtin', name } };
+  if (ctx.funcArity.has(['data', ...ctx.pkg, name].join('.')))
+    return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'func', path: ['data', ...ctx.pkg, name].join('.') } };
+  ctx.errors.push(new RegoError('rego_compile_error', `with keyword target ${name} is not a known function or rule`, t.loc));
+  return t;
+}
+
+function refName(t: Term): string | undefined {
+  if (t.type === 'var') return t.name;
+  if (t.type === 'ref' && t.head.type === 'var') {
+    const parts = [t.head.name];
+    for (const p of t.path) {
+      if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
+      parts.push(p.value);
+    }
+    return parts.join('.');
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- safety ordering
+
+/** Vars a term needs bound to be evaluated (ref keys and call outputs excluded), given bound set. */
+function termNeeds(t: Term, bound: Set<number>, outs: Set<number>): number[] {
+  const missing: number[] = [];
+  const need = (x: Term): void => {
+    switch (x.type) {
+      case 'value':
+        return;
+      case 'var':
+        if (x.slot !== undefined && !bound.has(x.slot) && !outs.has(x.slot)) missing.push(x.slot);
+        return;
+      case 'ref':
+        need(x.head);
+        for (const p of x.path) {
+          if (p.type === 'var' && p.slot !== undefined && !bound.has(p.slot)) outs.add(p.slot);
+          else if (isPatternish(p, bound)) patternOuts(p, bound, outs);
+          else need(p);
+        }
+        return;
+      case 'array':
+      case 'set':
+        for (const i of x.items) need(i);
+        return;
+      case 'object':
+        for (const [k, v] of x.entries) {
+          need(k);
+          need(v);
+        }
+        return;
+      case 'call':
+        for (const a of x.args) need(a);
+        return;
+      case 'arraycompr':
+      case 'setcompr':
+      case 'objectcompr':
+        for (const s of comprFree(x)) if (!bound.has(s) && !outs.has(s)) missing.push(s);
+        return;
+    }
+  };
+  need(t);
+  return missing;
+}
+
+/** Closure vars of a comprehension: slots set by `freeVarsOf` during compile. */
+const COMPR_FREE = new WeakMap<Term, Set<number>>();
+function comprFree(t: Term): Set<number> {
+  return COMPR_FREE.get(t) ?? new Set();
+}
+
+function isPatternish(t: Term, bound: Set<number>): boolean {
+  if (t.type === 'var') return t.slot !== undefined && !bound.has(t.slot);
+  if (t.type === 'array') return t.items.some((i) => isPatternish(i, bound));
+  if (t.type === 'object') return t.entries.some(([, v]) => isPatternish(v, bound));
+  return false;
+}
+
+function patternOuts(t: Term, bound: Set<number>, outs: Set<number>): void {
+  walkTerms(t, (x) => {
+    if (x.type === 'var' && x.slot !== undefined && !bound.has(x.slot)) outs.add(x.slot);
+  });
+}
+
+/** For a call with an extra output argument, the output term. */
+function callOutput(t: Term): Term | undefined {
+  if (t.type !== 'call' || !t.target) return undefined;
+  if (t.target.kind === 'builtin') {
+    const b = lookupBuiltin(t.target.name);
+    if (b && b.arity >= 0 && t.args.length === b.arity + 1) return t.args[t.args.length - 1];
+    return undefined;
+  }
+  return FUNC_OUTPUT.get(t);
+}
+const FUNC_OUTPUT = new WeakMap<Term, Term>();
+
+/** Returns the vars this literal binds if it can run with `bound`, or the missing vars. */
+function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { outs: Set<number> } | { missing: number[] } {
+  const outs = new Set<number>();
+  const e = l.expr;
+  const missing: number[] = [];
+  for (const w of l.withs) missing.push(...termNeeds(w.value, bound, outs));
+  if (l.negated) {
+    // every var that is also used outside this literal must be bound first
+    for (const s of literalSlots(l)) if (outside.has(s) && !bound.has(s)) missing.push(s);
+    return missing.length ? { missing } : { outs: new Set() };
+  }
+  const tryUnify = (a: Term, b: Term): boolean => {
+    const o1 = new Set<number>();
+    const m1 = termNeeds(b, bound, o1);
+    if (m1.length === 0) {
+      const trial = new Set([...bound, ...o1]);
+      if (termNeeds(a, trial, new Set()).length === 0 || isPatternish(a, trial) || patternable(a, trial)) {
+        for (const s of o1) outs.add(s);
+        patternOuts(a, trial, outs);
+        walkTerms(a, (x) => {
+          if (x.type === 'ref' || x.type === 'call') termNeeds(x, trial, outs);
+        });
+        return true;
+      }
+    }
+    return false;
+  };
+  switch (e.kind) {
+    case 'term': {
+      const out = callOutput(e.term);
+      if (out && e.term.type === 'call') {
+        const ins = e.term.args.slice(0, -1);
+        for (const a of ins) missing.push(...termNeeds(a, bound, outs));
+        if (missing.length) return { missing };
+        patternOuts(out, new Set([...bound, ...outs]), outs);
+        return { outs };
+      }
+      missing.push(...termNeeds(e.term, bound, outs));
+      return missing.length ? { missing } : { outs };
+    }
+    case 'unify':
+    case 'assign': {
+      if (missing.length) return { missing };
+      if (tryUnify(e.left, e.right) || tryUnify(e.right, e.left)) return { outs };
+      if (e.left.type === 'array' && e.right.type === 'array' && e.left.items.length === e.right.items.length) {
+        // element-wise: place if each pair can be unified in some order
+        let b2 = new Set(bound);
+        const pending = e.left.items.map((x, i) => [x, e.right.type === 'array' ? (e.right.items[i] as Term) : x] as [Term, Term]);
+        let progress = true;
+        while (pending.length && progress) {
+          progress = false;
+          for (let i = 0; i < pending.length; i++) {
+            const [x, y] = pending[i] as [Term, Term];
+            const sub: Literal = { negated: false, expr: { kind: 'unify', left: x, right: y }, withs: [], loc: l.loc };
+            const r = placeLiteral(sub, b2, outside);
+            if ('outs' in r) {
+              for (const s of r.outs) outs.add(s);
+              b2 = new Set([...b2, ...r.outs]);
+              pending.splice(i, 1);
+              progress = true;
+              break;
+            }
+          }
+        }
+        if (pending.length === 0) return { outs };
+      }
+      const m: number[] = [];
+      termNeeds(e.left, bound, new Set()).forEach((s) => m.push(s));
+      termNeeds(e.right, bound, new Set()).forEach((s) => m.push(s));
+      return { missing: m.length ? m : [...literalSlots(l)].filter((s) => !bound.has(s)) };
+    }
+    case 'some':
+      return { outs };
+    case 'somein': {
+      missing.push(...termNeeds(e.coll, bound, outs));
+      if (missing.length) return { missing };
+      if (e.key) patternOuts(e.key, bound, outs);
+      patternOuts(e.value, bound, outs);
+      return { outs };
+    }
+    case 'every': {
+      missing.push(...termNeeds(e.domain, bound, outs));
+      for (const s of literalSlots({ ...l, expr: { kind: 'term', term: { type: 'value', value: null, loc: l.loc } } }))
+        if (outside.has(s) && !bound.has(s)) missing.push(s);
+      for (const b of e.body) for (const s of literalSlots(b)) if (outside.has(s) && !bound.has(s)) missing.push(s);
+      return missing.length ? { missing } : { outs: new Set() };
+    }
+  }
+}
+
+function patternable(t: Term, bound: Set<number>): boolean {
+  if (t.type === 'var') return true;
+  if (t.type === 'value') return true;
+  if (t.type === 'array') return t.items.every((i) => patternable(i, bound));
+  if (t.type === 'object') return t.entries.every(([k, v]) => termNeeds(k, bound, new Set()).length === 0 && patternable(v, bound));
+  return termNeeds(t, bound, new Set()).length === 0;
+}
+
+interface OrderCtx {
+  names: Map<number, string>;
+  errors: RegoError[];
+}
+
+/**
+ * Orders a body so every literal runs after the literals that bind its inputs. `bound` holds the slots
+ * bound on entry; on return it also holds the slots the body binds. `outside` holds slots used outside
+ * the body (head, enclosing body), which negations and closures must wait for.
+ */
+function orderBody(body: Literal[], bound: Set<number>, outside: Set<number>, octx: OrderCtx): Literal[] {
+  // First order nested bodies (comprehensions, every) with their own closure info.
+  const counts = new Map<number, number>();
+  const litSlots = body.map((l) => literalSlots(l));
+  for (const s of litSlots) for (const x of s) counts.set(x, (counts.get(x) ?? 0) + 1);
+  const remaining = body.map((l, i) => ({ l, i }));
+  const out: Literal[] = [];
+  while (remaining.length) {
+    let placed = false;
+    for (let j = 0; j < remaining.length; j++) {
+      const { l, i } = remaining[j] as { l: Literal; i: number };
+      const others = new Set(outside);
+      litSlots.forEach((s, k) => {
+        if (k !== i) for (const x of s) others.add(x);
+      });
+      prepareNested(l, bound, others, octx);
+      const r = placeLiteral(l, bound, others);
+      if ('outs' in r) {
+        for (const s of r.outs) bound.add(s);
+        out.push(l);
+        remaining.splice(j, 1);
+        placed = true;
+        break;
+      }
+    }
+    if (!placed) {
+      const { l } = remaining[0] as { l: Literal };
+      const others = new Set(outside);
+      const r = placeLiteral(l, bound, others);
+      const missing = 'missing' in r ? r.missing : [];
+      const names = [...new Set(missing.map((s) => octx.names.get(s) ?? '?'))].filter((n) => n !== '_');
+      const shown = names.length ? names : ['_'];
+      for (const n of shown) octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${n} is unsafe`, l.loc));
+      return out.concat(remaining.map((x) => x.l));
+    }
+  }
+  return out;
+}
+
+/** Orders the bodies nested in a literal (comprehensions, every, negation-free closures). */
+function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, octx: OrderCtx): void {
+  const visit = (t: Term): void => {
+    if (t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr') {
+      if (COMPR_FREE.has(t)) return;
+      const inner = new Set<number>();
+      for (const b of t.body) for (const s of literalSlots(b)) inner.add(s);
+      const headSlots = new Set<number>();
+      if (t.type === 'objectcompr') {
+        varSlots(t.key, headSlots);
+        varSlots(t.value, headSlots);
+      } else varSlots(t.term, headSlots);
+      for (const s of headSlots) inner.add(s);
+      const free = new Set<number>();
+      for (const s of inner) if (outside.has(s) || bound.has(s)) free.add(s);
+      COMPR_FREE.set(t, free);
+      const b2 = new Set(bound);
+      for (const s of free) b2.add(s);
+      const ordered = orderBody(t.body, b2, new Set([...outside, ...headSlots]), octx);
+      t.body.splice(0, t.body.length, ...ordered);
+      for (const s of headSlots)
+        if (!b2.has(s)) {
+          octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${octx.names.get(s) ?? '?'} is unsafe`, t.loc));
+          break;
+        }
+      return;
+    }
+  };
+  walkLiteral(l, visit);
+  if (l.expr.kind === 'every') {
+    const e = l.expr;
+    const b2 = new Set(bound);
+    for (const s of literalSlots({ ...l, expr: { kind: 'term', term: e.value }, withs: [] })) b2.add(s);
+    if (e.key) varSlots(e.key, b2);
+    for (const s of outside) b2.add(s);
+    const ordered = orderBody(e.body, b2, outside, octx);
+    e.body.splice(0, e.body.length, ...ordered);
+  }
+}
+
+// ---------------------------------------------------------------- modules
+
+function ruleHeadName(r: Rule): string {
+  return (r.ref[0] as Term & { type: 'var' }).name;
+}
+
+/** Constant string prefix of a head ref (after the first var). */
+function constPrefix(r: Rule): { consts: string[]; rest: Term[] } {
+  const consts = [ruleHeadName(r)];
+  let i = 1;
+  for (; i < r.ref.length; i++) {
+    const t = r.ref[i] as Term;
+    if (t.type === 'value' && typeof t.value === 'string') consts.push(t.value);
+    else break;
+  }
+  return { consts, rest: r.ref.slice(i) };
+}
+
+export interface CompileOptions {
+  /** Builtin names to treat as unknown (e.g. capabilities). */
+  readonly unknownBuiltins?: readonly string[];
+}
+
+export function compileModules(modules: readonly Module[]): CompiledPolicy {
+  const errors: RegoError[] = [];
+  const root: DataNode = { path: [], children: new Map(), rules: [], funcs: [], hasRules: false };
+  const funcs = new Map<string, CRule[]>();
+  const funcArity = new Map<string, number>();
+  const ruleNamesByPkg = new Map<string, Map<string, Set<Rule['kind']>>>();
+  for (const m of modules) {
+    const key = m.pkg.join('.');
+    let names = ruleNamesByPkg.get(key);
+    if (!names) ruleNamesByPkg.set(key, (names = new Map()));
+    for (const r of m.rules) {
+      const n = ruleHeadName(r);
+      let s = names.get(n);
+      if (!s) names.set(n, (s = new Set()));
+      s.add(r.kind);
+      if (r.kind === 'func') {
+        const path = ['data', ...m.pkg.slice(1), ...constPrefix(r).consts].join('.');
+        const prev = funcArity.get(path);
+        if (prev !== undefined && prev !== r.args.length)
+          errors.push(new RegoError('rego_type_error', `conflicting rules ${path} found`, r.loc));
+        funcArity.set(path, r.args.length);
+      }
+    }
+  }
+  const nodeAt = (path: string[], isFunc = false): DataNode => {
+    let n = root;
+    if (!isFunc) n.hasRules = true;
+    for (let i = 0; i < path.length; i++) {
+      const seg = path[i] as string;
+      let c = n.children.get(seg);
+      if (!c) n.children.set(seg, (c = { path: path.slice(0, i + 1), children: new Map(), rules: [], funcs: [], hasRules: false }));
+      n = c;
+      if (!isFunc) n.hasRules = true;
+    }
+    return n;
+  };
+  for (const m of modules) {
+    if (m.pkg[0] !== 'data') {
+      errors.push(new RegoError('rego_parse_error', 'package must begin with data', m.pkgLoc));
+      continue;
+    }
+    const pkg = m.pkg.slice(1);
+    const imports = new Map<string, Term>();
+    for (const imp of m.imports) {
+      const t = imp.path;
+      const segs = refName(t)?.split('.') ?? [];
+      if (segs[0] !== 'data' && segs[0] !== 'input') continue;
+      const alias = imp.alias ?? (segs[segs.length - 1] as string);
+      imports.set(alias, t);
+    }
+    const ruleNames = ruleNamesByPkg.get(m.pkg.join('.')) as Map<string, Set<Rule['kind']>>;
+    for (const r of m.rules) {
+      const ctx: ResolveCtx = { pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
+      const { consts, rest } = constPrefix(r);
+      const compiled = compileRule(r, ctx, pkg, consts, rest);
+      if (r.kind === 'func') {
+        const path = ['data', ...pkg, ...consts].join('.');
+        let list = funcs.get(path);
+        if (!list) funcs.set(path, (list = []));
+        list.push(compiled);
+        nodeAt([...pkg, ...consts], true).funcs.push(compiled);
+      } else {
+        nodeAt([...pkg, ...consts]).rules.push(compiled);
+      }
+    }
+  }
+  checkConflicts(root, errors);
+  if (errors.length === 0) checkRecursion(root, funcs, errors);
+  if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
+  return { root, funcs, modules };
+}
+
+function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], rest: Term[]): CRule {
+  const scope = new Scope(undefined);
+  const bound = new Set<number>();
+  // function args are patterns bound on entry
+  const args = r.args.map((a) => {
+    declarePattern(a, scope, ctx, false);
+    const t = resolveTerm(a, scope, ctx);
+    varSlots(t, bound);
+    return t;
+  });
+  const body = resolveBody(r.body, scope, ctx);
+  const restR = rest.map((t) => resolveTerm(t, scope, ctx));
+  const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
+  const value = resolveTerm(r.value, scope, ctx);
+  const headSlots = new Set<number>();
+  for (const t of [...restR, value, ...(key ? [key] : [])]) varSlots(t, headSlots);
+  const octx: OrderCtx = { names: ctx.names, errors: ctx.errors };
+  const b = new Set(bound);
+  const ordered = orderBody(body, b, headSlots, octx);
+  // head terms may contain comprehensions that need ordering too
+  for (const t of [...restR, value, ...(key ? [key] : [])]) {
+    prepareNested({ negated: false, expr: { kind: 'term', term: t }, withs: [], loc: r.loc }, b, new Set(), octx);
+  }
+  for (const s of headSlots) {
+    if (!b.has(s) && ctx.errors.length === 0) {
+      const n = ctx.names.get(s) ?? '?';
+      ctx.errors.push(new RegoError('rego_unsafe_var_error', `var ${n} is unsafe`, r.loc));
+    }
+  }
+  const elses = r.elses.map((e) => {
+    const eb = resolveBody(e.body, scope, ctx);
+    const ev = resolveTerm(e.value, scope, ctx);
+    const b3 = new Set(bound);
+    const hs = varSlots(ev, new Set());
+    const ord = orderBody(eb, b3, hs, octx);
+    return {
+      kind: r.kind,
+      path: ['data', ...pkg, ...consts],
+      rest: restR,
+      key: undefined,
+      value: ev,
+      args,
+      body: ord,
+      elses: [],
+      isDefault: false,
+      nslots: 0,
+      loc: e.loc,
+    } as CRule;
+  });
+  const out: CRule = {
+    kind: r.kind,
+    path: ['data', ...pkg, ...consts],
+    rest: restR,
+    key,
+    value,
+    args,
+    body: ordered,
+    elses,
+    isDefault: r.isDefault,
+    nslots: 0,
+    loc: r.loc,
+  };
+  out.nslots = ctx.nslots;
+  for (const e of elses) e.nslots = ctx.nslots;
+  return out;
+}
+
+function checkConflicts(node: DataNode, errors: RegoError[]): void {
+  const kinds = new Set(node.rules.map((r) => (r.rest.length ? 'obj' : r.kind)));
+  if (kinds.size > 1 || (node.funcs.length && node.rules.length)) {
+    const r = node.rules[0] ?? node.funcs[0];
+    errors.push(new RegoError('rego_type_error', `conflicting rules ${node.path.join('.')} found`, r?.loc));
+  }
+  const defaults = node.rules.filter((r) => r.isDefault).length + node.funcs.filter((r) => r.isDefault).length;
+  if (defaults > 1) {
+    errors.push(new RegoError('rego_type_error', `multiple default rules ${['data', ...node.path].join('.')} found`, node.rules[0]?.loc));
+  }
+  for (const c of node.children.values()) checkConflicts(c, errors);
+}
+
+/** Rule-level dependency graph: refs to data paths and calls; cycles are recursion errors. */
+function checkRecursion(root: DataNode, funcs: Map<string, CRule[]>, errors: RegoError[]): void {
+  const all: { id: string; rules: CRule[] }[] = [];
+  const collect = (n: DataNode): void => {
+    if (n.rules.length) all.push({ id: ['data', ...n.path].join('.'), rules: n.rules });
+    for (const c of n.children.values()) collect(c);
+  };
+  collect(root);
+  for (const [p, rs] of funcs) all.push({ id: p, rules: rs });
+  const byId = new Map(all.map((x) => [x.id, x]));
+  const deps = new Map<string, Set<string>>();
+  for (const { id, rules } of all) {
+    const d = new Set<string>();
+    const visit = (t: Term): void => {
+      if (t.type === 'call' && t.target?.kind === 'func') d.add(t.target.path);
+      if (t.type === 'ref' && t.head.type === 'var' && t.head.name === 'data') {
+        // the longest constant prefix that names a rule node, plus everything below it when it stops early
+        const segs: string[] = ['data'];
+        for (const p of t.path) {
+          if (p.type !== 'value' || typeof p.value !== 'string') break;
+          segs.push(p.value);
+          if (byId.has(segs.join('.'))) d.add(segs.join('.'));
+        }
+        const prefix = segs.join('.');
+        for (const k of byId.keys()) if (k.startsWith(`${prefix}.`)) d.add(k);
+      }
+    };
+    for (const r of rules) {
+      for (const rr of [r, ...r.elses]) {
+        for (const l of rr.body) walkLiteral(l, visit);
+        walkTerms(rr.value, visit);
+        if (rr.key) walkTerms(rr.key, visit);
+        for (const t of rr.rest) walkTerms(t, visit);
+      }
+    }
+    deps.set(id, d);
+  }
+  const state = new Map<string, number>();
+  const stack: string[] = [];
+  const dfs = (id: string): boolean => {
+    state.set(id, 1);
+    stack.push(id);
+    for (const d of deps.get(id) ?? []) {
+      const s = state.get(d);
+      if (s === 1) {
+        const cyc = stack.slice(stack.indexOf(d)).concat(d);
+        const r = byId.get(d)?.rules[0];
+        errors.push(new RegoError('rego_recursion_error', `rule ${d} is recursive: ${cyc.join(' -> ')}`, r?.loc));
+        return true;
+      }
+      if (s === undefined && dfs(d)) return true;
+    }
+    stack.pop();
+    state.set(id, 2);
+    return false;
+  };
+  for (const { id } of all) if (!state.has(id) && dfs(id)) return;
+}
+
+// ---------------------------------------------------------------- queries
+
+export function compileQuery(body: Literal[], policy: CompiledPolicy | undefined, pkg: string[] = []): CompiledQuery {
+  const errors: RegoError[] = [];
+  const funcArity = new Map<string, number>();
+  if (policy) for (const [p, rs] of policy.funcs) funcArity.set(p, rs[0]?.args.length ?? 0);
+  const vars: { name: string; slot: number }[] = [];
+  const ctx: ResolveCtx = {
+    pkg,
+    file: 'query',
+    imports: new Map(),
+    ruleNames: new Map(),
+    funcArity,
+    nslots: 0,
+    names: new Map(),
+    errors,
+    queryVars: vars,
+  };
+  const scope = new Scope(undefined);
+  const resolved = resolveBody(body, scope, ctx);
+  // vars declared with := / some at top level are also result bindings
+  for (const [name, slot] of scope.vars) if (!vars.some((v) => v.slot === slot)) vars.push({ name, slot });
+  const ordered = orderBody(resolved, new Set(), new Set(), { names: ctx.names, errors });
+  if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
+  return {
+    body: ordered,
+    nslots: ctx.nslots,
+    vars: vars.filter((v) => !v.name.startsWith('_')).sort((a, b) => a.slot - b.slot),
+  };
+}
+
+export { FUNC_OUTPUT as funcOutputMarks };

@@ -1,0 +1,985 @@
+/**
+ * Evaluator: continuation-passing backtracking over compiled bodies. Variables live in per-rule frames
+ * (arrays indexed by slot); a binding is undone when its continuation returns, so a body leaves its frame as
+ * it found it. A continuation returns `true` to stop the enumeration early.
+ *
+ * Documents under `data` merge the base document (the store) with the virtual documents of rules; a rule's
+ * document is computed once per evaluation (and again under `with`, which swaps the caches).
+ */
+import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
+import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
+import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks } from './compiler.ts';
+import { RegoError } from './errors.ts';
+import { ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
+
+type K = () => boolean;
+type VK = (v: Value) => boolean;
+type Frame = (Value | undefined)[];
+
+export interface EvalOptions {
+  readonly input?: Value;
+  /** Base document (`data` from the store), already converted with `fromJSON`. */
+  readonly data?: Value;
+  readonly strict?: boolean;
+  /** Step budget; evaluation stops with REGO_LIMIT_EXCEEDED when exceeded. */
+  readonly maxSteps?: number;
+  /** Wall-clock budget in milliseconds from the start of the evaluation. */
+  readonly deadlineMs?: number;
+  /** Clock for time.now_ns, in ns since the epoch. */
+  readonly now?: bigint;
+  /** Random source in [0, 1) (defaults to a fixed-seed generator). */
+  readonly random?: () => number;
+  /** Sink of print() output. */
+  readonly print?: (line: string) => void;
+}
+
+interface WithState {
+  input: Value | undefined;
+  base: Value;
+  cache: Map<DataNode, Value | null>;
+  valueCache: Map<DataNode, Value | null>;
+  funcCache: Map<string, Value | null>;
+  funcOverrides: Map<string, Override> | undefined;
+  nodeOverrides: Map<DataNode, Value> | undefined;
+}
+
+type Override = { kind: 'value'; value: Value } | { kind: 'target'; target: CallTarget };
+
+const EMPTY_OBJECT = new ObjectValue();
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function childOf(v: Value, key: Value): Value | undefined {
+  if (v instanceof ObjectValue) return v.get(key);
+  if (Array.isArray(v)) {
+    if (typeof key === 'number' && Number.isInteger(key) && key >= 0 && key < v.length) return v[key];
+    return undefined;
+  }
+  if (v instanceof SetValue) return v.has(key) ? key : undefined;
+  return undefined;
+}
+
+function isUnboundVar(t: Term, f: Frame): boolean {
+  return t.type === 'var' && t.slot !== undefined && f[t.slot] === undefined;
+}
+
+function isPattern(t: Term, f: Frame): boolean {
+  switch (t.type) {
+    case 'var':
+      return t.slot !== undefined && f[t.slot] === undefined;
+    case 'array':
+      return t.items.some((i) => isPattern(i, f));
+    case 'object':
+      return t.entries.some(([, v]) => isPattern(v, f));
+    default:
+      return false;
+  }
+}
+
+export class Evaluator {
+  private s: WithState;
+  private steps = 0;
+  private readonly maxSteps: number;
+  private readonly deadline: number;
+  private readonly strict: boolean;
+  private readonly ctx: BuiltinContext;
+  private depth = 0;
+
+  constructor(
+    private readonly policy: CompiledPolicy,
+    opts: EvalOptions,
+  ) {
+    this.s = {
+      input: opts.input,
+      base: opts.data ?? EMPTY_OBJECT,
+      cache: new Map(),
+      valueCache: new Map(),
+      funcCache: new Map(),
+      funcOverrides: undefined,
+      nodeOverrides: undefined,
+    };
+    this.maxSteps = opts.maxSteps ?? Number.POSITIVE_INFINITY;
+    this.deadline = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.deadlineMs;
+    this.strict = opts.strict ?? false;
+    const now = opts.now ?? 0n;
+    const print = opts.print ?? (() => {});
+    this.ctx = {
+      strict: this.strict,
+      now: () => now,
+      random: opts.random ?? mulberry32(0),
+      cache: new Map(),
+      print,
+      location: '',
+    };
+  }
+
+  // ------------------------------------------------------------ limits
+  private tick(): void {
+    this.steps++;
+    if (this.steps > this.maxSteps) {
+      throw new RegoError('eval_cancel_error', `evaluation exceeded the step budget of ${this.maxSteps} steps`);
+    }
+    if ((this.steps & 1023) === 0 && Date.now() > this.deadline) {
+      throw new RegoError('eval_cancel_error', 'evaluation exceeded its deadline');
+    }
+  }
+
+  // ------------------------------------------------------------ queries
+  /** Runs a compiled query; calls `onSolution` per solution with the frame and expression values. */
+  runQuery(q: CompiledQuery, onSolution: (f: Frame, exprs: Value[]) => boolean | void): void {
+    const f: Frame = new Array(q.nslots);
+    const exprs: Value[] = new Array(q.body.length);
+    this.guard(() =>
+      this.queryBody(q.body, 0, f, exprs, () => onSolution(f, exprs) === true),
+    );
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof RangeError && /call stack/i.test(e.message)) {
+        throw new RegoError('eval_cancel_error', 'evaluation nested too deeply (stack exhausted)');
+      }
+      throw e;
+    }
+  }
+
+  private queryBody(body: Literal[], i: number, f: Frame, exprs: Value[], k: K): boolean {
+    if (i === body.length) return k();
+    const l = body[i] as Literal;
+    if (!l.negated && l.withs.length === 0 && l.expr.kind === 'term') {
+      this.tick();
+      return this.termStatement(l.expr.term, f, (v) => {
+        exprs[i] = v;
+        return this.queryBody(body, i + 1, f, exprs, k);
+      });
+    }
+    return this.evalLiteral(l, f, () => {
+      exprs[i] = true;
+      return this.queryBody(body, i + 1, f, exprs, k);
+    });
+  }
+
+  /** Evaluates the document at a data path (e.g. an entrypoint), or undefined. */
+  evalDataPath(path: string[]): Value | undefined {
+    let out: Value | undefined;
+    const terms: Term[] = path.map((p) => ({ type: 'value', value: p, loc: { file: '', line: 0, col: 0 } }));
+    this.guard(() => {
+      this.evalData(this.policy.root, this.s.base, terms, 0, [], (v) => {
+        out = v;
+        return true;
+      });
+    });
+    return out;
+  }
+
+  // ------------------------------------------------------------ bodies and literals
+  evalBody(body: Literal[], i: number, f: Frame, k: K): boolean {
+    if (i === body.length) return k();
+    return this.evalLiteral(body[i] as Literal, f, () => this.evalBody(body, i + 1, f, k));
+  }
+
+  private evalLiteral(l: Literal, f: Frame, k: K): boolean {
+    this.tick();
+    if (l.withs.length) return this.evalWith(l, f, 0, [], k);
+    if (l.negated) {
+      let found = false;
+      this.evalExpr(l.expr, f, () => (found = true));
+      return found ? false : k();
+    }
+    return this.evalExpr(l.expr, f, k);
+  }
+
+  private evalLiteralCore(l: Literal, f: Frame, k: K): boolean {
+    if (l.negated) {
+      let found = false;
+      this.evalExpr(l.expr, f, () => (found = true));
+      return found ? false : k();
+    }
+    return this.evalExpr(l.expr, f, k);
+  }
+
+  private evalWith(l: Literal, f: Frame, i: number, vals: Value[], k: K): boolean {
+    if (i < l.withs.length) {
+      const w = l.withs[i] as Literal['withs'][number];
+      // a function-valued replacement: with f as g
+      const tv = w.value;
+      const asTarget = this.withTargetFunc(tv);
+      if (asTarget) {
+        vals[i] = null;
+        (vals as unknown as Record<string, unknown>)[`t${i}`] = asTarget;
+        return this.evalWith(l, f, i + 1, vals, k);
+      }
+      return this.evalTerm(tv, f, (v) => {
+        vals[i] = v;
+        return this.evalWith(l, f, i + 1, vals, k);
+      });
+    }
+    const saved = this.s;
+    const inner: WithState = {
+      ...saved,
+      cache: new Map(),
+      valueCache: new Map(),
+      funcCache: new Map(),
+    };
+    l.withs.forEach((w, j) => {
+      const t = w.target;
+      const target = (vals as unknown as Record<string, CallTarget | undefined>)[`t${j}`];
+      if (t.type === 'call' && t.target) {
+        const key = t.target.kind === 'builtin' ? t.target.name : t.target.path;
+        inner.funcOverrides = new Map(inner.funcOverrides ?? []);
+        inner.funcOverrides.set(key, target ? { kind: 'target', target } : { kind: 'value', value: vals[j] as Value });
+        return;
+      }
+      const path = refPath(t);
+      if (!path) throw new RegoError('rego_compile_error', 'invalid with target', w.loc);
+      const v = vals[j] as Value;
+      if (path[0] === 'input') {
+        inner.input = path.length === 1 ? v : patchValue(inner.input ?? EMPTY_OBJECT, path.slice(1), v);
+      } else {
+        const rest = path.slice(1);
+        // the deepest rule node on the path is overridden; the base document is patched
+        let node: DataNode | undefined = this.policy.root;
+        let i2 = 0;
+        for (; i2 < rest.length && node; i2++) {
+          if (node.rules.length) break;
+          node = node.children.get(rest[i2] as string);
+        }
+        if (node && (i2 === rest.length || node.rules.length)) {
+          const over = new Map(inner.nodeOverrides ?? []);
+          if (i2 === rest.length) over.set(node, v);
+          else {
+            const doc = this.withState(saved, () => this.nodeDoc(node as DataNode, childPath(saved.base, rest.slice(0, i2))));
+            over.set(node, patchValue(doc ?? EMPTY_OBJECT, rest.slice(i2), v));
+          }
+          inner.nodeOverrides = over;
+          // overriding a node also hides its children's rules
+        }
+        inner.base = rest.length === 0 ? v : patchValue(inner.base, rest, v);
+      }
+    });
+    this.s = inner;
+    try {
+      return this.evalLiteralCore(l, f, () => {
+        this.s = saved;
+        try {
+          return k();
+        } finally {
+          this.s = inner;
+        }
+      });
+    } finally {
+      this.s = saved;
+    }
+  }
+
+  private withTargetFunc(t: Term): CallTarget | undefined {
+    if (t.type === 'call' && t.args.length === 0 && t.target) return t.target;
+    if (t.type === 'var' && t.slot === undefined && t.name !== 'input' && t.name !== 'data' && lookupBuiltin(t.name)) {
+      return { kind: 'builtin', name: t.name };
+    }
+    if (t.type === 'ref' && t.head.type === 'var' && t.head.slot === undefined && t.head.name === 'data') {
+      const p = refPath(t);
+      if (p && this.policy.funcs.has(p.join('.'))) return { kind: 'func', path: p.join('.') };
+    }
+    if (t.type === 'ref' && t.head.type === 'var' && t.head.slot === undefined && t.head.name !== 'input' && t.head.name !== 'data') {
+      const p = refPath(t);
+      if (p && lookupBuiltin(p.join('.'))) return { kind: 'builtin', name: p.join('.') };
+    }
+    return undefined;
+  }
+
+  private withState<T>(st: WithState, fn: () => T): T {
+    const cur = this.s;
+    this.s = st;
+    try {
+      return fn();
+    } finally {
+      this.s = cur;
+    }
+  }
+
+  private evalExpr(e: Expr, f: Frame, k: K): boolean {
+    switch (e.kind) {
+      case 'term':
+        return this.termStatement(e.term, f, (v) => (v === false ? false : k()));
+      case 'unify':
+      case 'assign':
+        return this.unify(e.left, e.right, f, k);
+      case 'some':
+        return k();
+      case 'somein':
+        return this.evalTerm(e.coll, f, (c) =>
+          this.iterate(c, (key, val) =>
+            e.key ? this.unifyValue(e.key, key, f, () => this.unifyValue(e.value, val, f, k)) : this.unifyValue(e.value, val, f, k),
+          ),
+        );
+      case 'every':
+        return this.evalTerm(e.domain, f, (d) => {
+          if (!(Array.isArray(d) || d instanceof ObjectValue || d instanceof SetValue)) return false;
+          let allOk = true;
+          this.iterate(d, (key, val) => {
+            let ok = false;
+            const run = (): boolean => this.evalBody(e.body, 0, f, () => (ok = true));
+            if (e.key) this.unifyValue(e.key, key, f, () => this.unifyValue(e.value, val, f, run));
+            else this.unifyValue(e.value, val, f, run);
+            if (!ok) {
+              allOk = false;
+              return true;
+            }
+            return false;
+          });
+          return allOk ? k() : false;
+        });
+    }
+  }
+
+  /** Calls fn(key, value) per element of a collection, in order, until fn returns true. */
+  private iterate(c: Value, fn: (k: Value, v: Value) => boolean): boolean {
+    if (Array.isArray(c)) {
+      for (let i = 0; i < c.length; i++) {
+        this.tick();
+        if (fn(i, c[i] as Value)) return true;
+      }
+    } else if (c instanceof ObjectValue) {
+      for (const [k, v] of c.entries()) {
+        this.tick();
+        if (fn(k, v)) return true;
+      }
+    } else if (c instanceof SetValue) {
+      for (const v of c.values()) {
+        this.tick();
+        if (fn(v, v)) return true;
+      }
+    }
+    return false;
+  }
+
+  /** A term used as a statement; calls with an output argument unify it with the result. */
+  private termStatement(t: Term, f: Frame, k: VK): boolean {
+    return this.evalTerm(t, f, k);
+  }
+
+  // ------------------------------------------------------------ unification
+  private unify(a: Term, b: Term, f: Frame, k: K): boolean {
+    const pa = isPattern(a, f);
+    const pb = isPattern(b, f);
+    if (pa && pb) {
+      if (a.type === 'array' && b.type === 'array') {
+        if (a.items.length !== b.items.length) return false;
+        return this.unifyPairs(a.items, b.items, 0, f, k);
+      }
+      if (a.type === 'object' && b.type === 'object') {
+        if (a.entries.length !== b.entries.length) return false;
+        // match keys by value
+        return this.evalTerm({ type: 'array', items: a.entries.map((e) => e[0]), loc: a.loc }, f, (ka) =>
+          this.evalTerm({ type: 'array', items: b.entries.map((e) => e[0]), loc: b.loc }, f, (kb) => {
+            const ia: Term[] = [];
+            const ib: Term[] = [];
+            const kav = ka as Value[];
+            const kbv = kb as Value[];
+            for (let i = 0; i < kav.length; i++) {
+              const j = kbv.findIndex((x) => valueEquals(x, kav[i] as Value));
+              if (j < 0) return false;
+              ia.push((a.entries[i] as [Term, Term])[1]);
+              ib.push((b.entries[j] as [Term, Term])[1]);
+            }
+            return this.unifyPairs(ia, ib, 0, f, k);
+          }),
+        );
+      }
+      if (a.type === 'var' && b.type === 'var') {
+        throw new RegoError('rego_unsafe_var_error', `var ${a.name} is unsafe`, a.loc);
+      }
+      if (a.type === 'var' || b.type === 'var') {
+        // one side is a bare variable and the other a composite pattern: bind once the composite is ground
+        throw new RegoError('rego_unsafe_var_error', `var ${(a.type === 'var' ? a : b as Term & { name: string }).name} is unsafe`, a.loc);
+      }
+      return false;
+    }
+    if (pa) return this.evalTerm(b, f, (v) => this.unifyValue(a, v, f, k));
+    return this.evalTerm(a, f, (v) => this.unifyValue(b, v, f, k));
+  }
+
+  private unifyPairs(as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {
+    if (i === as.length) return k();
+    return this.unify(as[i] as Term, bs[i] as Term, f, () => this.unifyPairs(as, bs, i + 1, f, k));
+  }
+
+  /** Unifies a term (possibly containing unbound vars) with a value. */
+  unifyValue(t: Term, v: Value, f: Frame, k: K): boolean {
+    switch (t.type) {
+      case 'var': {
+        if (t.slot === undefined) return this.evalTerm(t, f, (x) => (valueEquals(x, v) ? k() : false));
+        const cur = f[t.slot];
+        if (cur === undefined) {
+          f[t.slot] = v;
+          try {
+            return k();
+          } finally {
+            f[t.slot] = undefined;
+          }
+        }
+        return valueEquals(cur, v) ? k() : false;
+      }
+      case 'value':
+        return valueEquals(t.value, v) ? k() : false;
+      case 'array':
+        if (!Array.isArray(v) || v.length !== t.items.length) return false;
+        return this.unifyItems(t.items, v, 0, f, k);
+      case 'object': {
+        if (!(v instanceof ObjectValue) || v.size !== t.entries.length) return false;
+        return this.unifyEntries(t.entries, v, 0, f, k);
+      }
+      default:
+        return this.evalTerm(t, f, (x) => (valueEquals(x, v) ? k() : false));
+    }
+  }
+
+  private unifyItems(items: Term[], v: Value[], i: number, f: Frame, k: K): boolean {
+    if (i === items.length) return k();
+    return this.unifyValue(items[i] as Term, v[i] as Value, f, () => this.unifyItems(items, v, i + 1, f, k));
+  }
+
+  private unifyEntries(entries: [Term, Term][], v: ObjectValue, i: number, f: Frame, k: K): boolean {
+    if (i === entries.length) return k();
+    const [kt, vt] = entries[i] as [Term, Term];
+    return this.evalTerm(kt, f, (key) => {
+      const x = v.get(key);
+      if (x === undefined) return false;
+      return this.unifyValue(vt, x, f, () => this.unifyEntries(entries, v, i + 1, f, k));
+    });
+  }
+
+  // ------------------------------------------------------------ terms
+  evalTerm(t: Term, f: Frame, k: VK): boolean {
+    switch (t.type) {
+      case 'value':
+        return k(t.value);
+      case 'var': {
+        if (t.slot === undefined) {
+          if (t.name === 'input') return this.s.input === undefined ? false : k(this.s.input);
+          if (t.name === 'data') {
+            const v = this.nodeValue(this.policy.root, this.s.base);
+            return v === undefined ? false : k(v);
+          }
+          throw new RegoError('rego_compile_error', `unresolved var ${t.name}`, t.loc);
+        }
+        const v = f[t.slot];
+        if (v === undefined) throw new RegoError('rego_unsafe_var_error', `var ${t.name} is unsafe`, t.loc);
+        return k(v);
+      }
+      case 'ref':
+        return this.evalRef(t, f, k);
+      case 'array':
+        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()));
+      case 'set':
+        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)));
+      case 'object': {
+        const flat: Term[] = [];
+        for (const [a, b] of t.entries) flat.push(a, b);
+        return this.evalItems(flat, f, 0, new Array(flat.length), (vals) => {
+          const o = new ObjectValue();
+          for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
+          return k(o);
+        });
+      }
+      case 'arraycompr': {
+        const out: Value[] = [];
+        this.evalBody(t.body, 0, f, () =>
+          this.evalTerm(t.term, f, (v) => {
+            out.push(v);
+            return false;
+          }),
+        );
+        return k(out);
+      }
+      case 'setcompr': {
+        const out = new SetValue();
+        this.evalBody(t.body, 0, f, () =>
+          this.evalTerm(t.term, f, (v) => {
+            out.add(v);
+            return false;
+          }),
+        );
+        return k(out);
+      }
+      case 'objectcompr': {
+        const out = new ObjectValue();
+        this.evalBody(t.body, 0, f, () =>
+          this.evalTerm(t.key, f, (key) =>
+            this.evalTerm(t.value, f, (v) => {
+              const prev = out.get(key);
+              if (prev !== undefined && !valueEquals(prev, v)) {
+                throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
+              }
+              out.set(key, v);
+              return false;
+            }),
+          ),
+        );
+        return k(out);
+      }
+      case 'call':
+        return this.evalCall(t, f, k);
+    }
+  }
+
+  private evalItems(items: Term[], f: Frame, i: number, acc: Value[], k: (vals: Value[]) => boolean): boolean {
+    if (i === items.length) return k(acc);
+    return this.evalTerm(items[i] as Term, f, (v) => {
+      acc[i] = v;
+      return this.evalItems(items, f, i + 1, acc, k);
+    });
+  }
+
+  private evalRef(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
+    const head = t.head;
+    if (head.type === 'var' && head.slot === undefined) {
+      if (head.name === 'data') return this.evalData(this.policy.root, this.s.base, t.path, 0, f, k);
+      if (head.name === 'input') {
+        if (this.s.input === undefined) return false;
+        return this.walk(this.s.input, t.path, 0, f, k);
+      }
+    }
+    return this.evalTerm(head, f, (v) => this.walk(v, t.path, 0, f, k));
+  }
+
+  private walk(v: Value, path: Term[], i: number, f: Frame, k: VK): boolean {
+    if (i === path.length) return k(v);
+    const p = path[i] as Term;
+    if (p.type === 'value') {
+      const c = childOf(v, p.value);
+      return c === undefined ? false : this.walk(c, path, i + 1, f, k);
+    }
+    if (p.type === 'var' && p.slot !== undefined) {
+      const cur = f[p.slot];
+      if (cur !== undefined) {
+        const c = childOf(v, cur);
+        return c === undefined ? false : this.walk(c, path, i + 1, f, k);
+      }
+      const slot = p.slot;
+      return this.iterate(v, (key, val) => {
+        f[slot] = key;
+        try {
+          return this.walk(val, path, i + 1, f, k);
+        } finally {
+          f[slot] = undefined;
+        }
+      });
+    }
+    if (isPattern(p, f)) {
+      return this.iterate(v, (key, val) => this.unifyValue(p, key, f, () => this.walk(val, path, i + 1, f, k)));
+    }
+    return this.evalTerm(p, f, (key) => {
+      const c = childOf(v, key);
+      return c === undefined ? false : this.walk(c, path, i + 1, f, k);
+    });
+  }
+
+  // ------------------------------------------------------------ data documents
+  private evalData(node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
+    const over = this.s.nodeOverrides?.get(node);
+    if (over !== undefined) return this.walk(over, path, i, f, k);
+    if (node.rules.length) {
+      const doc = this.nodeDoc(node, base);
+      return doc === undefined ? false : this.walk(doc, path, i, f, k);
+    }
+    if (i === path.length) {
+      const v = this.nodeValue(node, base);
+      return v === undefined ? false : k(v);
+    }
+    const p = path[i] as Term;
+    const step = (key: Value): boolean => {
+      const child = typeof key === 'string' ? node.children.get(key) : undefined;
+      const b = base === undefined ? undefined : childOf(base, key);
+      if (child && child.hasRules) return this.evalData(child, b, path, i + 1, f, k);
+      return b === undefined ? false : this.walk(b, path, i + 1, f, k);
+    };
+    if (p.type === 'value') return step(p.value);
+    if (isUnboundVar(p, f) || isPattern(p, f)) {
+      const keys = new SetValue();
+      for (const [key, c] of node.children) if (c.hasRules) keys.add(key);
+      if (base instanceof ObjectValue) for (const [key] of base.unordered()) keys.add(key);
+      else if (base !== undefined) {
+        // non-object base: iterate it plainly
+        return this.walk(base, path, i, f, k);
+      }
+      return this.iterate(keys, (key) => {
+        const child = typeof key === 'string' ? node.children.get(key) : undefined;
+        if (child && child.hasRules) {
+          // only keys whose document is defined
+          let defined = false;
+          this.evalData(child, base === undefined ? undefined : childOf(base, key), [], 0, f, () => (defined = true));
+          if (!defined) return false;
+        }
+        return this.unifyValue(p, key, f, () => step(key));
+      });
+    }
+    return this.evalTerm(p, f, step);
+  }
+
+  /** Full value of a data node without rules of its own: base document merged with children. */
+  private nodeValue(node: DataNode, base: Value | undefined): Value | undefined {
+    const over = this.s.nodeOverrides?.get(node);
+    if (over !== undefined) return over;
+    if (node.rules.length) return this.nodeDoc(node, base);
+    if (!node.hasRules) return base;
+    const cached = this.s.valueCache.get(node);
+    if (cached !== undefined) return cached === null ? undefined : cached;
+    const out = new ObjectValue();
+    if (base instanceof ObjectValue) for (const [k, v] of base.unordered()) out.set(k, v);
+    for (const [key, child] of node.children) {
+      if (!child.hasRules) continue;
+      const v = this.nodeValue(child, base === undefined ? undefined : childOf(base, key));
+      if (v !== undefined) out.set(key, v);
+    }
+    this.s.valueCache.set(node, out);
+    return out;
+  }
+
+  /** The document a node's rules define (merged with rules of child nodes), cached per evaluation. */
+  private nodeDoc(node: DataNode, base: Value | undefined): Value | undefined {
+    const cached = this.s.cache.get(node);
+    if (cached !== undefined) return cached === null ? undefined : cached;
+    if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
+    this.depth++;
+    let doc: Value | undefined;
+    try {
+      doc = this.computeNodeDoc(node, base);
+    } finally {
+      this.depth--;
+    }
+    this.s.cache.set(node, doc === undefined ? null : doc);
+    return doc;
+  }
+
+  private computeNodeDoc(node: DataNode, base: Value | undefined): Value | undefined {
+    const rules = node.rules;
+    const complete = rules.filter((r) => r.kind === 'value' && r.rest.length === 0);
+    let doc: Value | undefined;
+    if (complete.length) {
+      doc = this.evalComplete(complete);
+    } else {
+      const multi = rules.filter((r) => r.kind === 'multi' && r.rest.length === 0);
+      if (multi.length) {
+        const set = new SetValue();
+        for (const r of multi) {
+          const fr: Frame = new Array(r.nslots);
+          this.evalBody(r.body, 0, fr, () =>
+            this.evalTerm(r.key as Term, fr, (v) => {
+              set.add(v);
+              return false;
+            }),
+          );
+        }
+        doc = set;
+      }
+      const objRules = rules.filter((r) => r.rest.length > 0);
+      if (objRules.length) {
+        const obj = new ObjectValue();
+        for (const r of objRules) this.evalObjectRule(r, obj);
+        doc = obj;
+      }
+    }
+    // child nodes with rules extend an object document
+    let hasChild = false;
+    for (const c of node.children.values()) if (c.hasRules) hasChild = true;
+    if (hasChild && (doc === undefined || doc instanceof ObjectValue)) {
+      const out = new ObjectValue(doc instanceof ObjectValue ? doc.unordered() : []);
+      for (const [key, child] of node.children) {
+        if (!child.hasRules) continue;
+        const v = this.nodeValue(child, base === undefined ? undefined : childOf(base, key));
+        if (v !== undefined) {
+          const prev = out.get(key);
+          if (prev instanceof ObjectValue && v instanceof ObjectValue) out.set(key, mergeObjects(prev, v));
+          else out.set(key, v);
+        }
+      }
+      if (doc !== undefined || out.size > 0) doc = out;
+    }
+    return doc;
+  }
+
+  private evalComplete(rules: CRule[]): Value | undefined {
+    let result: Value | undefined;
+    let def: CRule | undefined;
+    for (const r of rules) {
+      if (r.isDefault) {
+        def = r;
+        continue;
+      }
+      this.ruleValues(r, (v, rr) => {
+        if (result === undefined) result = v;
+        else if (!valueEquals(result, v)) {
+          throw new RegoError('eval_conflict_error', 'complete rules must not produce multiple outputs', rr.loc);
+        }
+      });
+    }
+    if (result === undefined && def) {
+      const fr: Frame = new Array(def.nslots);
+      this.evalTerm(def.value, fr, (v) => {
+        result = v;
+        return true;
+      });
+    }
+    return result;
+  }
+
+  /** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
+  private ruleValues(r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
+    let any = false;
+    this.evalBody(r.body, 0, f, () => {
+      any = true;
+      return this.evalTerm(r.value, f, (v) => {
+        onValue(v, r);
+        return false;
+      });
+    });
+    if (any) return;
+    for (const e of r.elses) {
+      let got = false;
+      this.evalBody(e.body, 0, f, () => {
+        got = true;
+        return this.evalTerm(e.value, f, (v) => {
+          onValue(v, e);
+          return false;
+        });
+      });
+      if (got) return;
+    }
+  }
+
+  private evalObjectRule(r: CRule, obj: ObjectValue): void {
+    const fr: Frame = new Array(r.nslots);
+    const insert = (keys: Value[], leaf: Value): void => {
+      let cur = obj;
+      for (let i = 0; i < keys.length - 1; i++) {
+        const k = keys[i] as Value;
+        let next = cur.get(k);
+        if (next === undefined) {
+          next = new ObjectValue();
+          cur.set(k, next);
+        } else if (!(next instanceof ObjectValue)) {
+          throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+        }
+        cur = next;
+      }
+      const last = keys[keys.length - 1] as Value;
+      if (r.kind === 'multi') {
+        let set = cur.get(last);
+        if (set === undefined) cur.set(last, (set = new SetValue()));
+        if (!(set instanceof SetValue)) throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+        set.add(leaf);
+        return;
+      }
+      const prev = cur.get(last);
+      if (prev !== undefined && !valueEquals(prev, leaf)) {
+        throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+      }
+      cur.set(last, leaf);
+    };
+    const onSolution = (valueTerm: Term): boolean =>
+      this.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) =>
+        this.evalTerm(valueTerm, fr, (v) => {
+          insert(keys.slice(), v);
+          return false;
+        }),
+      );
+    let any = false;
+    this.evalBody(r.body, 0, fr, () => {
+      any = true;
+      return onSolution(r.kind === 'multi' ? (r.key as Term) : r.value);
+    });
+    if (any) return;
+    for (const e of r.elses) {
+      let got = false;
+      this.evalBody(e.body, 0, fr, () => {
+        got = true;
+        return onSolution(e.value);
+      });
+      if (got) return;
+    }
+  }
+
+  // ------------------------------------------------------------ calls
+  private evalCall(t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
+    const target = t.target;
+    if (!target) throw new RegoError('rego_type_error', `undefined function ${t.name}`, t.loc);
+    let out: Term | undefined;
+    if (target.kind === 'builtin') {
+      const b = lookupBuiltin(target.name);
+      if (b && b.arity >= 0 && t.args.length === b.arity + 1) out = t.args[t.args.length - 1];
+      if (target.name === 'print') return this.evalPrint(t, f, k);
+    } else out = funcOutputMarks.get(t);
+    const ins = out ? t.args.slice(0, -1) : t.args;
+    const outT = out;
+    return this.evalItems(ins, f, 0, new Array(ins.length), (vals) =>
+      this.callTarget(target, vals.slice(), t.loc, outT ? (v) => this.unifyValue(outT, v, f, () => k(true)) : k),
+    );
+  }
+
+  private evalPrint(t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
+    const parts: string[] = [];
+    for (const a of t.args) {
+      const vals: Value[] = [];
+      this.evalTerm(a, f, (v) => {
+        vals.push(v);
+        return false;
+      });
+      if (vals.length === 0) parts.push('<undefined>');
+      else for (const v of vals) parts.push(typeof v === 'string' ? v : printValue(v));
+    }
+    this.ctx.print(parts.join(' '));
+    return k(true);
+  }
+
+  private callTarget(target: CallTarget, vals: Value[], loc: Loc, k: VK): boolean {
+    const key = target.kind === 'builtin' ? target.name : target.path;
+    const over = this.s.funcOverrides?.get(key);
+    if (over) {
+      if (over.kind === 'value') return k(over.value);
+      const t2 = over.target;
+      if (t2.kind === 'builtin' ? t2.name !== key : t2.path !== key) {
+        const saved = this.s;
+        // the replacement runs without the override of the function it replaces
+        return this.callTargetRaw(t2, vals, loc, k, saved);
+      }
+    }
+    return this.callTargetRaw(target, vals, loc, k, this.s);
+  }
+
+  private callTargetRaw(target: CallTarget, vals: Value[], loc: Loc, k: VK, _st: WithState): boolean {
+    if (target.kind === 'func') return this.callFunc(target.path, vals, loc, k);
+    const def = lookupBuiltin(target.name);
+    if (!def) throw new RegoError('rego_type_error', `undefined function ${target.name}`, loc);
+    try {
+      if (def.rel) {
+        const results = def.rel(vals, this.ctx);
+        for (const r of results) if (k(r)) return true;
+        return false;
+      }
+      const r = (def.fn as NonNullable<typeof def.fn>)(vals, this.ctx);
+      if (r === undefined) return false;
+      return k(r);
+    } catch (e) {
+      if (e instanceof BuiltinError) {
+        if (this.strict || e.halt) throw new RegoError(e.code, e.message, loc);
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private callFunc(path: string, vals: Value[], loc: Loc, k: VK): boolean {
+    const rules = this.policy.funcs.get(path);
+    if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
+    const ckey = `${path}(${vals.map(valueKey).join(',')}`;
+    const cached = this.s.funcCache.get(ckey);
+    let result: Value | undefined;
+    if (cached !== undefined) result = cached === null ? undefined : cached;
+    else {
+      if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
+      this.depth++;
+      try {
+        let def: CRule | undefined;
+        for (const r of rules) {
+          if (r.isDefault) {
+            def = r;
+            continue;
+          }
+          const fr: Frame = new Array(r.nslots);
+          const branches = [r, ...r.elses];
+          for (const br of branches) {
+            let got = false;
+            this.unifyItems(br.args, vals, 0, fr, () =>
+              this.evalBody(br.body, 0, fr, () => {
+                got = true;
+                return this.evalTerm(br.value, fr, (v) => {
+                  if (result === undefined) result = v;
+                  else if (!valueEquals(result, v)) {
+                    throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
+                  }
+                  return false;
+                });
+              }),
+            );
+            if (got) break;
+          }
+        }
+        if (result === undefined && def) {
+          const d = def;
+          const fr: Frame = new Array(d.nslots);
+          this.unifyItems(d.args, vals, 0, fr, () =>
+            this.evalTerm(d.value, fr, (v) => {
+              result = v;
+              return true;
+            }),
+          );
+        }
+      } finally {
+        this.depth--;
+      }
+      this.s.funcCache.set(ckey, result === undefined ? null : result);
+    }
+    return result === undefined ? false : k(result);
+  }
+}
+
+function printValue(v: Value): string {
+  if (v instanceof SetValue) return v.size === 0 ? 'set()' : `{${v.values().map(printValue).join(', ')}}`;
+  if (v instanceof ObjectValue) return `{${v.entries().map(([a, b]) => `${printValue(a)}: ${printValue(b)}`).join(', ')}}`;
+  if (Array.isArray(v)) return `[${v.map(printValue).join(', ')}]`;
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (v === null) return 'null';
+  return String(v);
+}
+
+function mergeObjects(a: ObjectValue, b: ObjectValue): ObjectValue {
+  const out = new ObjectValue(a.unordered());
+  for (const [k, v] of b.unordered()) {
+    const p = out.get(k);
+    out.set(k, p instanceof ObjectValue && v instanceof ObjectValue ? mergeObjects(p, v) : v);
+  }
+  return out;
+}
+
+function refPath(t: Term): string[] | undefined {
+  if (t.type === 'var') return [t.name];
+  if (t.type !== 'ref' || t.head.type !== 'var') return undefined;
+  const out = [t.head.name];
+  for (const p of t.path) {
+    if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
+    out.push(p.value);
+  }
+  return out;
+}
+
+function childPath(v: Value | undefined, path: string[]): Value | undefined {
+  let cur = v;
+  for (const p of path) {
+    if (cur === undefined) return undefined;
+    cur = childOf(cur, p);
+  }
+  return cur;
+}
+
+/** A copy of `v` with the value at `path` replaced (objects created along the way). */
+function patchValue(v: Value, path: string[], leaf: Value): Value {
+  if (path.length === 0) return leaf;
+  const [head, ...rest] = path as [string, ...string[]];
+  const obj = v instanceof ObjectValue ? new ObjectValue(v.unordered()) : new ObjectValue();
+  const child = obj.get(head);
+  obj.set(head, patchValue(child ?? EMPTY_OBJECT, rest, leaf));
+  return obj;
+}

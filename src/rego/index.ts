@@ -1,0 +1,107 @@
+/**
+ * Library API of the builtin Rego engine: compile modules once, then evaluate queries many times.
+ *
+ *   const policy = compileModules([{ name: 'authz.rego', text }]);
+ *   const q = policy.prepareQuery('data.toolgate.authz.decision = x');
+ *   q.evaluate({ input, data }) // -> [{ expressions: [true], bindings: { x: ... } }]
+ *   policy.evalRule('data.toolgate.authz.decision', { input, data }) // -> value or undefined
+ *
+ * `input` and `data` are Rego values (`fromJSON` converts plain JSON once; convert big data documents once
+ * and reuse them across evaluations). Result values are Rego values too (`toJSON` gives plain JSON).
+ * Errors are `RegoError`s (a ToolgateError with OPA's code in `regoCode`).
+ */
+import type { Module, Term } from './ast.ts';
+import { compileModules as compileAst, compileQuery, type CompiledPolicy, type CompiledQuery } from './compiler.ts';
+import { RegoError } from './errors.ts';
+import { Evaluator, type EvalOptions } from './eval.ts';
+import { parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
+import { fromJSON, type Value } from './value.ts';
+
+export type { EvalOptions } from './eval.ts';
+export type { RegoVersion } from './parser.ts';
+export { RegoError } from './errors.ts';
+export * from './value.ts';
+
+export interface ModuleSource {
+  readonly name: string;
+  readonly text: string;
+}
+
+export interface CompileOptions {
+  readonly regoVersion?: RegoVersion;
+}
+
+/** One solution of a query: the value of each expression and the query variables' bindings. */
+export interface QueryResult {
+  readonly expressions: Value[];
+  readonly bindings: Map<string, Value>;
+}
+
+export interface PreparedQuery {
+  readonly vars: readonly string[];
+  evaluate(opts?: EvalOptions): QueryResult[];
+}
+
+export interface Policy {
+  readonly compiled: CompiledPolicy;
+  prepareQuery(query: string): PreparedQuery;
+  /** Value of the document at a data ref such as `data.toolgate.authz.decision`, or undefined. */
+  evalRule(ref: string, opts?: EvalOptions): Value | undefined;
+}
+
+export function compileModules(modules: readonly ModuleSource[], options: CompileOptions = {}): Policy {
+  const version = options.regoVersion ?? 'v1';
+  const parsed: Module[] = modules.map((m) => parseModule(m.text, m.name, version));
+  const compiled = compileAst(parsed);
+  return makePolicy(compiled, version);
+}
+
+function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
+  return {
+    compiled,
+    prepareQuery(query: string): PreparedQuery {
+      const q = compileQuery(parseQuery(query, 'query', version), compiled);
+      return prepared(compiled, q);
+    },
+    evalRule(ref: string, opts: EvalOptions = {}): Value | undefined {
+      const path = ref.split('.');
+      if (path[0] !== 'data') throw new RegoError('rego_parse_error', `entrypoint must start with data: ${ref}`);
+      return new Evaluator(compiled, opts).evalDataPath(path.slice(1));
+    },
+  };
+}
+
+function prepared(compiled: CompiledPolicy, q: CompiledQuery): PreparedQuery {
+  return {
+    vars: q.vars.map((v) => v.name),
+    evaluate(opts: EvalOptions = {}): QueryResult[] {
+      const out: QueryResult[] = [];
+      new Evaluator(compiled, opts).runQuery(q, (f, exprs) => {
+        const bindings = new Map<string, Value>();
+        for (const v of q.vars) {
+          const x = f[v.slot];
+          if (x !== undefined) bindings.set(v.name, x);
+        }
+        out.push({ expressions: exprs.slice(), bindings });
+      });
+      return out;
+    },
+  };
+}
+
+/** Parses a Rego term written as text (e.g. an `input_term`) into a value; refs and vars are refused. */
+export function parseValueTerm(text: string): Value {
+  const t = parseTerm(text);
+  return termToValue(t);
+}
+
+function termToValue(t: Term): Value {
+  const ev = compileModules([]);
+  const q = compileQuery([{ negated: false, expr: { kind: 'term', term: t }, withs: [], loc: t.loc }], ev.compiled);
+  const res = prepared(ev.compiled, q).evaluate();
+  const v = res[0]?.expressions[0];
+  if (v === undefined) throw new RegoError('rego_parse_error', 'term has no value', t.loc);
+  return v;
+}
+
+export { fromJSON };

@@ -1,0 +1,186 @@
+/** Rego tokenizer: identifiers, numbers, strings (JSON escapes), raw strings, operators; `#` comments. */
+import { RegoError } from './errors.ts';
+
+export type TokenType = 'ident' | 'number' | 'string' | 'op' | 'eof';
+
+export interface Token {
+  readonly type: TokenType;
+  /** Identifier/operator text, number literal text, or the decoded string. */
+  readonly text: string;
+  readonly line: number;
+  readonly col: number;
+  /** Whitespace (or a comment) precedes the token. */
+  readonly ws: boolean;
+  /** A newline precedes the token. */
+  readonly nl: boolean;
+  /** Raw string (backquoted). */
+  readonly raw?: boolean;
+}
+
+const OPS3: string[] = [];
+const OPS2 = [':=', '==', '!=', '<=', '>='];
+const OPS1 = '()[]{},;:.=<>+-*/%&|';
+
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+function isIdentPart(c: number): boolean {
+  return isIdentStart(c) || (c >= 48 && c <= 57);
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+export function tokenize(src: string, file: string): Token[] {
+  const out: Token[] = [];
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  const n = src.length;
+  const fail = (msg: string, l = line, c = i - lineStart + 1): never => {
+    throw new RegoError('rego_parse_error', msg, { file, line: l, col: c });
+  };
+  while (true) {
+    let ws = false;
+    let nl = false;
+    // whitespace and comments
+    while (i < n) {
+      const c = src.charCodeAt(i);
+      if (c === 10) {
+        nl = true;
+        ws = true;
+        i++;
+        line++;
+        lineStart = i;
+      } else if (c === 32 || c === 9 || c === 13) {
+        ws = true;
+        i++;
+      } else if (c === 35) {
+        ws = true;
+        while (i < n && src.charCodeAt(i) !== 10) i++;
+      } else break;
+    }
+    const col = i - lineStart + 1;
+    if (i >= n) {
+      out.push({ type: 'eof', text: '', line, col, ws, nl: true });
+      return out;
+    }
+    const c = src.charCodeAt(i);
+    if (isIdentStart(c)) {
+      const s = i;
+      while (i < n && isIdentPart(src.charCodeAt(i))) i++;
+      out.push({ type: 'ident', text: src.slice(s, i), line, col, ws, nl });
+      continue;
+    }
+    if (isDigit(c)) {
+      const s = i;
+      while (i < n && isDigit(src.charCodeAt(i))) i++;
+      if (src[i] === '.' && isDigit(src.charCodeAt(i + 1))) {
+        i++;
+        while (i < n && isDigit(src.charCodeAt(i))) i++;
+      }
+      if (src[i] === 'e' || src[i] === 'E') {
+        let j = i + 1;
+        if (src[j] === '+' || src[j] === '-') j++;
+        if (isDigit(src.charCodeAt(j))) {
+          i = j;
+          while (i < n && isDigit(src.charCodeAt(i))) i++;
+        }
+      }
+      if (i < n && isIdentStart(src.charCodeAt(i))) fail(`unexpected character after number`);
+      out.push({ type: 'number', text: src.slice(s, i), line, col, ws, nl });
+      continue;
+    }
+    if (c === 34) {
+      // "..." with JSON escapes
+      i++;
+      let s = '';
+      let start = i;
+      while (true) {
+        if (i >= n || src.charCodeAt(i) === 10) fail('non-terminated string', line, col);
+        const d = src.charCodeAt(i);
+        if (d === 34) break;
+        if (d === 92) {
+          s += src.slice(start, i);
+          const e = src[i + 1];
+          i += 2;
+          switch (e) {
+            case '"':
+              s += '"';
+              break;
+            case '\\':
+              s += '\\';
+              break;
+            case '/':
+              s += '/';
+              break;
+            case 'b':
+              s += '\b';
+              break;
+            case 'f':
+              s += '\f';
+              break;
+            case 'n':
+              s += '\n';
+              break;
+            case 'r':
+              s += '\r';
+              break;
+            case 't':
+              s += '\t';
+              break;
+            case 'u': {
+              const h = src.slice(i, i + 4);
+              if (!/^[0-9a-fA-F]{4}$/.test(h)) fail('illegal escape sequence in string');
+              s += String.fromCharCode(parseInt(h, 16));
+              i += 4;
+              break;
+            }
+            default:
+              fail(`illegal escape sequence in string`);
+          }
+          start = i;
+          continue;
+        }
+        i++;
+      }
+      s += src.slice(start, i);
+      i++;
+      out.push({ type: 'string', text: s, line, col, ws, nl });
+      continue;
+    }
+    if (c === 96) {
+      const s = i + 1;
+      const startLine = line;
+      i++;
+      while (i < n && src.charCodeAt(i) !== 96) {
+        if (src.charCodeAt(i) === 10) {
+          line++;
+          lineStart = i + 1;
+        }
+        i++;
+      }
+      if (i >= n) fail('non-terminated raw string', startLine, col);
+      out.push({ type: 'string', text: src.slice(s, i), line: startLine, col, ws, nl, raw: true });
+      i++;
+      continue;
+    }
+    const two = src.slice(i, i + 2);
+    if (OPS3.length > 0 && OPS3.includes(src.slice(i, i + 3))) {
+      out.push({ type: 'op', text: src.slice(i, i + 3), line, col, ws, nl });
+      i += 3;
+      continue;
+    }
+    if (OPS2.includes(two)) {
+      out.push({ type: 'op', text: two, line, col, ws, nl });
+      i += 2;
+      continue;
+    }
+    if (OPS1.includes(src[i] as string)) {
+      out.push({ type: 'op', text: src[i] as string, line, col, ws, nl });
+      i++;
+      continue;
+    }
+    fail(`illegal token ${JSON.stringify(src[i])}`);
+  }
+}

@@ -1,0 +1,647 @@
+/**
+ * Rego parser: modules (v1 by default; v0 on request, where `import rego.v1` switches a module to v1) and
+ * queries. v0 mode is lenient: `if`, `contains`, `in` and `every` are accepted as keywords without the
+ * `future.keywords` imports (those imports are accepted and have no further effect).
+ */
+import type { Expr, Import, Literal, Loc, Module, Rule, Term, With } from './ast.ts';
+import { RegoError } from './errors.ts';
+import { tokenize, type Token } from './lexer.ts';
+import { parseNumber, SetValue, ObjectValue, type Value } from './value.ts';
+
+export type RegoVersion = 'v0' | 'v1';
+
+const INFIX_REL: Record<string, string> = { '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' };
+const INFIX_ADD: Record<string, string> = { '+': 'plus', '-': 'minus' };
+const INFIX_MUL: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
+
+class Parser {
+  private pos = 0;
+  private readonly dotted = new WeakSet<Term>();
+  private readonly toks: Token[];
+  v1: boolean;
+
+  constructor(
+    src: string,
+    readonly file: string,
+    version: RegoVersion,
+  ) {
+    this.toks = tokenize(src, file);
+    this.v1 = version === 'v1';
+  }
+
+  // ------------------------------------------------------------ token helpers
+  private get tok(): Token {
+    return this.toks[this.pos] as Token;
+  }
+  private peek(k = 1): Token {
+    return (this.toks[this.pos + k] ?? this.toks[this.toks.length - 1]) as Token;
+  }
+  private next(): Token {
+    const t = this.tok;
+    if (t.type !== 'eof') this.pos++;
+    return t;
+  }
+  private loc(t: Token = this.tok): Loc {
+    return { file: this.file, line: t.line, col: t.col };
+  }
+  fail(msg: string, t: Token = this.tok): never {
+    throw new RegoError('rego_parse_error', msg, this.loc(t));
+  }
+  private isOp(text: string, t: Token = this.tok): boolean {
+    return t.type === 'op' && t.text === text;
+  }
+  private isIdent(text: string, t: Token = this.tok): boolean {
+    return t.type === 'ident' && t.text === text;
+  }
+  private expectOp(text: string): Token {
+    if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
+    return this.next();
+  }
+  private describe(t: Token): string {
+    if (t.type === 'eof') return 'end of input';
+    if (t.type === 'string') return 'string';
+    return JSON.stringify(t.text);
+  }
+
+  // ------------------------------------------------------------ module
+  parseModule(): Module {
+    if (!this.isIdent('package')) this.fail('package expected');
+    const pkgTok = this.next();
+    const pkgTerm = this.parsePrimary();
+    const pkg = ['data', ...this.refToStrings(pkgTerm, 'package')];
+    const imports: Import[] = [];
+    while (this.isIdent('import')) {
+      const t = this.next();
+      const path = this.parsePrimary();
+      let alias: string | undefined;
+      if (this.isIdent('as') && !this.tok.nl) {
+        this.next();
+        const a = this.next();
+        if (a.type !== 'ident') this.fail('import alias must be a variable', a);
+        alias = a.text;
+      }
+      const segs = this.refToStrings(path, 'import');
+      if (segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2) this.v1 = true;
+      else if (segs[0] === 'future') {
+        if (segs[1] !== 'keywords') this.fail(`invalid import ${segs.join('.')}`, t);
+      } else if (segs[0] !== 'data' && segs[0] !== 'input') {
+        this.fail(`invalid import ${segs.join('.')}: must begin with input or data`, t);
+      }
+      imports.push({ path, alias, loc: this.loc(t) });
+    }
+    const rules: Rule[] = [];
+    while (this.tok.type !== 'eof') {
+      if (this.isIdent('import')) this.fail('imports must appear before rules');
+      if (this.isIdent('package')) this.fail('unexpected package');
+      rules.push(...this.parseRule());
+    }
+    return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
+  }
+
+  private refToStrings(t: Term, what: string): string[] {
+    if (t.type === 'var') return [t.name];
+    if (t.type === 'ref' && t.head.type === 'var') {
+      const out = [t.head.name];
+      for (const p of t.path) {
+        if (p.type !== 'value' || typeof p.value !== 'string') this.fail(`invalid ${what} path`);
+        out.push(p.value);
+      }
+      return out;
+    }
+    return this.fail(`invalid ${what} path`);
+  }
+
+  // ------------------------------------------------------------ rules
+  private parseRule(): Rule[] {
+    const start = this.tok;
+    let isDefault = false;
+    if (this.isIdent('default') && this.peek().type === 'ident') {
+      isDefault = true;
+      this.next();
+    }
+    if (this.tok.type !== 'ident') this.fail(`unexpected ${this.describe(this.tok)}`);
+    const nameTok = this.next();
+    const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
+    // head ref suffixes
+    while (true) {
+      const t = this.tok;
+      if (this.isOp('.') && !t.ws) {
+        this.next();
+        const id = this.next();
+        if (id.type !== 'ident') this.fail('expected name after .', id);
+        const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
+        this.dotted.add(seg);
+        ref.push(seg);
+      } else if (this.isOp('[') && !t.ws) {
+        this.next();
+        ref.push(this.parseInExpr());
+        this.expectOp(']');
+      } else break;
+    }
+    let args: Term[] | undefined;
+    if (this.isOp('(') && !this.tok.ws) {
+      this.next();
+      args = [];
+      if (!this.isOp(')')) {
+        for (;;) {
+          args.push(this.parseInExpr());
+          if (this.isOp(',')) {
+            this.next();
+            continue;
+          }
+          break;
+        }
+      }
+      this.expectOp(')');
+    }
+    let key: Term | undefined;
+    let value: Term | undefined;
+    let assign = false;
+    let kind: Rule['kind'] = args ? 'func' : 'value';
+    if (this.isIdent('contains') && !args) {
+      this.next();
+      key = this.parseInExpr();
+      kind = 'multi';
+    } else if (this.isOp(':=') || this.isOp('=')) {
+      assign = this.next().text === ':=';
+      value = this.parseInExpr();
+    }
+    const loc = this.loc(start);
+    if (isDefault) {
+      if (!value) this.fail('default rules must have a value assigned', start);
+      return [{ kind, ref, key, value, args: args ?? [], body: [], isDefault, elses: [], assign, loc }];
+    }
+    const bodies: Literal[][] = [];
+    let hasIf = false;
+    if (this.isIdent('if')) {
+      hasIf = true;
+      this.next();
+      if (this.isOp('{')) bodies.push(this.parseBraceBody());
+      else bodies.push([this.parseLiteral()]);
+    } else if (this.isOp('{') && !this.tok.nl) {
+      if (this.v1) this.fail('`if` keyword is required before rule body');
+      bodies.push(this.parseBraceBody());
+    }
+    // v0 partial set: p[x] { ... } / p[x] (no value, no contains)
+    if (kind === 'value' && !value && ref.length > 1) {
+      const last = ref[ref.length - 1] as Term;
+      const lastIsBracket = !(last.type === 'value' && typeof last.value === 'string' && this.wasDotted(last));
+      if (lastIsBracket) {
+        if (!this.v1) {
+          kind = 'multi';
+          key = last;
+          ref.pop();
+        } else if (!hasIf && bodies.length > 0) {
+          this.fail('`contains` keyword is required for partial set rules', start);
+        }
+      }
+    }
+    if (!this.v1 || hasIf) {
+      while (this.isOp('{') && !hasIf) bodies.push(this.parseBraceBody());
+    }
+    if (bodies.length === 0) bodies.push([]);
+    const elses: Rule[] = [];
+    while (this.isIdent('else')) {
+      const et = this.next();
+      let ev: Term | undefined;
+      if (this.isOp(':=') || this.isOp('=')) {
+        this.next();
+        ev = this.parseInExpr();
+      }
+      let ebody: Literal[] = [];
+      if (this.isIdent('if')) {
+        this.next();
+        ebody = this.isOp('{') ? this.parseBraceBody() : [this.parseLiteral()];
+      } else if (this.isOp('{') && !this.tok.nl) {
+        if (this.v1) this.fail('`if` keyword is required before rule body');
+        ebody = this.parseBraceBody();
+      }
+      elses.push({
+        kind,
+        ref,
+        key: undefined,
+        value: ev ?? { type: 'value', value: true, loc: this.loc(et) },
+        args: args ?? [],
+        body: ebody,
+        isDefault: false,
+        elses: [],
+        assign,
+        loc: this.loc(et),
+      });
+    }
+    const valueTerm: Term = value ?? { type: 'value', value: true, loc };
+    return bodies.map((body, i) => ({
+      kind,
+      ref,
+      key,
+      value: valueTerm,
+      args: args ?? [],
+      body,
+      isDefault: false,
+      elses: i === 0 ? elses : [],
+      assign,
+      loc,
+    }));
+  }
+
+  private wasDotted(t: Term): boolean {
+    return this.dotted.has(t);
+  }
+
+  private parseBraceBody(): Literal[] {
+    this.expectOp('{');
+    const body = this.parseLiterals('}');
+    this.expectOp('}');
+    if (body.length === 0) this.fail('found empty body');
+    return body;
+  }
+
+  /** Literals separated by `;` or newlines, until the closing token (not consumed). */
+  private parseLiterals(close: string): Literal[] {
+    const out: Literal[] = [];
+    while (!this.atEnd(close)) {
+      out.push(this.parseLiteral());
+      if (this.isOp(';')) {
+        this.next();
+        continue;
+      }
+      if (this.atEnd(close)) break;
+      if (!this.tok.nl) this.fail(`unexpected ${this.describe(this.tok)}`);
+    }
+    return out;
+  }
+
+  private atEnd(close: string): boolean {
+    return this.isOp(close) || this.tok.type === 'eof';
+  }
+
+  parseQuery(): Literal[] {
+    const body = this.parseLiterals('\u0000');
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.describe(this.tok)}`);
+    if (body.length === 0) this.fail('empty query');
+    return body;
+  }
+
+  parseSingleTerm(): Term {
+    const t = this.parseInExpr();
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.describe(this.tok)}`);
+    return t;
+  }
+
+  // ------------------------------------------------------------ literals
+  private parseLiteral(): Literal {
+    const start = this.tok;
+    const loc = this.loc(start);
+    if (this.isIdent('some') && this.peek().type === 'ident' && !this.isOp('(', this.peek())) {
+      this.next();
+      const terms: Term[] = [this.parseRelation()];
+      while (this.isOp(',')) {
+        this.next();
+        terms.push(this.parseRelation());
+      }
+      if (this.isIdent('in')) {
+        this.next();
+        if (terms.length > 2) this.fail('unexpected , in some ... in');
+        const coll = this.parseRelation();
+        const expr: Expr =
+          terms.length === 2
+            ? { kind: 'somein', key: terms[0], value: terms[1] as Term, coll }
+            : { kind: 'somein', key: undefined, value: terms[0] as Term, coll };
+        return { negated: false, expr, withs: this.parseWiths(), loc };
+      }
+      for (const t of terms) if (t.type !== 'var') this.fail('expected var in some declaration', start);
+      return { negated: false, expr: { kind: 'some', vars: terms }, withs: [], loc };
+    }
+    if (this.isIdent('every') && this.peek().type === 'ident') {
+      this.next();
+      const a = this.parsePrimary();
+      let key: Term | undefined;
+      let value = a;
+      if (this.isOp(',')) {
+        this.next();
+        key = a;
+        value = this.parsePrimary();
+      }
+      if (!this.isIdent('in')) this.fail('expected in after every');
+      this.next();
+      const domain = this.parseRelation();
+      const body = this.parseBraceBody();
+      for (const v of key ? [key, value] : [value]) if (v.type !== 'var') this.fail('expected var in every', start);
+      return { negated: false, expr: { kind: 'every', key, value, domain, body }, withs: this.parseWiths(), loc };
+    }
+    let negated = false;
+    if (this.isIdent('not') && !this.isOp('(', this.peek())) {
+      this.next();
+      negated = true;
+    }
+    const expr = this.parseExpr();
+    return { negated, expr, withs: this.parseWiths(), loc };
+  }
+
+  private parseWiths(): With[] {
+    const out: With[] = [];
+    while (this.isIdent('with')) {
+      const t = this.next();
+      const target = this.parsePrimary();
+      if (!this.isIdent('as')) this.fail('expected as in with');
+      this.next();
+      const value = this.parseInExpr();
+      out.push({ target, value, loc: this.loc(t) });
+    }
+    return out;
+  }
+
+  private parseExpr(): Expr {
+    const left = this.parseInExpr();
+    if (this.isOp(':=')) {
+      this.next();
+      return { kind: 'assign', left, right: this.parseInExpr() };
+    }
+    if (this.isOp('=')) {
+      this.next();
+      return { kind: 'unify', left, right: this.parseInExpr() };
+    }
+    return { kind: 'term', term: left };
+  }
+
+  // ------------------------------------------------------------ terms with operators
+  parseInExpr(noOr = false): Term {
+    let lhs = this.parseRelation(noOr);
+    while (this.isIdent('in') && !this.tok.nl) {
+      const t = this.next();
+      const rhs = this.parseRelation(noOr);
+      lhs = { type: 'call', name: 'internal.member_2', args: [lhs, rhs], loc: this.loc(t) };
+    }
+    // `k, v in coll` inside expressions is only supported via `some`.
+    return lhs;
+  }
+
+  private parseRelation(noOr = false): Term {
+    let lhs = this.parseOr(noOr);
+    while (this.tok.type === 'op' && INFIX_REL[this.tok.text] && !this.tok.nl) {
+      const t = this.next();
+      const rhs = this.parseOr(noOr);
+      lhs = { type: 'call', name: INFIX_REL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
+    }
+    return lhs;
+  }
+
+  private parseOr(noOr: boolean): Term {
+    let lhs = this.parseAnd();
+    while (!noOr && this.isOp('|') && !this.tok.nl) {
+      this.next();
+      const rhs = this.parseAnd();
+      lhs = { type: 'call', name: 'or', args: [lhs, rhs], loc: lhs.loc };
+    }
+    return lhs;
+  }
+
+  private parseAnd(): Term {
+    let lhs = this.parseArith();
+    while (this.isOp('&') && !this.tok.nl) {
+      this.next();
+      const rhs = this.parseArith();
+      lhs = { type: 'call', name: 'and', args: [lhs, rhs], loc: lhs.loc };
+    }
+    return lhs;
+  }
+
+  private parseArith(): Term {
+    let lhs = this.parseFactor();
+    while (this.tok.type === 'op' && INFIX_ADD[this.tok.text] && !this.tok.nl) {
+      const t = this.next();
+      const rhs = this.parseFactor();
+      lhs = { type: 'call', name: INFIX_ADD[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
+    }
+    return lhs;
+  }
+
+  private parseFactor(): Term {
+    let lhs = this.parseUnary();
+    while (this.tok.type === 'op' && INFIX_MUL[this.tok.text] && !this.tok.nl) {
+      const t = this.next();
+      const rhs = this.parseUnary();
+      lhs = { type: 'call', name: INFIX_MUL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
+    }
+    return lhs;
+  }
+
+  private parseUnary(): Term {
+    if (this.isOp('-')) {
+      const t = this.next();
+      if (this.tok.type === 'number' && !this.tok.ws) {
+        const n = this.next();
+        const v = parseNumber(`-${n.text}`);
+        if (v === undefined) this.fail(`invalid number ${n.text}`, n);
+        return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
+      }
+      const operand = this.parseUnary();
+      return { type: 'call', name: 'minus', args: [{ type: 'value', value: 0, loc: this.loc(t) }, operand], loc: this.loc(t) };
+    }
+    return this.parsePrimary();
+  }
+
+  // ------------------------------------------------------------ primary terms
+  parsePrimary(): Term {
+    const t = this.tok;
+    const loc = this.loc(t);
+    let term: Term;
+    switch (t.type) {
+      case 'number': {
+        this.next();
+        const v = parseNumber(t.text);
+        if (v === undefined) this.fail(`invalid number ${t.text}`, t);
+        term = { type: 'value', value: v, loc };
+        break;
+      }
+      case 'string':
+        this.next();
+        term = { type: 'value', value: t.text, loc };
+        break;
+      case 'ident': {
+        this.next();
+        if (t.text === 'true' || t.text === 'false') term = { type: 'value', value: t.text === 'true', loc };
+        else if (t.text === 'null') term = { type: 'value', value: null, loc };
+        else if (t.text === 'set' && this.isOp('(') && !this.tok.ws && this.isOp(')', this.peek())) {
+          this.next();
+          this.next();
+          term = { type: 'set', items: [], loc };
+        } else term = { type: 'var', name: t.text, loc };
+        break;
+      }
+      case 'op':
+        if (t.text === '(') {
+          this.next();
+          term = this.parseInExpr();
+          this.expectOp(')');
+          break;
+        }
+        if (t.text === '[') {
+          term = this.parseArrayLike();
+          break;
+        }
+        if (t.text === '{') {
+          term = this.parseBraceLike();
+          break;
+        }
+        return this.fail(`unexpected ${this.describe(t)}`);
+      default:
+        return this.fail(`unexpected ${this.describe(t)}`);
+    }
+    return this.parseSuffixes(term);
+  }
+
+  private parseSuffixes(term: Term): Term {
+    for (;;) {
+      const t = this.tok;
+      if (t.ws) return term;
+      if (this.isOp('.')) {
+        this.next();
+        const id = this.next();
+        if (id.type !== 'ident') this.fail('expected name after .', id);
+        const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
+        this.dotted.add(seg);
+        term = appendRef(term, seg);
+      } else if (this.isOp('[')) {
+        this.next();
+        const k = this.parseInExpr();
+        this.expectOp(']');
+        term = appendRef(term, k);
+      } else if (this.isOp('(')) {
+        const name = callName(term);
+        if (name === undefined) this.fail('invalid function name');
+        this.next();
+        const args: Term[] = [];
+        if (!this.isOp(')')) {
+          for (;;) {
+            args.push(this.parseInExpr());
+            if (this.isOp(',')) {
+              this.next();
+              continue;
+            }
+            break;
+          }
+        }
+        this.expectOp(')');
+        term = { type: 'call', name, args, loc: term.loc };
+      } else return term;
+    }
+  }
+
+  private parseArrayLike(): Term {
+    const open = this.next();
+    const loc = this.loc(open);
+    if (this.isOp(']')) {
+      this.next();
+      return { type: 'array', items: [], loc };
+    }
+    const first = this.parseInExpr(true);
+    if (this.isOp('|')) {
+      this.next();
+      const body = this.parseLiterals(']');
+      this.expectOp(']');
+      return { type: 'arraycompr', term: first, body, loc };
+    }
+    const items = [first];
+    while (this.isOp(',')) {
+      this.next();
+      if (this.isOp(']')) break;
+      items.push(this.parseInExpr());
+    }
+    this.expectOp(']');
+    return foldConst({ type: 'array', items, loc });
+  }
+
+  private parseBraceLike(): Term {
+    const open = this.next();
+    const loc = this.loc(open);
+    if (this.isOp('}')) {
+      this.next();
+      return { type: 'value', value: new ObjectValue(), loc };
+    }
+    const first = this.parseInExpr(true);
+    if (this.isOp(':')) {
+      this.next();
+      const v = this.parseInExpr(true);
+      if (this.isOp('|')) {
+        this.next();
+        const body = this.parseLiterals('}');
+        this.expectOp('}');
+        return { type: 'objectcompr', key: first, value: v, body, loc };
+      }
+      const entries: [Term, Term][] = [[first, v]];
+      while (this.isOp(',')) {
+        this.next();
+        if (this.isOp('}')) break;
+        const k = this.parseInExpr();
+        this.expectOp(':');
+        entries.push([k, this.parseInExpr()]);
+      }
+      this.expectOp('}');
+      return foldConst({ type: 'object', entries, loc });
+    }
+    if (this.isOp('|')) {
+      this.next();
+      const body = this.parseLiterals('}');
+      this.expectOp('}');
+      return { type: 'setcompr', term: first, body, loc };
+    }
+    const items = [first];
+    while (this.isOp(',')) {
+      this.next();
+      if (this.isOp('}')) break;
+      items.push(this.parseInExpr());
+    }
+    this.expectOp('}');
+    return foldConst({ type: 'set', items, loc });
+  }
+}
+
+function appendRef(term: Term, seg: Term): Term {
+  if (term.type === 'ref') return { type: 'ref', head: term.head, path: [...term.path, seg], loc: term.loc };
+  return { type: 'ref', head: term, path: [seg], loc: term.loc };
+}
+
+function callName(term: Term): string | undefined {
+  if (term.type === 'var') return term.name;
+  if (term.type === 'ref' && term.head.type === 'var') {
+    const parts = [term.head.name];
+    for (const p of term.path) {
+      if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
+      parts.push(p.value);
+    }
+    return parts.join('.');
+  }
+  return undefined;
+}
+
+/** Turns composite literals whose parts are all constants into a single value term. */
+function foldConst(t: Term): Term {
+  if (t.type === 'array') {
+    if (!t.items.every((i) => i.type === 'value')) return t;
+    return { type: 'value', value: t.items.map((i) => (i as { value: Value }).value), loc: t.loc };
+  }
+  if (t.type === 'set') {
+    if (!t.items.every((i) => i.type === 'value')) return t;
+    return { type: 'value', value: new SetValue(t.items.map((i) => (i as { value: Value }).value)), loc: t.loc };
+  }
+  if (t.type === 'object') {
+    if (!t.entries.every(([k, v]) => k.type === 'value' && v.type === 'value')) return t;
+    const o = new ObjectValue();
+    for (const [k, v] of t.entries) o.set((k as { value: Value }).value, (v as { value: Value }).value);
+    return { type: 'value', value: o, loc: t.loc };
+  }
+  return t;
+}
+
+export function parseModule(text: string, file: string, version: RegoVersion = 'v1'): Module {
+  return new Parser(text, file, version).parseModule();
+}
+
+export function parseQuery(text: string, file = 'query', version: RegoVersion = 'v1'): Literal[] {
+  return new Parser(text, file, version).parseQuery();
+}
+
+export function parseTerm(text: string, file = 'term'): Term {
+  return new Parser(text, file, 'v1').parseSingleTerm();
+}

@@ -7,6 +7,13 @@ import { crawlCommand } from './commands/crawl.ts';
 import { initCommand } from './commands/init.ts';
 import { serveCommand } from './commands/serve.ts';
 import { unsafeToolsCommand } from './commands/unsafe-tools.ts';
+import { graphBuildCommand } from './commands/graph-build.ts';
+import { graphCollapseCommand } from './commands/graph-collapse.ts';
+import { graphExportCommand } from './commands/graph-export.ts';
+import { digestCommand } from './commands/digest.ts';
+import { verifyCommand } from './commands/verify.ts';
+import { observeCommand } from './commands/observe.ts';
+import { diffCommand } from './commands/diff.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
@@ -16,4 +23,11 @@ export const COMMANDS: readonly Command[] = [
   initCommand,
   crawlCommand,
   serveCommand,
+  graphBuildCommand,
+  graphCollapseCommand,
+  graphExportCommand,
+  digestCommand,
+  verifyCommand,
+  observeCommand,
+  diffCommand,
 ];

@@ -1,0 +1,49 @@
+/** `toolgate diff`: the declared-vs-observed record (connectome-diff.md, record schema_version 3). */
+import { parseStrictJson } from '../../canonical/strict-json.ts';
+import { diffConnectomes, encodeDiff } from '../../connectome/index.ts';
+import { ToolgateError } from '../../errors.ts';
+import { parseCommandArgs, usageError } from '../args.ts';
+import type { Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { readTextFile } from '../fs-io.ts';
+import { algorithmOption, emit, pathIn, readGraphFile } from '../connectome-cli.ts';
+
+const usage = `usage: toolgate diff --declared D.json --observed O.json --window W.json [--algorithm A] [--out FILE]
+
+Writes the diff record as canonical bytes with no trailing newline (stdout without --out): the
+four classes, the ten coverage counts, the window (W.json, any JSON object, carried verbatim)
+and the algorithm. Refusals in order: options, declared graph, observed graph, window.`;
+
+function wrap(side: string, f: () => unknown): unknown {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof ToolgateError && e.code !== 'FILE_UNREADABLE' && e.code !== 'INPUT_TOO_LARGE') {
+      throw new ToolgateError('DIFF_REFUSED', `${side}: ${e.message}`, { at: e.at, details: e.details, cause: e });
+    }
+    throw e;
+  }
+}
+
+export const diffCommand: Command = {
+  name: 'diff',
+  summary: 'Diff a declared connectome against an observed one over a window',
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { declared: { type: 'string' }, observed: { type: 'string' }, window: { type: 'string' }, algorithm: { type: 'string' }, out: { type: 'string' } },
+      usage,
+    );
+    if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
+    if (values.declared === undefined || values.observed === undefined) usageError('--declared and --observed are required', usage);
+    if (values.window === undefined) usageError('--window is required: a diff without a window is refused', usage);
+    const algorithm = algorithmOption(values.algorithm);
+    const declared = wrap('declared', () => readGraphFile(io, values.declared!).graph) as ReturnType<typeof readGraphFile>['graph'];
+    const observed = wrap('observed', () => readGraphFile(io, values.observed!).graph) as ReturnType<typeof readGraphFile>['graph'];
+    const window = wrap('window', () => parseStrictJson(readTextFile(pathIn(io, values.window!)), values.window));
+    const record = diffConnectomes(declared, observed, { window, algorithm });
+    emit(io, [{ path: values.out, bytes: encodeDiff(record) }]);
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,77 @@
+/**
+ * Shared plumbing for the connectome commands (graph build/collapse/export, digest, verify,
+ * observe, diff): reading graph files, rendering a graph in the requested format, writing to a
+ * file atomically or to stdout, and the `--signer CMD` seam.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { assertDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
+import { ToolgateError } from '../errors.ts';
+import { decodeGraph, encodeGraph, encodeSidecar, toDot, toGraphML, type DecodedGraph, type Graph } from '../connectome/index.ts';
+import type { Signer } from '../canonical/envelope.ts';
+import type { CliIo } from './command.ts';
+import { readBytesFile, writeFilesAtomic, type OutputFile } from './fs-io.ts';
+import { usageError } from './args.ts';
+
+export const GRAPH_FORMATS = ['json', 'dot', 'graphml', 'sidecar'] as const;
+export type GraphFormat = (typeof GRAPH_FORMATS)[number];
+
+const encoder = new TextEncoder();
+
+export function pathIn(io: CliIo, p: string): string {
+  return resolve(io.cwd, p);
+}
+
+export function algorithmOption(value: string | undefined): DigestAlgorithm {
+  const a = value ?? 'sha256';
+  assertDigestAlgorithm(a);
+  return a;
+}
+
+export function formatOption(value: string | undefined, usage: string): GraphFormat {
+  const f = value ?? 'json';
+  if (!(GRAPH_FORMATS as readonly string[]).includes(f)) usageError(`--format must be one of ${GRAPH_FORMATS.join(', ')}, got ${JSON.stringify(f)}`, usage);
+  return f as GraphFormat;
+}
+
+export function readGraphFile(io: CliIo, file: string): DecodedGraph {
+  return decodeGraph(readBytesFile(pathIn(io, file)), { source: file });
+}
+
+/** A graph in one of the four formats. `json` is the canonical bytes (no trailing newline). */
+export function renderGraph(graph: Graph, format: GraphFormat, algorithm: DigestAlgorithm): Uint8Array {
+  switch (format) {
+    case 'json':
+      return encodeGraph(graph, { algorithm });
+    case 'sidecar':
+      return encodeSidecar(graph);
+    case 'dot':
+      return encoder.encode(toDot(graph));
+    case 'graphml':
+      return encoder.encode(toGraphML(graph));
+  }
+}
+
+/** Writes every file atomically, or the one unnamed output to stdout. */
+export function emit(io: CliIo, files: readonly { path: string | undefined; bytes: Uint8Array }[]): void {
+  const out: OutputFile[] = [];
+  for (const f of files) {
+    if (f.path === undefined) io.stdout(new TextDecoder().decode(f.bytes));
+    else out.push({ path: pathIn(io, f.path), bytes: f.bytes });
+  }
+  if (out.length > 0) writeFilesAtomic(out);
+}
+
+/** `--signer CMD`: the command gets the canonical bytes on stdin and prints the signature on stdout. */
+export function commandSigner(io: CliIo, command: string): Signer {
+  return (bytes) => {
+    const r = spawnSync('/bin/sh', ['-c', command], { input: bytes, cwd: io.cwd, maxBuffer: 1 << 20, env: io.env as NodeJS.ProcessEnv });
+    if (r.error) throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} could not run: ${r.error.message}`);
+    if (r.status !== 0) {
+      throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} exited ${r.status ?? r.signal}: ${r.stderr.toString('utf8').trim().slice(0, 500)}`);
+    }
+    const sig = r.stdout.toString('utf8').trim();
+    if (sig === '') throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} printed no signature`);
+    return sig;
+  };
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { valueEquals, fromJSON } from '../../../../src/rego/value.ts';
+import { call, j } from './call.ts';
+
+describe('encoding builtins', () => {
+  it('base64 / base64url / hex / urlquery round-trip any string (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (s) => {
+        expect(call('base64.decode', call('base64.encode', s)!)).toBe(s);
+        expect(call('base64url.decode', call('base64url.encode', s)!)).toBe(s);
+        expect(call('base64url.decode', call('base64url.encode_no_pad', s)!)).toBe(s);
+        expect(call('hex.decode', call('hex.encode', s)!)).toBe(s);
+        expect(call('urlquery.decode', call('urlquery.encode', s)!)).toBe(s);
+        expect(call('base64.is_valid', call('base64.encode', s)!)).toBe(true);
+      }),
+    );
+  });
+
+  it('json.marshal agrees with JSON.parse and unmarshal restores the value (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), (x) => {
+        const v = fromJSON(JSON.parse(JSON.stringify(x)));
+        const text = call('json.marshal', v) as string;
+        expect(valueEquals(fromJSON(JSON.parse(text)), v)).toBe(true);
+        expect(valueEquals(call('json.unmarshal', text)!, v)).toBe(true);
+        expect(call('json.is_valid', text)).toBe(true);
+      }),
+    );
+  });
+
+  it.each([
+    ['json.marshal', [{ b: [1, 2], a: '<&>' }], '{"a":"\\u003c\\u0026\\u003e","b":[1,2]}'],
+    ['json.marshal_with_options', [{ a: [1] }, { pretty: true, indent: '  ' }], '{\n  "a": [\n    1\n  ]\n}'],
+    ['hex.encode', ['hi'], '6869'],
+    ['urlquery.encode', ['a b&c'], 'a+b%26c'],
+    ['urlquery.encode_object', [{ b: ['2', '1'], a: 'x y' }], 'a=x+y&b=2&b=1'],
+    ['yaml.is_valid', ['a: [1'], false],
+    ['json.is_valid', ['{"a":'], false],
+    ['yaml.marshal', [{ b: [1], a: 'x' }], 'a: x\nb:\n- 1\n'],
+  ] as const)('%s(%j) = %j', (name, args, want) => {
+    expect(valueEquals(call(name, ...args.map(j))!, j(want))).toBe(true);
+  });
+
+  it('keeps big integers exact through json.unmarshal and yaml.unmarshal', () => {
+    expect(call('json.unmarshal', '[18446744073709551617, 0.1]')).toEqual([18446744073709551617n, 0.1]);
+    expect(valueEquals(call('yaml.unmarshal', 'a: 18446744073709551617')!, j({ a: 18446744073709551617n }))).toBe(true);
+  });
+
+  it('reports Go-worded decode errors', () => {
+    expect(() => call('hex.decode', 'gg')).toThrow("hex.decode: encoding/hex: invalid byte: U+0067 'g'");
+    expect(() => call('base64.decode', '!!')).toThrow('base64.decode: illegal base64 data');
+    expect(() => call('urlquery.decode', '%zz')).toThrow('invalid URL escape "%zz"');
+  });
+});

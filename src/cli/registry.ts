@@ -1,5 +1,6 @@
 /** Every CLI command, in the order `toolgate --help` lists them. Add one import and one entry per command. */
 import type { Command } from './command.ts';
+import { regoConformanceCommand } from './commands/rego-conformance.ts';
 import { blastRadiusCommand } from './commands/blast-radius.ts';
 import { checkAccessCommand } from './commands/check-access.ts';
 import { compileCommand } from './commands/compile.ts';

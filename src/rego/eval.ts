@@ -31,6 +31,8 @@ export interface EvalOptions {
   readonly random?: () => number;
   /** Sink of print() output. */
   readonly print?: (line: string) => void;
+  /** A query made of one expression yields its value even when false (regorus's convention). */
+  readonly keepSingleFalse?: boolean;
 }
 
 interface WithState {
@@ -93,6 +95,7 @@ export class Evaluator {
   private readonly strict: boolean;
   private readonly ctx: BuiltinContext;
   private depth = 0;
+  private readonly keepSingleFalse: boolean;
 
   constructor(
     private readonly policy: CompiledPolicy,
@@ -110,6 +113,7 @@ export class Evaluator {
     this.maxSteps = opts.maxSteps ?? Number.POSITIVE_INFINITY;
     this.deadline = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.deadlineMs;
     this.strict = opts.strict ?? false;
+    this.keepSingleFalse = opts.keepSingleFalse ?? false;
     const now = opts.now ?? 0n;
     const print = opts.print ?? (() => {});
     this.ctx = {
@@ -160,6 +164,7 @@ export class Evaluator {
     if (!l.negated && l.withs.length === 0 && l.expr.kind === 'term') {
       this.tick();
       return this.termStatement(l.expr.term, f, (v) => {
+        if (v === false && !(this.keepSingleFalse && body.length === 1)) return false;
         exprs[i] = v;
         return this.queryBody(body, i + 1, f, exprs, k);
       });

@@ -1,0 +1,251 @@
+/**
+ * Runner for the Rego conformance corpus (`rego-conformance/`, formats described in its README):
+ * OPA's topdown case format and regorus's interpreter case format. Takes file text, returns one outcome
+ * per case; never throws for a case (every case is guarded by a step budget and a deadline).
+ * Local decisions (skips, known differences) are listed in SKIPS, keyed by file + note.
+ */
+import * as jsyaml from 'js-yaml';
+import { parse as parseYaml } from 'yaml';
+import { compileModules, parseValueTerm, RegoError, type QueryResult } from './index.ts';
+import {
+  ObjectValue,
+  SetValue,
+  type Value,
+  compareValues,
+  fromJSON,
+  toJSON,
+  toJSONText,
+  valueEquals,
+} from './value.ts';
+
+export type CorpusFormat = 'opa' | 'regorus';
+
+export interface CaseOutcome {
+  readonly file: string;
+  readonly note: string;
+  readonly status: 'pass' | 'fail' | 'skip';
+  /** For failures: what was expected and what came out; for skips: the reason. */
+  readonly want?: string;
+  readonly got?: string;
+  readonly reason?: string;
+}
+
+export interface RunOptions {
+  readonly maxSteps?: number;
+  readonly deadlineMs?: number;
+}
+
+/**
+ * Known differences, keyed by `<file suffix>#<note>` (file paths relative to the corpus set folder).
+ * Each entry says why the case is not run.
+ */
+export const SKIPS: ReadonlyMap<string, string> = new Map([
+  [
+    'import/tests.yaml#import alias shadowed by rule',
+    "regorus-specific expectation: OPA reports the rule as undefined when an import alias shadows it (the file's own comment says so)",
+  ],
+]);
+
+/** The corpus format for a path: regorus when a path segment is `regorus`, else OPA's. */
+export function formatForPath(path: string): CorpusFormat {
+  return path.split(/[\\/]/).includes('regorus') ? 'regorus' : 'opa';
+}
+
+interface RawCase {
+  [k: string]: unknown;
+}
+
+/** Parses a corpus file: `yaml` with integers as BigInt, falling back to js-yaml for the file yaml rejects. */
+export function parseCorpusFile(text: string): RawCase[] {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { intAsBigInt: true });
+  } catch {
+    doc = jsyaml.load(text);
+  }
+  const cases = (doc as { cases?: unknown } | null)?.cases;
+  return Array.isArray(cases) ? (cases as RawCase[]) : [];
+}
+
+/** OPA's result comparison form: sets to sorted arrays, non-string keys to JSON text. */
+function normalizeOpa(v: Value): Value {
+  return fromJSON(toJSON(v));
+}
+
+function sortedArray(v: Value): Value {
+  if (!Array.isArray(v)) return v;
+  return [...v].sort(compareValues);
+}
+
+/** Decodes regorus's special encodings (`set!`, `object!`) in expected values. */
+function fromRegorus(x: unknown): Value {
+  if (Array.isArray(x)) return x.map(fromRegorus);
+  if (x !== null && typeof x === 'object') {
+    const o = x as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length === 1 && keys[0] === 'set!' && Array.isArray(o['set!'])) return new SetValue((o['set!'] as unknown[]).map(fromRegorus));
+    if (keys.length === 1 && keys[0] === 'object!' && Array.isArray(o['object!'])) {
+      const out = new ObjectValue();
+      for (const e of o['object!'] as { key: unknown; value: unknown }[]) out.set(fromRegorus(e.key), fromRegorus(e.value));
+      return out;
+    }
+    const out = new ObjectValue();
+    for (const k of keys) out.set(k, fromRegorus(o[k]));
+    return out;
+  }
+  return fromJSON(x);
+}
+
+function show(v: unknown): string {
+  if (v instanceof Error) return `error: ${v.message}`;
+  if (v === undefined) return 'undefined';
+  try {
+    return toJSONText(v as Value);
+  } catch {
+    return String(v);
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Runs every case of one corpus file. */
+export function runCorpusFile(file: string, text: string, format: CorpusFormat, opts: RunOptions = {}): CaseOutcome[] {
+  let cases: RawCase[];
+  try {
+    cases = parseCorpusFile(text);
+  } catch (e) {
+    return [{ file, note: '(file)', status: 'fail', want: 'a readable YAML file', got: errorText(e) }];
+  }
+  return cases.map((c, i) => {
+    const note = typeof c.note === 'string' ? c.note : `case ${i}`;
+    const skipKey = [...SKIPS.keys()].find((k) => {
+      const [f, n] = k.split('#') as [string, string];
+      return file.endsWith(f) && n === note;
+    });
+    if (skipKey) return { file, note, status: 'skip', reason: SKIPS.get(skipKey) as string };
+    if (c.skip === true) return { file, note, status: 'skip', reason: 'marked skip upstream' };
+    try {
+      return format === 'opa' ? runOpaCase(file, note, c, opts) : runRegorusCase(file, note, c, opts);
+    } catch (e) {
+      return { file, note, status: 'fail', want: 'no crash', got: `harness error: ${errorText(e)}` };
+    }
+  });
+}
+
+function limits(opts: RunOptions) {
+  return { maxSteps: opts.maxSteps ?? 5_000_000, deadlineMs: opts.deadlineMs ?? 5_000 };
+}
+
+function moduleList(c: RawCase, prefix: (i: number) => string): { name: string; text: string }[] {
+  const mods = Array.isArray(c.modules) ? (c.modules as unknown[]) : [];
+  return mods.map((m, i) => ({ name: prefix(i), text: String(m) }));
+}
+
+function runOpaCase(file: string, note: string, c: RawCase, opts: RunOptions): CaseOutcome {
+  const wantError = typeof c.want_error === 'string' ? c.want_error : undefined;
+  const wantCode = typeof c.want_error_code === 'string' ? c.want_error_code : undefined;
+  const expectError = wantError !== undefined || wantCode !== undefined;
+  let results: QueryResult[];
+  let vars: readonly string[];
+  try {
+    const policy = compileModules(moduleList(c, (i) => `test-${i}.rego`), { regoVersion: 'v1' });
+    const q = policy.prepareQuery(String(c.query));
+    vars = q.vars;
+    let input: Value | undefined;
+    if (typeof c.input_term === 'string') input = parseValueTerm(c.input_term);
+    else if ('input' in c && c.input !== undefined) input = fromJSON(c.input);
+    const data = c.data === undefined || c.data === null ? undefined : fromJSON(c.data);
+    results = q.evaluate({ input, data, strict: c.strict_error === true, now: 1_700_000_000_000_000_000n, ...limits(opts) });
+  } catch (e) {
+    if (!expectError) return { file, note, status: 'fail', want: show(c.want_result), got: `error: ${errorText(e)}` };
+    const code = e instanceof RegoError ? e.regoCode : undefined;
+    const msg = errorText(e);
+    if (wantCode !== undefined && code !== wantCode) return { file, note, status: 'fail', want: `error code ${wantCode}`, got: `${code}: ${msg}` };
+    if (wantError !== undefined && !msg.includes(wantError)) return { file, note, status: 'fail', want: `error containing ${JSON.stringify(wantError)}`, got: msg };
+    return { file, note, status: 'pass' };
+  }
+  if (expectError) return { file, note, status: 'fail', want: `error ${wantCode ?? ''} ${wantError ?? ''}`.trim(), got: `${results.length} result(s)` };
+  const want = Array.isArray(c.want_result) ? (c.want_result as unknown[]) : [];
+  const sortB = c.sort_bindings === true;
+  const key = (o: ObjectValue): string => toJSONText(o);
+  const norm = (o: ObjectValue): ObjectValue => {
+    const out = new ObjectValue();
+    for (const [k, v] of o.entries()) out.set(k, sortB ? sortedArray(normalizeOpa(v)) : normalizeOpa(v));
+    return out;
+  };
+  const gotSet = new Map<string, ObjectValue>();
+  for (const r of results) {
+    const o = new ObjectValue();
+    for (const name of vars) {
+      const v = r.bindings.get(name);
+      if (v !== undefined) o.set(name, v);
+    }
+    const n = norm(o);
+    gotSet.set(key(n), n);
+  }
+  const wantSet = new Map<string, ObjectValue>();
+  for (const w of want) {
+    const n = norm(fromJSON(w) as ObjectValue);
+    wantSet.set(key(n), n);
+  }
+  const ok =
+    gotSet.size === wantSet.size &&
+    [...wantSet.values()].every((w) => [...gotSet.values()].some((g) => valueEquals(g, w)));
+  if (ok) return { file, note, status: 'pass' };
+  return {
+    file,
+    note,
+    status: 'fail',
+    want: `[${[...wantSet.keys()].join(', ')}]`,
+    got: `[${[...gotSet.keys()].join(', ')}]`,
+  };
+}
+
+function runRegorusCase(file: string, note: string, c: RawCase, opts: RunOptions): CaseOutcome {
+  const expectError = 'error' in c && c.error !== undefined;
+  const strict = c.strict === undefined ? true : c.strict === true;
+  const v1 = file.endsWith('binding/bindings.yaml');
+  const actual: Value[] = [];
+  try {
+    const policy = compileModules(moduleList(c, (i) => `rego_${i}`), { regoVersion: v1 ? 'v1' : 'v0' });
+    const q = policy.prepareQuery(String(c.query));
+    const data = c.data === undefined || c.data === null ? undefined : fromJSON(c.data);
+    const rawInput = c.input;
+    const inputs: (Value | undefined)[] =
+      rawInput !== null && typeof rawInput === 'object' && !Array.isArray(rawInput) && 'many!' in (rawInput as object)
+        ? ((rawInput as { 'many!': unknown[] })['many!'] ?? []).map((x) => fromJSON(x))
+        : [rawInput === undefined ? undefined : fromJSON(rawInput)];
+    for (const input of inputs) {
+      const results = q.evaluate({ input, data, strict, keepSingleFalse: true, now: 1_700_000_000_000_000_000n, ...limits(opts) });
+      for (const r of results) {
+        if (r.bindings.size > 0 && results.length >= 1 && q.vars.length > 0) {
+          const o = new ObjectValue();
+          for (const [k, v] of r.bindings) o.set(k, v);
+          actual.push(o);
+        } else if (results.length === 1) {
+          for (const e of r.expressions) actual.push(e);
+        } else {
+          actual.push(r.expressions.length === 1 ? (r.expressions[0] as Value) : r.expressions);
+        }
+      }
+    }
+  } catch (e) {
+    if (expectError) return { file, note, status: 'pass' };
+    return { file, note, status: 'fail', want: 'want_result' in c ? show(fromRegorus(c.want_result)) : 'no error', got: `error: ${errorText(e)}` };
+  }
+  if (expectError) return { file, note, status: 'fail', want: `error ${JSON.stringify(c.error)}`, got: show(actual) };
+  if (!('want_result' in c)) {
+    if (c.no_result === true && actual.length > 0) return { file, note, status: 'fail', want: 'no result', got: show(actual) };
+    return { file, note, status: 'pass' };
+  }
+  const wr = c.want_result;
+  const want: Value[] =
+    wr !== null && typeof wr === 'object' && !Array.isArray(wr) && 'many!' in (wr as object)
+      ? ((wr as { 'many!': unknown[] })['many!'] ?? []).map(fromRegorus)
+      : [fromRegorus(wr)];
+  const ok = want.length === actual.length && want.every((w, i) => valueEquals(w, actual[i] as Value));
+  if (ok) return { file, note, status: 'pass' };
+  return { file, note, status: 'fail', want: show(want), got: show(actual) };
+}

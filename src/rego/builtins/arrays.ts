@@ -3,9 +3,10 @@ import { type Value } from '../value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { arr, int } from './args.ts';
 
+/** One level of flattening, as OPA's array.flatten. */
 function flatten(xs: readonly Value[], out: Value[]): Value[] {
   for (const x of xs) {
-    if (Array.isArray(x)) flatten(x, out);
+    if (Array.isArray(x)) out.push(...x);
     else out.push(x);
   }
   return out;

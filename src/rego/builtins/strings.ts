@@ -73,25 +73,32 @@ function trimRightSet(s: string, cut: Set<string>): string {
   return r.slice(0, j).join('');
 }
 
-/** Go's strings.NewReplacer(pairs...).Replace(s): leftmost, earlier pairs win, no overlaps. */
+/**
+ * Go's strings.NewReplacer(pairs...).Replace(s): at each position the first pair (in argument order)
+ * whose key matches wins; an empty key matches at every position, but not twice in a row.
+ */
 function replaceMany(s: string, pairs: [string, string][]): string {
   let out = '';
   let i = 0;
+  let prevEmpty = false;
   while (i <= s.length) {
-    let done = false;
-    for (const [o, n] of pairs) {
-      if (o === '') continue;
-      if (s.startsWith(o, i)) {
-        out += n;
-        i += o.length;
-        done = true;
+    let hit: [string, string] | undefined;
+    for (const p of pairs) {
+      if (p[0] === '' && prevEmpty) continue;
+      if (s.startsWith(p[0], i)) {
+        hit = p;
         break;
       }
     }
-    if (done) continue;
+    if (hit !== undefined) {
+      out += hit[1];
+      i += hit[0].length;
+      prevEmpty = hit[0] === '';
+      continue;
+    }
+    prevEmpty = false;
     if (i === s.length) break;
-    const cp = s.codePointAt(i)!;
-    const ch = String.fromCodePoint(cp);
+    const ch = String.fromCodePoint(s.codePointAt(i)!);
     out += ch;
     i += ch.length;
   }

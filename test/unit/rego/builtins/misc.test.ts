@@ -81,7 +81,7 @@ describe('objects and documents', () => {
     ['json.patch', [{ a: [1, 2] }, [{ op: 'add', path: '/a/-', value: 3 }, { op: 'replace', path: '/a/0', value: 0 }]], { a: [0, 2, 3] }],
     ['json.patch', [{ a: 1 }, [{ op: 'move', from: '/a', path: '/b' }, { op: 'copy', from: '/b', path: '/c' }]], { b: 1, c: 1 }],
     ['array.slice', [[1, 2, 3, 4], 1, 3], [2, 3]],
-    ['array.flatten', [[1, [2, [3]]]], [1, 2, 3]],
+    ['array.flatten', [[1, [2, [3]]]], [1, 2, [3]]],
     ['graph.reachable', [{ a: ['b'], b: ['c'], c: [] }, ['a']], ['a', 'b', 'c']],
     ['to_number', ['-1.5e2'], -150],
     ['type_name', [{}], 'object'],

@@ -80,6 +80,8 @@ export class Graph {
 
   /** @internal use buildGraph */
   constructor(nodes: ConnectomeNode[], edges: ConnectomeEdge[], labelTexts: string[], finestLevel: Level) {
+    for (const n of nodes) Object.freeze(n);
+    for (const e of edges) Object.freeze(e);
     this.nodes = Object.freeze(nodes);
     this.edges = Object.freeze(edges);
     this.labelTexts = Object.freeze(labelTexts);

@@ -285,8 +285,13 @@ function patchRemove(doc: Value, path: readonly Value[]): Value {
   });
 }
 
-function applyPatch(doc0: Value, ops: Value[]): Value {
-  let doc = doc0;
+function applyPatch(doc0: Value, ops: Value[]): Value | undefined {
+  // `undefined` after removing the whole document; a later root `add` restores one.
+  let doc: Value | undefined = doc0;
+  const cur = (): Value => {
+    if (doc === undefined) throw new PatchError('document was removed');
+    return doc;
+  };
   for (const op of ops) {
     if (!(op instanceof ObjectValue)) throw new PatchError('operation is not an object');
     const kind = op.get('op');
@@ -301,33 +306,37 @@ function applyPatch(doc0: Value, ops: Value[]): Value {
     };
     switch (kind) {
       case 'add':
-        doc = patchAdd(doc, path, need('value'));
+        doc = path.length === 0 ? need('value') : patchAdd(cur(), path, need('value'));
         break;
       case 'remove':
-        doc = patchRemove(doc, path);
+        if (path.length === 0) {
+          cur();
+          doc = undefined;
+        } else doc = patchRemove(cur(), path);
         break;
       case 'replace': {
         const value = need('value');
         if (path.length === 0) {
+          cur();
           doc = value;
           break;
         }
-        doc = patchAdd(patchRemove(doc, path), path, value);
+        doc = patchAdd(patchRemove(cur(), path), path, value);
         break;
       }
       case 'move': {
         const from = parsePath('json.patch', need('from'));
-        const chunk = patchGet(doc, from);
-        doc = patchAdd(patchRemove(doc, from), path, chunk);
+        const chunk = patchGet(cur(), from);
+        doc = path.length === 0 ? chunk : patchAdd(patchRemove(cur(), from), path, chunk);
         break;
       }
       case 'copy': {
         const from = parsePath('json.patch', need('from'));
-        doc = patchAdd(doc, path, patchGet(doc, from));
+        doc = patchAdd(cur(), path, patchGet(cur(), from));
         break;
       }
       case 'test':
-        if (!valueEquals(patchGet(doc, path), need('value'))) throw new PatchError('test failed');
+        if (!valueEquals(patchGet(cur(), path), need('value'))) throw new PatchError('test failed');
         break;
       default:
         throw new PatchError(`unrecognized op '${kind}'`);

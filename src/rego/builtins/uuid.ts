@@ -49,6 +49,16 @@ function describe(b: number[]): ObjectValue {
       o.set('id', normBigInt(low));
     }
   }
+  if (version === 6) {
+    const high = (BigInt(b[0]!) << 24n) | (BigInt(b[1]!) << 16n) | (BigInt(b[2]!) << 8n) | BigInt(b[3]!);
+    const mid = (BigInt(b[4]!) << 8n) | BigInt(b[5]!);
+    const low = (BigInt(b[6]! & 0x0f) << 8n) | BigInt(b[7]!);
+    o.set('time', normBigInt((((high << 28n) | (mid << 12n) | low) - GREGORIAN_TO_UNIX_100NS) * 100n));
+  } else if (version === 7) {
+    let ms = 0n;
+    for (let i = 0; i < 6; i++) ms = (ms << 8n) | BigInt(b[i]!);
+    o.set('time', normBigInt(ms * 1_000_000n));
+  }
   return o;
 }
 

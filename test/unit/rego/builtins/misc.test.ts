@@ -141,3 +141,21 @@ describe('uuid, crypto, refused builtins', () => {
     }
   });
 });
+
+describe('regressions from the conformance corpus', () => {
+  it('restores a removed root with a later root add', () => {
+    const ops = j([{ op: 'remove', path: '' }, { op: 'add', path: '', value: { b: 2 } }]);
+    expect(valueEquals(call('json.patch', j({ a: 1 }), ops)!, j({ b: 2 }))).toBe(true);
+    expect(call('json.patch', j({ a: 1 }), j([{ op: 'remove', path: '' }]))).toBeUndefined();
+  });
+
+  it('decodes version 6 and 7 UUID times', () => {
+    eq('uuid.parse', ['1EC9414C-232A-6B00-B3C8-9E6BDECED846'], { variant: 'RFC4122', version: 6, time: 1645557742000000000n });
+    eq('uuid.parse', ['017F22E2-79B0-7CC3-98C4-DC0C0C07398F'], { variant: 'RFC4122', version: 7, time: 1645557742000000000n });
+  });
+
+  it('replaces an empty key at every position, as Go strings.Replacer', () => {
+    eq('strings.replace_n', [{ '': 'X', a: 'Y' }, 'ab'], 'XYXbX');
+    eq('strings.replace_n', [{ '': 'X' }, ''], 'X');
+  });
+});

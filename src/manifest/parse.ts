@@ -26,7 +26,7 @@ interface Fault {
 export function parseManifest(file: string, text: string): Manifest {
   const doc = parseText(file, text, /\.json$/i.test(file) ? 'json' : 'yaml');
   if (doc.value === null || doc.value === undefined) {
-    throw new ToolgateError('MANIFEST_INVALID', `${file}: the governance manifest is empty`, { at: [{ file, line: 1, col: 1 }] });
+    throw new ToolgateError('MANIFEST_INVALID', `the governance manifest is empty`, { at: [{ file, line: 1, col: 1 }] });
   }
   validateDocument(doc, 'governance.schema.json', 'MANIFEST_INVALID', 'governance manifest');
   const raw = doc.value as RawManifest;

@@ -49,7 +49,7 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
       const spec = specs[i]!;
       const launch = resolveLaunch(spec, options);
       const entry: CatalogServer =
-        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs, clientInfo }));
+        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo }));
       results[i] = entry;
       options.onServer?.(entry);
     }

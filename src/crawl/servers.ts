@@ -23,6 +23,7 @@ export interface StdioServerSpec {
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string | EnvRef>>;
   readonly cwd?: string;
+  readonly timeout_ms?: number;
 }
 
 export interface HttpServerSpec {
@@ -30,6 +31,7 @@ export interface HttpServerSpec {
   readonly transport?: 'http';
   readonly url: string;
   readonly headers?: Readonly<Record<string, EnvRef>>;
+  readonly timeout_ms?: number;
 }
 
 export type ServerSpec = StdioServerSpec | HttpServerSpec;

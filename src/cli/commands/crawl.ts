@@ -26,7 +26,8 @@ file's folder (also the default cwd); a relative command with a slash from the c
 Options:
   --servers FILE      servers file (YAML or JSON; schemas/servers.schema.json)
   --out FILE          catalog to write (atomically)
-  --timeout-ms N      deadline per server, spawn to last list (default ${DEFAULT_TIMEOUT_MS})
+  --timeout-ms N      deadline per server, spawn to last list (default ${DEFAULT_TIMEOUT_MS});
+                      a server's own timeout_ms in the servers file overrides it
   --concurrency N     servers crawled at once (default 4)
   --merge FILE        hand-written catalog whose servers are added (repeatable); a name both
                       crawled and merged is refused

@@ -8,6 +8,7 @@ const SECRET_LITERAL = 'literal-secret-55c2';
 
 const SERVERS = `servers:
 ${fixtureEntry('hangs', 'hang.mjs')}    env: {FIXTURE_SECRET: {env: CRAWL_TEST_SECRET}}
+    timeout_ms: 1500
 ${fixtureEntry('exits', 'exit-at-start.mjs')}    env: {FIXTURE_SECRET: ${JSON.stringify(SECRET_LITERAL)}}
 ${fixtureEntry('no-name', 'malformed.mjs', 'missing-name')}${fixtureEntry('duplicate', 'malformed.mjs', 'duplicate')}${fixtureEntry('loops', 'malformed.mjs', 'cursor-loop')}${fixtureEntry('qualified', 'malformed.mjs', 'qualified')}${fixtureEntry('paged', 'paged.mjs')}  - name: missing-binary
     command: ./no/such/server
@@ -18,7 +19,7 @@ ${fixtureEntry('no-name', 'malformed.mjs', 'missing-name')}${fixtureEntry('dupli
 
 describe('toolgate crawl when servers fail', () => {
   it('reports each failure in its own entry, keeps the good server, exits 1 and leaks no secret', async () => {
-    const run = await runCrawl(SERVERS, { env: { CRAWL_TEST_SECRET: SECRET_ENV }, args: ['--timeout-ms', '1500'] });
+    const run = await runCrawl(SERVERS, { env: { CRAWL_TEST_SECRET: SECRET_ENV }, args: ['--timeout-ms', '30000'] });
     expect(run.code).toBe(1);
     const catalog = parseCatalog('catalog.json', run.catalogText!);
     const byName = new Map<string, CatalogServer>(catalog.servers.map((s) => [s.name, s]));
@@ -60,7 +61,7 @@ describe('toolgate crawl when servers fail', () => {
     // The secrets did reach the children (and were masked on the way back).
     expect(byName.get('hangs')!.error).toContain('[redacted]');
     expect(byName.get('exits')!.error).toContain('[redacted]');
-  }, 30_000);
+  }, 60_000);
 
   it('clears a hint the server no longer sends', async () => {
     const servers = `servers:\n${fixtureEntry('paged', 'paged.mjs')}    env: {FIXTURE_VARIANT: b}\n`;

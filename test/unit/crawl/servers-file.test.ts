@@ -27,6 +27,7 @@ describe('parseServersFile', () => {
     ['a command on an http entry', 'servers:\n  - name: a\n    transport: http\n    url: http://h/mcp\n    command: x\n', 'CONFIG_INVALID', 5],
     ['an unknown placeholder', 'servers:\n  - name: a\n    command: x\n    args: ["${HOME}/y"]\n', 'CONFIG_INVALID', 4],
     ['a name with ::', 'servers:\n  - name: "a::b"\n    command: x\n', 'CONFIG_INVALID', 2],
+    ['a zero timeout', 'servers:\n  - name: a\n    command: x\n    timeout_ms: 0\n', 'CONFIG_INVALID', 4],
     ['a duplicated name', 'servers:\n  - {name: a, command: x}\n  - {name: a, command: y}\n', 'DUPLICATE_ENTRY', 3],
   ])('refuses %s with its location', (_what, text, code, line) => {
     const e = refusal(text);

@@ -22,6 +22,8 @@ export interface CRule {
   elses: CRule[];
   isDefault: boolean;
   nslots: number;
+  /** Number of terms in the rule's head ref (1 for `p`, 3 for `p.q[x]`). */
+  refLen: number;
   loc: Loc;
 }
 
@@ -126,6 +128,63 @@ function varSlots(t: Term, out: Set<number>): Set<number> {
   return out;
 }
 
+/** Slots used by a term outside comprehension bodies (comprehension locals are not visible outside). */
+function topSlots(t: Term, out: Set<number>): Set<number> {
+  switch (t.type) {
+    case 'var':
+      if (t.slot !== undefined) out.add(t.slot);
+      break;
+    case 'ref':
+      topSlots(t.head, out);
+      for (const p of t.path) topSlots(p, out);
+      break;
+    case 'array':
+    case 'set':
+      for (const i of t.items) topSlots(i, out);
+      break;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        topSlots(k, out);
+        topSlots(v, out);
+      }
+      break;
+    case 'call':
+      for (const a of t.args) topSlots(a, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+function literalTopSlots(l: Literal): Set<number> {
+  const out = new Set<number>();
+  const e = l.expr;
+  switch (e.kind) {
+    case 'term':
+      topSlots(e.term, out);
+      break;
+    case 'unify':
+    case 'assign':
+      topSlots(e.left, out);
+      topSlots(e.right, out);
+      break;
+    case 'some':
+      for (const v of e.vars) topSlots(v, out);
+      break;
+    case 'somein':
+      if (e.key) topSlots(e.key, out);
+      topSlots(e.value, out);
+      topSlots(e.coll, out);
+      break;
+    case 'every':
+      topSlots(e.domain, out);
+      break;
+  }
+  for (const w of l.withs) topSlots(w.value, out);
+  return out;
+}
+
 function literalSlots(l: Literal): Set<number> {
   const out = new Set<number>();
   walkLiteral(l, (x) => {
@@ -138,6 +197,8 @@ function literalSlots(l: Literal): Set<number> {
 
 class Scope {
   readonly vars = new Map<string, number>();
+  /** Names declared with some / := / every / function args (not merely used). */
+  readonly declared = new Set<string>();
   constructor(readonly parent: Scope | undefined) {}
   lookup(name: string): number | undefined {
     return this.vars.get(name) ?? this.parent?.lookup(name);
@@ -173,10 +234,11 @@ function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean):
   walkTerms(t, (x) => {
     if (x.type !== 'var') return;
     if (x.name === '_') return;
-    if (check && scope.vars.has(x.name)) {
+    if (check && scope.declared.has(x.name)) {
       ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} assigned above`, x.loc));
     }
-    if (!scope.vars.has(x.name)) scope.vars.set(x.name, newSlot(ctx, x.name));
+    if (!scope.declared.has(x.name)) scope.vars.set(x.name, newSlot(ctx, x.name));
+    scope.declared.add(x.name);
   });
 }
 
@@ -337,8 +399,26 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       break;
     }
   }
-  const withs = l.withs.map((w) => ({ target: resolveWithTarget(w.target, ctx), value: resolveTerm(w.value, scope, ctx), loc: w.loc }));
+  const withs = l.withs.map((w) => ({ target: resolveWithTarget(w.target, ctx), value: resolveWithValue(w.value, scope, ctx), loc: w.loc }));
   return { negated: l.negated, expr, withs, loc: l.loc };
+}
+
+/** Calls used as `with` replacement functions (`with count as my_count`). */
+export const WITH_FUNC_VALUES = new WeakSet<Term>();
+
+function resolveWithValue(t: Term, scope: Scope, ctx: ResolveCtx): Term {
+  const name = refName(t);
+  if (name !== undefined) {
+    const first = name.split('.')[0] as string;
+    if (scope.lookup(first) === undefined && !ROOTS.has(first)) {
+      const asFunc = resolveWithTarget(t, { ...ctx, errors: [] });
+      if (asFunc.type === 'call') {
+        WITH_FUNC_VALUES.add(asFunc);
+        return asFunc;
+      }
+    }
+  }
+  return resolveTerm(t, scope, ctx);
 }
 
 /** Variables first seen inside an `every` body are local to it. */
@@ -528,6 +608,25 @@ function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { o
         }
         if (pending.length === 0) return { outs };
       }
+      if (e.left.type === 'object' && e.right.type === 'object' && e.left.entries.length === e.right.entries.length) {
+        const rk = new Map<string, Term>();
+        for (const [k, v] of e.right.entries) if (k.type === 'value') rk.set(JSON.stringify(String(k.value)) + typeof k.value, v);
+        const pairs: [Term, Term][] = [];
+        for (const [k, v] of e.left.entries) {
+          const m = k.type === 'value' ? rk.get(JSON.stringify(String(k.value)) + typeof k.value) : undefined;
+          if (m) pairs.push([v, m]);
+        }
+        if (pairs.length === e.left.entries.length) {
+          const sub: Literal = {
+            negated: false,
+            expr: { kind: 'unify', left: { type: 'array', items: pairs.map((p) => p[0]), loc: l.loc }, right: { type: 'array', items: pairs.map((p) => p[1]), loc: l.loc } },
+            withs: [],
+            loc: l.loc,
+          };
+          const r = placeLiteral(sub, bound, outside);
+          if ('outs' in r) return r;
+        }
+      }
       const m: number[] = [];
       termNeeds(e.left, bound, new Set()).forEach((s) => m.push(s));
       termNeeds(e.right, bound, new Set()).forEach((s) => m.push(s));
@@ -573,7 +672,7 @@ interface OrderCtx {
 function orderBody(body: Literal[], bound: Set<number>, outside: Set<number>, octx: OrderCtx): Literal[] {
   // First order nested bodies (comprehensions, every) with their own closure info.
   const counts = new Map<number, number>();
-  const litSlots = body.map((l) => literalSlots(l));
+  const litSlots = body.map((l) => literalTopSlots(l));
   for (const s of litSlots) for (const x of s) counts.set(x, (counts.get(x) ?? 0) + 1);
   const remaining = body.map((l, i) => ({ l, i }));
   const out: Literal[] = [];
@@ -698,13 +797,13 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
   }
   const nodeAt = (path: string[], isFunc = false): DataNode => {
     let n = root;
-    if (!isFunc) n.hasRules = true;
+    n.hasRules = true;
     for (let i = 0; i < path.length; i++) {
       const seg = path[i] as string;
       let c = n.children.get(seg);
       if (!c) n.children.set(seg, (c = { path: path.slice(0, i + 1), children: new Map(), rules: [], funcs: [], hasRules: false }));
       n = c;
-      if (!isFunc) n.hasRules = true;
+      if (!isFunc || i < path.length - 1) n.hasRules = true;
     }
     return n;
   };
@@ -759,7 +858,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
   const value = resolveTerm(r.value, scope, ctx);
   const headSlots = new Set<number>();
-  for (const t of [...restR, value, ...(key ? [key] : [])]) varSlots(t, headSlots);
+  for (const t of [...restR, value, ...(key ? [key] : [])]) topSlots(t, headSlots);
   const octx: OrderCtx = { names: ctx.names, errors: ctx.errors };
   const b = new Set(bound);
   const ordered = orderBody(body, b, headSlots, octx);
@@ -767,9 +866,12 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   for (const t of [...restR, value, ...(key ? [key] : [])]) {
     prepareNested({ negated: false, expr: { kind: 'term', term: t }, withs: [], loc: r.loc }, b, new Set(), octx);
   }
-  for (const s of headSlots) {
-    if (!b.has(s) && ctx.errors.length === 0) {
-      const n = ctx.names.get(s) ?? '?';
+  for (const t of [...restR, ...(key ? [key] : []), value]) {
+    const outs = new Set<number>();
+    const missing = termNeeds(t, b, outs);
+    for (const s of outs) b.add(s);
+    if (missing.length && ctx.errors.length === 0) {
+      const n = ctx.names.get(missing[0] as number) ?? '?';
       ctx.errors.push(new RegoError('rego_unsafe_var_error', `var ${n} is unsafe`, r.loc));
     }
   }
@@ -777,7 +879,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     const eb = resolveBody(e.body, scope, ctx);
     const ev = resolveTerm(e.value, scope, ctx);
     const b3 = new Set(bound);
-    const hs = varSlots(ev, new Set());
+    const hs = topSlots(ev, new Set());
     const ord = orderBody(eb, b3, hs, octx);
     return {
       kind: r.kind,
@@ -790,6 +892,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
       elses: [],
       isDefault: false,
       nslots: 0,
+      refLen: r.ref.length,
       loc: e.loc,
     } as CRule;
   });
@@ -804,6 +907,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     elses,
     isDefault: r.isDefault,
     nslots: 0,
+    refLen: r.ref.length,
     loc: r.loc,
   };
   out.nslots = ctx.nslots;
@@ -842,13 +946,17 @@ function checkRecursion(root: DataNode, funcs: Map<string, CRule[]>, errors: Reg
       if (t.type === 'ref' && t.head.type === 'var' && t.head.name === 'data') {
         // the longest constant prefix that names a rule node, plus everything below it when it stops early
         const segs: string[] = ['data'];
+        let stoppedOnConst = false;
         for (const p of t.path) {
-          if (p.type !== 'value' || typeof p.value !== 'string') break;
+          if (p.type !== 'value' || typeof p.value !== 'string') {
+            stoppedOnConst = p.type === 'value';
+            break;
+          }
           segs.push(p.value);
           if (byId.has(segs.join('.'))) d.add(segs.join('.'));
         }
         const prefix = segs.join('.');
-        for (const k of byId.keys()) if (k.startsWith(`${prefix}.`)) d.add(k);
+        if (!stoppedOnConst) for (const k of byId.keys()) if (k.startsWith(`${prefix}.`)) d.add(k);
       }
     };
     for (const r of rules) {

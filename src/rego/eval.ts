@@ -8,7 +8,7 @@
  */
 import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
-import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks } from './compiler.ts';
+import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks, WITH_FUNC_VALUES } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
 
@@ -60,8 +60,13 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-function childOf(v: Value, key: Value): Value | undefined {
-  if (v instanceof ObjectValue) return v.get(key);
+function childOf(v: Value, key: Value, store = false): Value | undefined {
+  if (v instanceof ObjectValue) {
+    const c = v.get(key);
+    // the store addresses object members by string: data.x[2] reads key "2"
+    if (c === undefined && store && typeof key === 'number') return v.get(String(key));
+    return c;
+  }
   if (Array.isArray(v)) {
     if (typeof key === 'number' && Number.isInteger(key) && key >= 0 && key < v.length) return v[key];
     return undefined;
@@ -289,7 +294,7 @@ export class Evaluator {
   }
 
   private withTargetFunc(t: Term): CallTarget | undefined {
-    if (t.type === 'call' && t.args.length === 0 && t.target) return t.target;
+    if (t.type === 'call' && t.args.length === 0 && t.target && WITH_FUNC_VALUES.has(t)) return t.target;
     if (t.type === 'var' && t.slot === undefined && t.name !== 'input' && t.name !== 'data' && lookupBuiltin(t.name)) {
       return { kind: 'builtin', name: t.name };
     }
@@ -560,18 +565,18 @@ export class Evaluator {
     return this.evalTerm(head, f, (v) => this.walk(v, t.path, 0, f, k));
   }
 
-  private walk(v: Value, path: Term[], i: number, f: Frame, k: VK): boolean {
+  private walk(v: Value, path: Term[], i: number, f: Frame, k: VK, store = false): boolean {
     if (i === path.length) return k(v);
     const p = path[i] as Term;
     if (p.type === 'value') {
-      const c = childOf(v, p.value);
-      return c === undefined ? false : this.walk(c, path, i + 1, f, k);
+      const c = childOf(v, p.value, store);
+      return c === undefined ? false : this.walk(c, path, i + 1, f, k, store);
     }
     if (p.type === 'var' && p.slot !== undefined) {
       const cur = f[p.slot];
       if (cur !== undefined) {
-        const c = childOf(v, cur);
-        return c === undefined ? false : this.walk(c, path, i + 1, f, k);
+        const c = childOf(v, cur, store);
+        return c === undefined ? false : this.walk(c, path, i + 1, f, k, store);
       }
       const slot = p.slot;
       return this.iterate(v, (key, val) => {
@@ -607,9 +612,9 @@ export class Evaluator {
     const p = path[i] as Term;
     const step = (key: Value): boolean => {
       const child = typeof key === 'string' ? node.children.get(key) : undefined;
-      const b = base === undefined ? undefined : childOf(base, key);
+      const b = base === undefined ? undefined : childOf(base, key, true);
       if (child && child.hasRules) return this.evalData(child, b, path, i + 1, f, k);
-      return b === undefined ? false : this.walk(b, path, i + 1, f, k);
+      return b === undefined ? false : this.walk(b, path, i + 1, f, k, true);
     };
     if (p.type === 'value') return step(p.value);
     if (isUnboundVar(p, f) || isPattern(p, f)) {
@@ -727,7 +732,8 @@ export class Evaluator {
       this.ruleValues(r, (v, rr) => {
         if (result === undefined) result = v;
         else if (!valueEquals(result, v)) {
-          throw new RegoError('eval_conflict_error', 'complete rules must not produce multiple outputs', rr.loc);
+          const msg = rr.refLen > 1 ? `rule ${rr.path.join('.')} produced conflicting values` : 'complete rules must not produce multiple outputs';
+          throw new RegoError('eval_conflict_error', msg, rr.loc);
         }
       });
     }
@@ -856,9 +862,26 @@ export class Evaluator {
       if (over.kind === 'value') return k(over.value);
       const t2 = over.target;
       if (t2.kind === 'builtin' ? t2.name !== key : t2.path !== key) {
+        // the replacement runs without the overrides of builtins (a mock never calls another mock)
         const saved = this.s;
-        // the replacement runs without the override of the function it replaces
-        return this.callTargetRaw(t2, vals, loc, k, saved);
+        const overrides = new Map(saved.funcOverrides);
+        for (const [name] of saved.funcOverrides ?? []) if (!name.startsWith('data.') || name === key) overrides.delete(name);
+        const inner: WithState = { ...saved, funcOverrides: overrides.size ? overrides : undefined, funcCache: new Map() };
+        this.s = inner;
+        let r: boolean;
+        try {
+          r = this.callTargetRaw(t2, vals, loc, (v) => {
+            this.s = saved;
+            try {
+              return k(v);
+            } finally {
+              this.s = inner;
+            }
+          }, saved);
+        } finally {
+          this.s = saved;
+        }
+        return r;
       }
     }
     return this.callTargetRaw(target, vals, loc, k, this.s);

@@ -176,8 +176,7 @@ class Parser {
     if (this.isIdent('if')) {
       hasIf = true;
       this.next();
-      if (this.isOp('{')) bodies.push(this.parseBraceBody());
-      else bodies.push([this.parseLiteral()]);
+      bodies.push(this.parseIfBody());
     } else if (this.isOp('{') && !this.tok.nl) {
       if (this.v1) this.fail('`if` keyword is required before rule body');
       bodies.push(this.parseBraceBody());
@@ -211,7 +210,7 @@ class Parser {
       let ebody: Literal[] = [];
       if (this.isIdent('if')) {
         this.next();
-        ebody = this.isOp('{') ? this.parseBraceBody() : [this.parseLiteral()];
+        ebody = this.parseIfBody();
       } else if (this.isOp('{') && !this.tok.nl) {
         if (this.v1) this.fail('`if` keyword is required before rule body');
         ebody = this.parseBraceBody();
@@ -246,6 +245,22 @@ class Parser {
 
   private wasDotted(t: Term): boolean {
     return this.dotted.has(t);
+  }
+
+  /** Body after `if`: a braced body, or a single literal (which may itself start with `{`). */
+  private parseIfBody(): Literal[] {
+    if (!this.isOp('{')) return [this.parseLiteral()];
+    const save = this.pos;
+    try {
+      return this.parseBraceBody();
+    } catch (e) {
+      this.pos = save;
+      try {
+        return [this.parseLiteral()];
+      } catch {
+        throw e;
+      }
+    }
   }
 
   private parseBraceBody(): Literal[] {

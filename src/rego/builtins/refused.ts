@@ -3,6 +3,7 @@
  * Their names are registered so that the compiler knows them and `with` can replace them with a
  * mock; calling one unmocked stops evaluation with an error naming it.
  */
+import { ObjectValue } from '../value.ts';
 import { BuiltinError, registerBuiltins, type BuiltinDef } from './registry.ts';
 
 function refuse(name: string, arity: number, why: string): BuiltinDef {
@@ -21,7 +22,6 @@ const SIG = 'signature verification is out of scope';
 export const REFUSED_BUILTINS: BuiltinDef[] = [
   refuse('http.send', 1, 'no network access'),
   refuse('net.lookup_ip_addr', 1, 'no network access'),
-  refuse('opa.runtime', 0, 'no OPA runtime'),
   refuse('rego.parse_module', 2, 'module parsing is out of scope'),
   refuse('io.jwt.decode_verify', 2, SIG),
   refuse('io.jwt.encode_sign', 3, 'signing is out of scope'),
@@ -32,3 +32,9 @@ export const REFUSED_BUILTINS: BuiltinDef[] = [
 ];
 
 registerBuiltins(REFUSED_BUILTINS);
+
+/**
+ * opa.runtime: OPA answers an empty object when no runtime information is configured, which is
+ * always the case for an embedded engine (no environment, config or version is exposed).
+ */
+registerBuiltins([{ name: 'opa.runtime', arity: 0, fn: () => new ObjectValue() }]);

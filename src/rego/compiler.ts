@@ -206,6 +206,10 @@ class Scope {
 }
 
 interface ResolveCtx {
+  /** Module uses Rego v1 rules (deprecated builtins refused, input/data not assignable). */
+  v1?: boolean;
+  /** The call term that is a whole statement (may carry an output argument). */
+  statementCall?: Term;
   pkg: string[];
   file: string;
   /** import alias -> ref term */
@@ -297,7 +301,7 @@ function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
     }
     case 'call': {
       const args = t.args.map((a) => resolveTerm(a, scope, ctx));
-      const target = resolveCall(t, args.length, ctx);
+      const target = resolveCall(t, args.length, ctx, ctx.statementCall === t);
       const out: Term = { ...t, args, target };
       if (target.kind === 'func' && args.length === (ctx.funcArity.get(target.path) ?? -2) + 1) {
         FUNC_OUTPUT.set(out, args[args.length - 1] as Term);
@@ -307,7 +311,9 @@ function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
   }
 }
 
-function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx): CallTarget {
+const DEPRECATED = new Set(['any', 'all', 're_match', 'net.cidr_overlap', 'set_diff', 'cast_array', 'cast_set', 'cast_string', 'cast_boolean', 'cast_null', 'cast_object']);
+
+function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx, statement: boolean): CallTarget {
   const parts = t.name.split('.');
   const first = parts[0] as string;
   let path: string[] | undefined;
@@ -324,19 +330,19 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx)
     const arity = ctx.funcArity.get(key);
     if (arity === undefined) {
       ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
-    } else if (nargs !== arity && nargs !== arity + 1) {
+    } else if (nargs !== arity && !(statement && nargs === arity + 1)) {
       ctx.errors.push(
         new RegoError('rego_type_error', `${key}: function has arity ${arity}, got ${nargs} arguments`, t.loc),
       );
     }
     return { kind: 'func', path: key };
   }
-  const b = lookupBuiltin(t.name);
+  const b = ctx.v1 && DEPRECATED.has(t.name) ? undefined : lookupBuiltin(t.name);
   if (!b) {
     ctx.errors.push(new RegoError('rego_type_error', `undefined function ${t.name}`, t.loc));
     return { kind: 'builtin', name: t.name };
   }
-  if (b.arity >= 0 && nargs !== b.arity && nargs !== b.arity + 1) {
+  if (b.arity >= 0 && nargs !== b.arity && !(statement && nargs === b.arity + 1)) {
     ctx.errors.push(
       new RegoError(
         'rego_type_error',
@@ -356,15 +362,19 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
   const e = l.expr;
   let expr: Expr;
   switch (e.kind) {
-    case 'term':
+    case 'term': {
+      const prev = ctx.statementCall;
+      ctx.statementCall = e.term;
       expr = { kind: 'term', term: resolveTerm(e.term, scope, ctx) };
+      ctx.statementCall = prev;
       break;
+    }
     case 'unify':
       expr = { kind: 'unify', left: resolveTerm(e.left, scope, ctx), right: resolveTerm(e.right, scope, ctx) };
       break;
     case 'assign': {
       const right = resolveTerm(e.right, scope, ctx);
-      if (e.left.type === 'ref' || (e.left.type === 'var' && ROOTS.has(e.left.name))) {
+      if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
         ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${e.left.type === 'var' ? e.left.name : 'ref'}`, l.loc));
       }
       declarePattern(e.left, scope, ctx, true);
@@ -823,7 +833,10 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
     }
     const ruleNames = ruleNamesByPkg.get(m.pkg.join('.')) as Map<string, Set<Rule['kind']>>;
     for (const r of m.rules) {
-      const ctx: ResolveCtx = { pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
+      const ctx: ResolveCtx = { v1: m.regoV1, pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
+      const head = ruleHeadName(r);
+      if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (${head} cannot be shadowed)`, r.loc));
+      if (r.isDefault) checkDefaultValue(r.value, errors);
       const { consts, rest } = constPrefix(r);
       const compiled = compileRule(r, ctx, pkg, consts, rest);
       if (r.kind === 'func') {
@@ -841,6 +854,37 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
   if (errors.length === 0) checkRecursion(root, funcs, errors);
   if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
   return { root, funcs, modules };
+}
+
+/** Default values must be constants (no refs, calls or operators outside comprehensions). */
+function checkDefaultValue(t: Term, errors: RegoError[]): void {
+  const bad = (x: Term): string | undefined => {
+    switch (x.type) {
+      case 'ref':
+        return 'ref';
+      case 'call':
+        return 'call';
+      case 'var':
+        return 'var';
+      case 'array':
+      case 'set':
+        for (const i of x.items) {
+          const b = bad(i);
+          if (b) return b;
+        }
+        return undefined;
+      case 'object':
+        for (const [k, v] of x.entries) {
+          const b = bad(k) ?? bad(v);
+          if (b) return b;
+        }
+        return undefined;
+      default:
+        return undefined;
+    }
+  };
+  const b = bad(t);
+  if (b) errors.push(new RegoError('rego_type_error', `invalid ${b} in default value: default rules must have a constant value`, t.loc));
 }
 
 function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], rest: Term[]): CRule {

@@ -70,6 +70,8 @@ class Parser {
     const pkgTerm = this.parsePrimary();
     const pkg = ['data', ...this.refToStrings(pkgTerm, 'package')];
     const imports: Import[] = [];
+    let sawRegoV1 = false;
+    let sawFuture = false;
     while (this.isIdent('import')) {
       const t = this.next();
       const path = this.parsePrimary();
@@ -81,8 +83,15 @@ class Parser {
         alias = a.text;
       }
       const segs = this.refToStrings(path, 'import');
-      if (segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2) this.v1 = true;
-      else if (segs[0] === 'future') {
+      const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
+      if ((isRegoV1 && (sawRegoV1 || sawFuture)) || (segs[0] === 'future' && sawRegoV1)) {
+        this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);
+      }
+      if (isRegoV1) {
+        this.v1 = true;
+        sawRegoV1 = true;
+      } else if (segs[0] === 'future') {
+        sawFuture = true;
         if (segs[1] !== 'keywords') this.fail(`invalid import ${segs.join('.')}`, t);
       } else if (segs[0] !== 'data' && segs[0] !== 'input') {
         this.fail(`invalid import ${segs.join('.')}: must begin with input or data`, t);
@@ -198,7 +207,12 @@ class Parser {
     if (!this.v1 || hasIf) {
       while (this.isOp('{') && !hasIf) bodies.push(this.parseBraceBody());
     }
-    if (bodies.length === 0) bodies.push([]);
+    if (bodies.length === 0) {
+      if (this.v1 && kind === 'value' && !value && !args) {
+        this.fail(ref.length > 1 && !this.wasDotted(ref[ref.length - 1] as Term) ? '`contains` keyword is required for partial set rules' : 'rule must have a body or assignment', start);
+      }
+      bodies.push([]);
+    }
     const elses: Rule[] = [];
     while (this.isIdent('else')) {
       const et = this.next();

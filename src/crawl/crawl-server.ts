@@ -81,8 +81,13 @@ class RecordingTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
-  start(): Promise<void> {
-    return this.inner.start();
+  /** Pid of the spawned child (stdio), kept after the SDK forgets it so a failed crawl can stop it. */
+  pid: number | undefined;
+
+  async start(): Promise<void> {
+    await this.inner.start();
+    const pid = (this.inner as { pid?: number | null }).pid;
+    if (typeof pid === 'number') this.pid = pid;
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
@@ -142,6 +147,7 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
     return { name: launch.name, ...extra, status: 'failed', error: text };
   };
 
+  let failedRun = true;
   let protocolVersion: string | undefined;
   let serverInfo: CatalogServer['server_info'];
   try {
@@ -163,7 +169,9 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
       return entry as unknown as CatalogServer;
     })();
     work.catch(() => {});
-    return await Promise.race([work, deadline]);
+    const entry = await Promise.race([work, deadline]);
+    failedRun = false;
+    return entry;
   } catch (e) {
     const extra: Partial<CatalogServer> = {};
     if (protocolVersion !== undefined) (extra as Record<string, unknown>).protocol_version = protocolVersion;
@@ -172,11 +180,12 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
     return failed(describeFailure(e, phase, transport.closed), extra);
   } finally {
     clearTimeout(timer);
-    // A server that overran its deadline gets no grace period: stop it now rather than after the
-    // SDK's polite stdin-close-then-wait sequence.
-    if (abort.signal.aborted && stdio?.pid) {
+    // A server that failed gets no grace period. The SDK's polite close (end stdin, wait, SIGTERM)
+    // runs on unref'd timers, and after a failed initialize it has already forgotten the child, so
+    // a short-lived crawler could exit first and orphan a hung server: stop it here by its pid.
+    if (failedRun && transport.pid !== undefined) {
       try {
-        process.kill(stdio.pid, 'SIGKILL');
+        process.kill(transport.pid, 'SIGKILL');
       } catch {
         // already gone
       }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseCatalog } from '../../../src/catalog/parse.ts';
 import type { CatalogServer } from '../../../src/catalog/types.ts';
 import { fixtureEntry, runCrawl } from './helpers.ts';
@@ -7,7 +9,7 @@ const SECRET_ENV = 'env-secret-8f3a91';
 const SECRET_LITERAL = 'literal-secret-55c2';
 
 const SERVERS = `servers:
-${fixtureEntry('hangs', 'hang.mjs')}    env: {FIXTURE_SECRET: {env: CRAWL_TEST_SECRET}}
+${fixtureEntry('hangs', 'hang.mjs')}    env: {FIXTURE_SECRET: {env: CRAWL_TEST_SECRET}, FIXTURE_PIDFILE: "\${SERVERS_DIR}/hang.pid"}
     timeout_ms: 1500
 ${fixtureEntry('exits', 'exit-at-start.mjs')}    env: {FIXTURE_SECRET: ${JSON.stringify(SECRET_LITERAL)}}
 ${fixtureEntry('no-name', 'malformed.mjs', 'missing-name')}${fixtureEntry('duplicate', 'malformed.mjs', 'duplicate')}${fixtureEntry('loops', 'malformed.mjs', 'cursor-loop')}${fixtureEntry('qualified', 'malformed.mjs', 'qualified')}${fixtureEntry('paged', 'paged.mjs')}  - name: missing-binary
@@ -58,6 +60,10 @@ describe('toolgate crawl when servers fail', () => {
       expect(text).not.toContain(SECRET_ENV);
       expect(text).not.toContain(SECRET_LITERAL);
     }
+    // The hung server was stopped, not left behind when the crawl returned.
+    const pid = Number(readFileSync(join(run.dir, 'hang.pid'), 'utf8'));
+    expect(await exited(pid)).toBe(true);
+
     // The secrets did reach the children (and were masked on the way back).
     expect(byName.get('hangs')!.error).toContain('[redacted]');
     expect(byName.get('exits')!.error).toContain('[redacted]');
@@ -71,3 +77,15 @@ describe('toolgate crawl when servers fail', () => {
     expect(alpha.annotations).toEqual({ destructiveHint: false });
   }, 20_000);
 });
+
+async function exited(pid: number): Promise<boolean> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}

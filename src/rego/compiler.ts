@@ -377,6 +377,11 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
         ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${e.left.type === 'var' ? e.left.name : 'ref'}`, l.loc));
       }
+      let hasVar = false;
+      walkTerms(e.left, (x) => {
+        if (x.type === 'var') hasVar = true;
+      });
+      if (!hasVar) ctx.errors.push(new RegoError('rego_compile_error', 'cannot assign to a value: the left side of := must contain variables', l.loc));
       declarePattern(e.left, scope, ctx, true);
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;
@@ -738,11 +743,16 @@ function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, oct
       for (const s of free) b2.add(s);
       const ordered = orderBody(t.body, b2, new Set([...outside, ...headSlots]), octx);
       t.body.splice(0, t.body.length, ...ordered);
-      for (const s of headSlots)
-        if (!b2.has(s)) {
-          octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${octx.names.get(s) ?? '?'} is unsafe`, t.loc));
+      const heads = t.type === 'objectcompr' ? [t.key, t.value] : [t.term];
+      for (const h of heads) {
+        const outs = new Set<number>();
+        const missing = termNeeds(h, b2, outs);
+        for (const s of outs) b2.add(s);
+        if (missing.length) {
+          octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${octx.names.get(missing[0] as number) ?? '?'} is unsafe`, t.loc));
           break;
         }
+      }
       return;
     }
   };
@@ -823,6 +833,7 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
       continue;
     }
     const pkg = m.pkg.slice(1);
+    nodeAt(pkg);
     const imports = new Map<string, Term>();
     for (const imp of m.imports) {
       const t = imp.path;

@@ -605,6 +605,10 @@ export class Evaluator {
       const doc = this.nodeDoc(node, base);
       return doc === undefined ? false : this.walk(doc, path, i, f, k);
     }
+    if (node.funcs.length && !node.hasRules && node.funcs[0]?.args.length === 0) {
+      // a zero-argument function named by reference evaluates to its value
+      return this.callFunc(['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => this.walk(v, path, i, f, k));
+    }
     if (i === path.length) {
       const v = this.nodeValue(node, base);
       return v === undefined ? false : k(v);
@@ -749,24 +753,25 @@ export class Evaluator {
 
   /** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
   private ruleValues(r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
+    // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
     let any = false;
-    this.evalBody(r.body, 0, f, () => {
-      any = true;
-      return this.evalTerm(r.value, f, (v) => {
+    this.evalBody(r.body, 0, f, () =>
+      this.evalTerm(r.value, f, (v) => {
+        any = true;
         onValue(v, r);
         return false;
-      });
-    });
+      }),
+    );
     if (any) return;
     for (const e of r.elses) {
       let got = false;
-      this.evalBody(e.body, 0, f, () => {
-        got = true;
-        return this.evalTerm(e.value, f, (v) => {
+      this.evalBody(e.body, 0, f, () =>
+        this.evalTerm(e.value, f, (v) => {
+          got = true;
           onValue(v, e);
           return false;
-        });
-      });
+        }),
+      );
       if (got) return;
     }
   }
@@ -932,8 +937,8 @@ export class Evaluator {
             let got = false;
             this.unifyItems(br.args, vals, 0, fr, () =>
               this.evalBody(br.body, 0, fr, () => {
-                got = true;
                 return this.evalTerm(br.value, fr, (v) => {
+                  got = true;
                   if (result === undefined) result = v;
                   else if (!valueEquals(result, v)) {
                     throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);

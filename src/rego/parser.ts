@@ -148,7 +148,7 @@ class Parser {
       } else break;
     }
     let args: Term[] | undefined;
-    if (this.isOp('(') && !this.tok.ws) {
+    if (this.isOp('(') && !this.tok.nl) {
       this.next();
       args = [];
       if (!this.isOp(')')) {
@@ -321,7 +321,7 @@ class Parser {
   private parseLiteral(): Literal {
     const start = this.tok;
     const loc = this.loc(start);
-    if (this.isIdent('some') && this.peek().type === 'ident' && !this.isOp('(', this.peek())) {
+    if (this.isIdent('some') && this.peek().type !== 'eof' && !this.peek().nl && !(this.peek().type === 'op' && !['[', '{', '-'].includes(this.peek().text))) {
       this.next();
       const terms: Term[] = [this.parseRelation()];
       while (this.isOp(',')) {
@@ -381,16 +381,31 @@ class Parser {
   }
 
   private parseExpr(): Expr {
-    const left = this.parseInExpr();
+    const left = this.parseMember3(this.parseInExpr());
     if (this.isOp(':=')) {
       this.next();
-      return { kind: 'assign', left, right: this.parseInExpr() };
+      return { kind: 'assign', left, right: this.parseMember3(this.parseInExpr()) };
     }
     if (this.isOp('=')) {
       this.next();
-      return { kind: 'unify', left, right: this.parseInExpr() };
+      return { kind: 'unify', left, right: this.parseMember3(this.parseInExpr()) };
     }
     return { kind: 'term', term: left };
+  }
+
+  /** `k, v in coll` at expression level (internal.member_3). */
+  private parseMember3(first: Term): Term {
+    if (!this.isOp(',') || this.tok.nl) return first;
+    const save = this.pos;
+    this.next();
+    const value = this.parseRelation();
+    if (!this.isIdent('in') || this.tok.nl) {
+      this.pos = save;
+      return first;
+    }
+    const t = this.next();
+    const coll = this.parseRelation();
+    return { type: 'call', name: 'internal.member_3', args: [first, value, coll], loc: this.loc(t) };
   }
 
   // ------------------------------------------------------------ terms with operators
@@ -564,12 +579,21 @@ class Parser {
       this.next();
       return { type: 'array', items: [], loc };
     }
-    const first = this.parseInExpr(true);
+    const startPos = this.pos;
+    let first = this.parseInExpr(true);
     if (this.isOp('|')) {
-      this.next();
-      const body = this.parseLiterals(']');
-      this.expectOp(']');
-      return { type: 'arraycompr', term: first, body, loc };
+      const save = this.pos;
+      try {
+        this.next();
+        const body = this.parseLiterals(']');
+        this.expectOp(']');
+        return { type: 'arraycompr', term: first, body, loc };
+      } catch (e) {
+        // `[a | b, c]` is an array whose first item is a set union
+        this.pos = startPos;
+        first = this.parseInExpr();
+        if (this.pos <= save) throw e;
+      }
     }
     const items = [first];
     while (this.isOp(',')) {
@@ -588,7 +612,8 @@ class Parser {
       this.next();
       return { type: 'value', value: new ObjectValue(), loc };
     }
-    const first = this.parseInExpr(true);
+    const firstPos = this.pos;
+    let first = this.parseInExpr(true);
     if (this.isOp(':')) {
       this.next();
       const v = this.parseInExpr(true);
@@ -610,10 +635,17 @@ class Parser {
       return foldConst({ type: 'object', entries, loc });
     }
     if (this.isOp('|')) {
-      this.next();
-      const body = this.parseLiterals('}');
-      this.expectOp('}');
-      return { type: 'setcompr', term: first, body, loc };
+      const save = this.pos;
+      try {
+        this.next();
+        const body = this.parseLiterals('}');
+        this.expectOp('}');
+        return { type: 'setcompr', term: first, body, loc };
+      } catch (e) {
+        this.pos = firstPos;
+        first = this.parseInExpr();
+        if (this.pos <= save) throw e;
+      }
     }
     const items = [first];
     while (this.isOp(',')) {

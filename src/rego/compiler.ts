@@ -442,7 +442,11 @@ class EveryScope extends Scope {}
 function resolveWithTarget(t: Term, ctx: ResolveCtx): Term {
   // Targets are input/data refs, or function names (builtins or user functions).
   if (t.type === 'var' && (t.name === 'input' || t.name === 'data')) return t;
-  if (t.type === 'ref' && t.head.type === 'var' && (t.head.name === 'input' || t.head.name === 'data')) return t;
+  if (t.type === 'ref' && t.head.type === 'var' && (t.head.name === 'input' || t.head.name === 'data')) {
+    const full = refName(t);
+    if (full !== undefined && ctx.funcArity.has(full)) return { type: 'call', name: full, args: [], loc: t.loc, target: { kind: 'func', path: full } };
+    return t;
+  }
   const name = refName(t);
   if (name === undefined) {
     ctx.errors.push(new RegoError('rego_compile_error', 'with keyword target must be a reference to input, data or a function', t.loc));

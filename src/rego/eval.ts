@@ -617,7 +617,7 @@ export class Evaluator {
     const step = (key: Value): boolean => {
       const child = typeof key === 'string' ? node.children.get(key) : undefined;
       const b = base === undefined ? undefined : childOf(base, key, true);
-      if (child && child.hasRules) return this.evalData(child, b, path, i + 1, f, k);
+      if (child && (child.hasRules || child.funcs.length > 0)) return this.evalData(child, b, path, i + 1, f, k);
       return b === undefined ? false : this.walk(b, path, i + 1, f, k, true);
     };
     if (p.type === 'value') return step(p.value);

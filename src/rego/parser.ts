@@ -543,6 +543,7 @@ class Parser {
         this.next();
         const id = this.next();
         if (id.type !== 'ident') this.fail('expected name after .', id);
+        if (id.ws) this.fail('invalid whitespace between . and identifier', id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
         term = appendRef(term, seg);

@@ -1,6 +1,8 @@
 /** Every CLI command, in the order `toolgate --help` lists them. Add one import and one entry per command. */
 import type { Command } from './command.ts';
 import { regoConformanceCommand } from './commands/rego-conformance.ts';
+import { regoEvalCommand } from './commands/rego-eval.ts';
+import { regoTestCommand } from './commands/rego-test.ts';
 import { blastRadiusCommand } from './commands/blast-radius.ts';
 import { checkAccessCommand } from './commands/check-access.ts';
 import { compileCommand } from './commands/compile.ts';
@@ -31,4 +33,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   observeCommand,
   diffCommand,
+  regoEvalCommand,
+  regoTestCommand,
+  regoConformanceCommand,
 ];

@@ -27,9 +27,7 @@ export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): 
 
 /** The canonical text of a value (what `canonicalBytes` encodes as UTF-8). */
 export function canonicalString(value: unknown, options: CanonicalOptions = {}): string {
-  const parts: string[] = [];
-  write(value, parts, options, '$');
-  return parts.join('');
+  return write(value, options, []);
 }
 
 /** Sorts strings by UTF-16 code unit, as RFC 8785 requires (this is JS's default string order). */
@@ -63,88 +61,103 @@ export function normaliseString(s: string, where: string, options: CanonicalOpti
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\u0000-\u007f]/;
 
-// RFC 8785 escaping: only the quote, backslash and C0 controls are escaped.
-const ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
-// eslint-disable-next-line no-control-regex
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
-// eslint-disable-next-line no-control-regex
-const ESCAPE_ALL = /["\\\u0000-\u001f]/g;
-
-/** A JSON string literal with RFC 8785 escaping. The input must already be well-formed. */
+/**
+ * A JSON string literal with RFC 8785 escaping. The input must already be well-formed.
+ * For a well-formed string, ECMAScript's JSON.stringify escapes exactly what RFC 8785 escapes
+ * (`"`, `\\`, and C0 controls, with the short forms for \b \t \n \f \r and lowercase \u00xx),
+ * and writes everything else literally, U+2028/U+2029 included (RFC 8785 §3.2.2.2 is defined by it).
+ */
 export function quoteString(s: string): string {
-  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
-  return `"${s.replace(ESCAPE_ALL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+  return JSON.stringify(s);
 }
 
-function refuse(where: string, what: string): never {
+function whereOf(path: readonly (string | number)[]): string {
+  let w = '$';
+  for (const p of path) w += typeof p === 'number' ? `[${p}]` : `.${p}`;
+  return w;
+}
+
+function refuse(path: readonly (string | number)[], what: string): never {
+  const where = whereOf(path);
   throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `${where}: ${what} has no canonical JSON form`, { at: [{ file: '<value>', path: where }] });
 }
 
-function write(value: unknown, out: string[], options: CanonicalOptions, where: string): void {
+/** Object keys in canonical order: NFC first (refusing collisions), then sorted by UTF-16 code unit. */
+function canonicalKeys(obj: Record<string, unknown>, options: CanonicalOptions, path: (string | number)[]): [string, string][] {
+  const keys = Object.keys(obj);
+  let ascii = true;
+  for (const k of keys) if (NON_ASCII.test(k)) ascii = false;
+  // Fast path: ASCII keys are already NFC and cannot collide; the default sort is UTF-16 order.
+  if (ascii) {
+    keys.sort();
+    const out: [string, string][] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) out[i] = [keys[i]!, keys[i]!];
+    return out;
+  }
+  const seen = new Set<string>();
+  const out: [string, string][] = [];
+  for (const key of keys) {
+    const k = normaliseString(key, `${whereOf(path)} key ${JSON.stringify(key)}`, options);
+    if (seen.has(k)) {
+      const where = whereOf(path);
+      throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `${where}: two keys coincide after NFC normalisation: ${JSON.stringify(k)}`, {
+        at: [{ file: '<value>', path: where }],
+      });
+    }
+    seen.add(k);
+    out.push([k, key]);
+  }
+  return out.sort((a, b) => compareUtf16(a[0], b[0]));
+}
+
+// The path to the current value is kept as a stack and turned into text only for an error message.
+// Pieces are joined with `+=`, which V8 turns into ropes flattened once at the end.
+function write(value: unknown, options: CanonicalOptions, path: (string | number)[]): string {
   switch (typeof value) {
     case 'string':
-      out.push(quoteString(normaliseString(value, where, options)));
-      return;
+      return quoteString(NON_ASCII.test(value) ? normaliseString(value, whereOf(path), options) : value);
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'bigint':
-      out.push(value.toString());
-      return;
+      return value.toString();
     case 'number':
-      if (!Number.isFinite(value)) refuse(where, `the number ${value}`);
+      if (!Number.isFinite(value)) refuse(path, `the number ${value}`);
       if (Number.isInteger(value) && (Number.isSafeInteger(value) || !options.allowFloats)) {
-        if (!Number.isSafeInteger(value)) refuse(where, `the integer ${value} (beyond 2^53; pass a bigint)`);
-        out.push(Object.is(value, -0) ? '0' : String(value));
-        return;
+        if (!Number.isSafeInteger(value)) refuse(path, `the integer ${value} (beyond 2^53; pass a bigint)`);
+        return Object.is(value, -0) ? '0' : String(value);
       }
-      if (!options.allowFloats) refuse(where, `the float ${value}`);
-      out.push(Object.is(value, -0) ? '0' : String(value)); // ECMAScript Number::toString is RFC 8785's number form
-      return;
+      if (!options.allowFloats) refuse(path, `the float ${value}`);
+      return String(value); // ECMAScript Number::toString is RFC 8785's number form
     case 'object': {
-      if (value === null) {
-        out.push('null');
-        return;
-      }
+      if (value === null) return 'null';
       if (Array.isArray(value)) {
-        out.push('[');
+        let out = '[';
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out.push(',');
-          write(value[i], out, options, `${where}[${i}]`);
+          if (i > 0) out += ',';
+          path.push(i);
+          out += write(value[i], options, path);
+          path.pop();
         }
-        out.push(']');
-        return;
+        return `${out}]`;
       }
       const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) refuse(where, 'a class instance');
+      if (proto !== Object.prototype && proto !== null) refuse(path, 'a class instance');
       const obj = value as Record<string, unknown>;
-      if (typeof obj.toJSON === 'function') refuse(where, 'an object with toJSON');
-      const entries: [string, unknown][] = [];
-      const seen = new Set<string>();
-      for (const key of Object.keys(obj)) {
-        const v = obj[key];
-        if (v === undefined) refuse(`${where}.${key}`, 'undefined');
-        const k = normaliseString(key, `${where} key ${JSON.stringify(key)}`, options);
-        if (seen.has(k)) {
-          throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `${where}: two keys coincide after NFC normalisation: ${JSON.stringify(k)}`, {
-            at: [{ file: '<value>', path: where }],
-          });
-        }
-        seen.add(k);
-        entries.push([k, v]);
+      if (typeof obj.toJSON === 'function') refuse(path, 'an object with toJSON');
+      const keys = canonicalKeys(obj, options, path);
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const [k, original] = keys[i]!;
+        const v = obj[original];
+        path.push(k);
+        if (v === undefined) refuse(path, 'undefined');
+        if (i > 0) out += ',';
+        out += `${quoteString(k)}:${write(v, options, path)}`;
+        path.pop();
       }
-      entries.sort((a, b) => compareUtf16(a[0], b[0]));
-      out.push('{');
-      for (let i = 0; i < entries.length; i++) {
-        const [k, v] = entries[i]!;
-        if (i > 0) out.push(',');
-        out.push(quoteString(k), ':');
-        write(v, out, options, `${where}.${k}`);
-      }
-      out.push('}');
-      return;
+      return `${out}}`;
     }
     default:
-      refuse(where, `a ${typeof value}`);
+      return refuse(path, `a ${typeof value}`);
   }
 }

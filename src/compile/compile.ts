@@ -8,7 +8,7 @@
  *     -> bundle.tar.gz        (.manifest, toolgate/data.json, the enforcement Rego)
  *     -> SHA256SUMS
  */
-import { canonicalBytes } from '../canonical/json.ts';
+import { canonicalBytes, canonicalString, quoteString } from '../canonical/json.ts';
 import { digestHex } from '../canonical/digest.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
@@ -54,6 +54,7 @@ export interface CompileResult {
 }
 
 const LF = 10;
+const encoder = new TextEncoder();
 
 /** Canonical JSON bytes plus a trailing LF: the file form of every JSON artifact. */
 export function jsonFileBytes(value: unknown): Uint8Array {
@@ -81,8 +82,10 @@ export async function compileEstate(estate: Estate, options: CompileOptions): Pr
       ? compileToolgraphV1(estate, options.agent ?? '', options.profile, header, tools)
       : compilePolicyBundle(header, tools, decisions);
   const dataDoc = compileDataDocument(estate, header, tools, decisions, options.connectome?.edges ?? []);
-  const dataBytes = jsonFileBytes(dataDoc);
-  const innerDataBytes = jsonFileBytes(dataDoc[DATA_ROOT]);
+  // The tarball's toolgate/data.json is the document's inner object; encode it once and wrap it.
+  const innerText = canonicalString(dataDoc[DATA_ROOT], { allowFloats: true });
+  const innerDataBytes = encoder.encode(`${innerText}\n`);
+  const dataBytes = encoder.encode(`{${quoteString(DATA_ROOT)}:${innerText}}\n`);
 
   const content = [
     { name: `${DATA_ROOT}/data.json`, bytes: innerDataBytes },

@@ -1,0 +1,142 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  compareValues,
+  fromJSON,
+  ObjectValue,
+  parseNumber,
+  SetValue,
+  toJSON,
+  toJSONText,
+  typeName,
+  valueEquals,
+  valueKey,
+  type Value,
+} from '../../../src/rego/value.ts';
+import { numAdd, numDiv, numMul, numSub } from '../../../src/rego/number.ts';
+
+const scalar: fc.Arbitrary<Value> = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer({ min: -5, max: 5 }),
+  fc.constantFrom(0.5, -2.25, 3.5),
+  fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map((b) => parseNumber(b.toString()) as Value),
+  fc.constantFrom('', 'a', 'b', 'ab', '\u{1F600}', '\uE000'),
+);
+
+const { value } = fc.letrec<{ value: Value }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    scalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.array(tie('value'), { maxLength: 3 }).map((xs) => new SetValue(xs)),
+    fc.array(fc.tuple(tie('value'), tie('value')), { maxLength: 3 }).map((es) => new ObjectValue(es)),
+  ),
+}));
+
+const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+describe('OPA total order and equality', () => {
+  it('is reflexive and antisymmetric, and compare == 0 exactly when values are equal', () => {
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        expect(compareValues(a, a)).toBe(0);
+        expect(sign(compareValues(a, b)) + sign(compareValues(b, a))).toBe(0);
+        expect(compareValues(a, b) === 0).toBe(valueEquals(a, b));
+        if (valueEquals(a, b)) expect(valueKey(a)).toBe(valueKey(b));
+        else expect(valueKey(a)).not.toBe(valueKey(b));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('is transitive', () => {
+    fc.assert(
+      fc.property(value, value, value, (a, b, c) => {
+        const xs = [a, b, c].sort(compareValues);
+        expect(compareValues(xs[0] as Value, xs[2] as Value)).toBeLessThanOrEqual(0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders types null < boolean < number < string < array < object < set', () => {
+    const ordered: Value[] = [null, false, true, -1, 2, 'a', [], new ObjectValue(), new SetValue()];
+    for (let i = 0; i + 1 < ordered.length; i++) expect(compareValues(ordered[i] as Value, ordered[i + 1] as Value)).toBe(-1);
+    expect(ordered.map(typeName)).toEqual(['null', 'boolean', 'boolean', 'number', 'number', 'string', 'array', 'object', 'set']);
+  });
+
+  it('sets and objects are equal regardless of insertion order', () => {
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 6 }), (xs) => {
+        const a = new SetValue(xs);
+        const b = new SetValue([...xs].reverse());
+        expect(valueEquals(a, b)).toBe(true);
+        const o1 = new ObjectValue(xs.map((x, i) => [x, i] as const));
+        const o2 = new ObjectValue([...xs.map((x, i) => [x, i] as const)].reverse().filter((e, i, arr) => arr.findIndex((f) => valueEquals(f[0], e[0])) === i));
+        // o2 keeps the first (i.e. last-inserted in o1's order) value per key, o1 keeps the last one: same map
+        expect(valueEquals(o1, o2)).toBe(true);
+      }),
+    );
+  });
+
+  it('compares strings by code point (UTF-8 order), not UTF-16 units', () => {
+    expect(compareValues('\uE000', '\u{1F600}')).toBe(-1);
+  });
+});
+
+describe('numbers', () => {
+  it('one canonical form per value: decimals, exponents, trailing zeros', () => {
+    expect(parseNumber('3.50')).toBe(parseNumber('3.5'));
+    expect(parseNumber('35e-1')).toBe(3.5);
+    expect(parseNumber('1e2')).toBe(100);
+    expect(parseNumber('1.0')).toBe(1);
+    expect(new SetValue([parseNumber('3.5') as Value, parseNumber('0.35e1') as Value]).size).toBe(1);
+  });
+
+  it('keeps integers beyond 2^53 and huge or tiny decimals exact', () => {
+    const big = parseNumber('1234567890123456789012') as Value;
+    expect(typeof big).toBe('bigint');
+    expect(compareValues(parseNumber('1e400') as Value, parseNumber('1e399') as Value)).toBe(1);
+    expect(compareValues(parseNumber('1e-400') as Value, 0)).toBe(1);
+    expect(compareValues(parseNumber('0.1234567890123456789') as Value, parseNumber('0.1234567890123456788') as Value)).toBe(1);
+  });
+
+  it('arithmetic is exact on integers of any size and on decimals', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 90n), max: 2n ** 90n }), fc.bigInt({ min: -(2n ** 90n), max: 2n ** 90n }), (a, b) => {
+        const x = parseNumber(a.toString()) as Value;
+        const y = parseNumber(b.toString()) as Value;
+        expect(toJSONText(numAdd(x as never, y as never))).toBe((a + b).toString());
+        expect(toJSONText(numSub(x as never, y as never))).toBe((a - b).toString());
+        expect(toJSONText(numMul(x as never, y as never))).toBe((a * b).toString());
+      }),
+    );
+    expect(numAdd(0.1, 0.2)).toBe(0.3);
+    expect(numDiv(1, 4)).toBe(0.25);
+    expect(numDiv(6, 3)).toBe(2);
+    expect(numDiv(1, 0)).toBeUndefined();
+  });
+});
+
+describe('JSON conversion', () => {
+  it('round-trips plain JSON', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (j) => {
+        const clean = JSON.parse(JSON.stringify(j)) as unknown;
+        const v = fromJSON(clean);
+        expect(valueEquals(fromJSON(JSON.parse(toJSONText(v))), v)).toBe(true);
+        expect(valueEquals(fromJSON(toJSON(v)), v)).toBe(true);
+      }),
+    );
+  });
+
+  it('renders sets as sorted arrays and non-string keys as JSON text', () => {
+    const o = new ObjectValue([
+      [1, 2],
+      [new ObjectValue([['3', 4]]), 5],
+      ['s', new SetValue([3, 1, 2])],
+    ]);
+    expect(toJSON(o)).toEqual({ '1': 2, '{"3":4}': 5, s: [1, 2, 3] });
+  });
+});

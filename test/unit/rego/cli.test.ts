@@ -1,0 +1,86 @@
+import { mkdtempSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../../../src/cli/main.ts';
+import type { CliIo } from '../../../src/cli/command.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'toolgate-rego-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), cwd: dir, env: {}, stdin: async () => '' };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+mkdirSync(join(dir, 'pol'));
+writeFileSync(join(dir, 'pol', 'authz.rego'), 'package authz\ndefault allow := false\nallow if data.grants[input.agent][input.tool]\n');
+writeFileSync(
+  join(dir, 'pol', 'authz_test.rego'),
+  'package authz\ntest_allow if allow with input as {"agent": "a", "tool": "t"} with data.grants as {"a": {"t": true}}\ntest_deny if not allow with input as {"agent": "b", "tool": "t"}\n',
+);
+writeFileSync(join(dir, 'input.json'), '{"agent": "a", "tool": "t"}');
+writeFileSync(join(dir, 'data.json'), '{"grants": {"a": {"t": true}}}');
+mkdirSync(join(dir, 'bad'));
+writeFileSync(join(dir, 'bad', 'x_test.rego'), 'package x\ntest_fails if 1 == 2\ntest_ok if true\n');
+mkdirSync(join(dir, 'corpus'));
+writeFileSync(
+  join(dir, 'corpus', 'cases.yaml'),
+  `cases:
+  - note: ok
+    query: data.p.x = x
+    modules: ["package p\\nx := 1 + 1"]
+    want_result: [{x: 2}]
+  - note: wrong
+    query: data.p.x = x
+    modules: ["package p\\nx := 1"]
+    want_result: [{x: 2}]
+  - note: error expected
+    query: data.p.x = x
+    modules: ["package p\\nx := 1 / 0"]
+    strict_error: true
+    want_error_code: eval_builtin_error
+`,
+);
+
+describe('toolgate rego eval', () => {
+  it('prints OPA-shaped results', async () => {
+    const r = await cli(['rego', 'eval', '-d', 'pol/authz.rego', '-i', 'input.json', '--data', 'data.json', 'data.authz.allow']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out)).toEqual({ result: [{ expressions: [{ value: true }] }] });
+    const b = await cli(['rego', 'eval', 'x := [1, 2][_]']);
+    expect(JSON.parse(b.out).result.map((x: { bindings: { x: number } }) => x.bindings.x)).toEqual([1, 2]);
+  });
+
+  it('prints {} when undefined and refuses bad Rego with a located error', async () => {
+    expect((await cli(['rego', 'eval', '1 == 2'])).out).toBe('{}\n');
+    writeFileSync(join(dir, 'broken.rego'), 'package b\np := [1,\n');
+    const r = await cli(['rego', 'eval', '-d', 'broken.rego', 'data.b.p']);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/REGO_PARSE_ERROR at .*broken\.rego:3/);
+  });
+});
+
+describe('toolgate rego test', () => {
+  it('runs test_ rules and prints the summary line', async () => {
+    const ok = await cli(['rego', 'test', 'pol']);
+    expect(ok.code).toBe(0);
+    expect(ok.out.trim().split('\n').pop()).toBe('2 passed, 0 failed');
+    const bad = await cli(['rego', 'test', 'bad']);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toMatch(/FAIL x\.test_fails/);
+    expect(bad.out.trim().split('\n').pop()).toBe('1 passed, 1 failed');
+  });
+});
+
+describe('toolgate rego conformance', () => {
+  it('reports failing cases and counts', async () => {
+    const r = await cli(['rego', 'conformance', 'corpus']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL cases\.yaml: wrong\n {2}want: \[\{"x":2\}\]\n {2}got: {2}\[\{"x":1\}\]/);
+    expect(r.out.trim().split('\n').pop()).toBe('2 passed, 1 failed, 0 skipped');
+  });
+});

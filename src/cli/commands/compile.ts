@@ -2,6 +2,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { compileEstate, type RegoModuleFile } from '../../compile/compile.ts';
+import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -13,7 +15,15 @@ import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
 import { printJson } from '../output.ts';
 
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
-Writes DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz and DIR/SHA256SUMS atomically.
+                        [--host-graph FILE] [--algorithm sha256|sha384|sha512]
+                        [--signer CMD] [--scheme NAME] [--key-id ID]
+Writes atomically, all or nothing: DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz,
+DIR/connectome.json (canonical bytes) with connectome.digest.json, connectome.dot, connectome.graphml,
+and DIR/SHA256SUMS.
+  --host-graph    a host connectome fragment (schema_version 3 or 4) merged into the declared graph
+  --algorithm     digest of the connectome bytes (default sha256)
+  --signer CMD    CMD gets the connectome bytes on stdin and prints a signature for the envelope;
+  --scheme/--key-id  signature metadata copied into the envelope as asserted (null when absent)
 ${ESTATE_USAGE}`;
 
 const options = {
@@ -22,6 +32,11 @@ const options = {
   profile: { type: 'string' },
   format: { type: 'string' },
   agent: { type: 'string' },
+  'host-graph': { type: 'string' },
+  algorithm: { type: 'string' },
+  signer: { type: 'string' },
+  scheme: { type: 'string' },
+  'key-id': { type: 'string' },
 } as const;
 
 /** The enforcement Rego shipped in every bundle: rego/toolgate/*.rego without the tests. */
@@ -73,11 +88,19 @@ export const compileCommand: Command = {
     if (format === 'toolgraph-v1' && values.agent === undefined) usageError('--format toolgraph-v1 needs --agent A', usage);
     if (format === 'toolgate' && values.agent !== undefined) usageError('--agent applies only to --format toolgraph-v1', usage);
     const createdAt = createdAtFromEnv(io.env);
+    const algorithm = algorithmOption(values.algorithm);
 
     const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
     const outDir = resolve(io.cwd, outArg);
     const previous = previousState(outDir, io);
+    const connectome = await connectomeArtifacts(estate.catalog, {
+      ...(values['host-graph'] !== undefined ? { hostGraph: readGraphFile(io, values['host-graph']).graph } : {}),
+      algorithm,
+      signature: { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null },
+      ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
+    });
     const result = await compileEstate(estate, {
+      connectome,
       profile,
       createdAt,
       ...(previous ? { previous } : {}),

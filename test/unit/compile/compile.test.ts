@@ -35,7 +35,9 @@ describe('toolgate compile', () => {
   it('writes the four artifacts for the quickstart, and SHA256SUMS verifies with sha256sum', async () => {
     const r = await compile(['--example', 'quickstart']);
     expect(r.code, r.stderr).toBe(0);
-    expect(readdirSync(r.out).sort()).toEqual(['SHA256SUMS', 'bundle.tar.gz', 'data.json', 'policy-bundle.json']);
+    expect(readdirSync(r.out).sort()).toEqual([
+      'SHA256SUMS', 'bundle.tar.gz', 'connectome.digest.json', 'connectome.dot', 'connectome.graphml', 'connectome.json', 'data.json', 'policy-bundle.json',
+    ]);
     const check = execFileSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: r.out, encoding: 'utf8' });
     expect(check).toContain('policy-bundle.json: OK');
     expect(check).toContain('bundle.tar.gz: OK');
@@ -45,7 +47,7 @@ describe('toolgate compile', () => {
   it('is byte-identical across runs and output folders (independent of TZ)', async () => {
     const a = await compile(['--example', 'quickstart']);
     const b = await compile(['--example', 'quickstart'], { ...EPOCH, TZ: 'Asia/Kolkata' });
-    for (const f of ['policy-bundle.json', 'data.json', 'bundle.tar.gz', 'SHA256SUMS']) {
+    for (const f of readdirSync(a.out)) {
       expect(readFileSync(join(b.out, f)).equals(readFileSync(join(a.out, f))), f).toBe(true);
     }
   });
@@ -61,6 +63,25 @@ describe('toolgate compile', () => {
     const inner = JSON.parse(execFileSync('tar', ['-xzOf', join(r.out, 'bundle.tar.gz'), 'toolgate/data.json'], { encoding: 'utf8' }));
     const outer = JSON.parse(readFileSync(join(r.out, 'data.json'), 'utf8'));
     expect(inner).toEqual(outer.toolgate);
+  });
+
+  it('writes the declared connectome, its digest envelope, and its edges into the data document', async () => {
+    const r = await compile(['--example', 'quickstart', '--algorithm', 'sha384', '--scheme', 'ed25519', '--key-id', 'release-2026']);
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = readFileSync(join(r.out, 'connectome.json'));
+    expect(bytes.toString('utf8')).toMatch(/^\{"schema_version":4,"algorithm":"sha384","nodes":\[/);
+    expect(bytes[bytes.length - 1]).not.toBe(10);
+    const env = JSON.parse(readFileSync(join(r.out, 'connectome.digest.json'), 'utf8'));
+    expect(env).toMatchObject({ algorithm: 'sha384', scheme: 'ed25519', key_id: 'release-2026', signature: null, size: bytes.length });
+    expect(env.digest).toBe(execFileSync('sha384sum', [join(r.out, 'connectome.json')], { encoding: 'utf8' }).slice(0, 96));
+    const data = JSON.parse(readFileSync(join(r.out, 'data.json'), 'utf8')).toolgate;
+    expect(data.digests.connectome).toBe(env.digest);
+    expect(data.connectome.edges).toContainEqual({ from: 'git/server', to: 'git/tool/git_show', kind: 'invoke', provenance: 'declared', sign: 'unset' });
+    expect(data.connectome.edges.every((e: { sign: string }) => e.sign === 'unset')).toBe(true);
+    const bad = await compile(['--example', 'quickstart', '--algorithm', 'md5']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('DIGEST_ALGORITHM_UNSUPPORTED');
+    expect(readdirSync(bad.out)).toEqual([]);
   });
 
   it('writes a sparse bundle: granted pairs only, NOT_GRANTED stated once as the default', async () => {

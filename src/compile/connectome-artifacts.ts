@@ -1,0 +1,53 @@
+/**
+ * The connectome part of a compile: the declared graph of the catalog (plus an optional host
+ * graph), its canonical bytes and digest envelope, DOT and GraphML renderings, and its edges with
+ * their signs for the OPA data document. toolgate writes only `unset` signs; a consumer's sign
+ * policy may fill them before this step (see src/signs/).
+ */
+import { digestEnvelope, envelopeBytes, signedEnvelope, type SignatureMetadata, type Signer } from '../canonical/envelope.ts';
+import type { DigestAlgorithm } from '../canonical/digest.ts';
+import type { Catalog } from '../catalog/types.ts';
+import { buildDeclaredConnectome, encodeGraph, toDot, toGraphML, type Graph, type GraphInput } from '../connectome/index.ts';
+import type { DataEdge } from './data-document.ts';
+
+export interface ConnectomeArtifacts {
+  readonly graph: Graph;
+  readonly digest: string;
+  readonly edges: readonly DataEdge[];
+  readonly files: readonly { name: string; bytes: Uint8Array }[];
+}
+
+export interface ConnectomeOptions {
+  readonly hostGraph?: Graph | GraphInput;
+  readonly algorithm?: DigestAlgorithm;
+  readonly signature?: SignatureMetadata;
+  readonly signer?: Signer;
+  /** A graph whose signs a consumer already filled; defaults to the declared graph (all `unset`). */
+  readonly signedGraph?: Graph;
+}
+
+const encoder = new TextEncoder();
+
+export function declaredConnectome(catalog: Catalog, hostGraph?: Graph | GraphInput): Graph {
+  return buildDeclaredConnectome(catalog, hostGraph);
+}
+
+export async function connectomeArtifacts(catalog: Catalog, options: ConnectomeOptions = {}): Promise<ConnectomeArtifacts> {
+  const graph = options.signedGraph ?? declaredConnectome(catalog, options.hostGraph);
+  const algorithm = options.algorithm ?? 'sha256';
+  const bytes = encodeGraph(graph, { algorithm });
+  const meta = options.signature ?? {};
+  const envelope = options.signer ? await signedEnvelope(bytes, algorithm, options.signer, meta) : digestEnvelope(bytes, algorithm, meta);
+  const edges: DataEdge[] = graph.edges.map((e) => ({ from: e.from, to: e.to, kind: e.kind, provenance: e.provenance, sign: e.sign }));
+  return {
+    graph,
+    digest: envelope.digest,
+    edges,
+    files: [
+      { name: 'connectome.json', bytes },
+      { name: 'connectome.digest.json', bytes: envelopeBytes(envelope) },
+      { name: 'connectome.dot', bytes: encoder.encode(toDot(graph)) },
+      { name: 'connectome.graphml', bytes: encoder.encode(toGraphML(graph)) },
+    ],
+  };
+}

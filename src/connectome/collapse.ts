@@ -19,9 +19,11 @@ export interface CollapseOptions {
   readonly groups?: ReadonlyMap<string, string> | { readonly [id: string]: string };
 }
 
-function parentIdentity(identity: Identity, target: Level): Identity {
-  if (identity.tag === 'mfa' && levelRank(target) <= levelRank('module')) return { tag: 'module', server: identity.server, module: identity.module };
-  return { tag: 'server', server: identity.server };
+/** The container the identity alone names: an mfa's module; anything's server, when collapsing to `server`. */
+function parentIdentity(identity: Identity, target: Level): Identity | undefined {
+  if (identity.tag === 'mfa') return { tag: 'module', server: identity.server, module: identity.module };
+  if (target === 'server') return { tag: 'server', server: identity.server };
+  return undefined;
 }
 
 function refuse(text: string, path: string): never {
@@ -53,8 +55,8 @@ export function collapse(graph: Graph | GraphInput, level: Level, options: Colla
       if (explicit !== undefined) {
         next = g.node(explicit) ?? nodes.get(explicit);
         if (!next) refuse(`node ${JSON.stringify(cur.id)}: its group ${JSON.stringify(explicit)} is not a node of the graph`, `groups.${cur.id}`);
-      } else if (cur.identity) {
-        const pid = parentIdentity(cur.identity, level);
+      } else if (cur.identity && parentIdentity(cur.identity, level)) {
+        const pid = parentIdentity(cur.identity, level)!;
         const built = nodeFromIdentity(pid);
         next = g.node(built.id) ?? nodes.get(built.id) ?? built;
         if (levelOf(pid) !== next.level) refuse(`node ${JSON.stringify(built.id)} is not at the level its identity implies`, `nodes.${built.id}`);

@@ -6,6 +6,7 @@ import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
+import { reconcile } from '../../governance/reconcile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv } from '../clock.ts';
 import type { CliIo, Command } from '../command.ts';
@@ -49,7 +50,7 @@ export function enforcementRego(): RegoModuleFile[] {
 }
 
 /** The state recorded in a previous policy bundle in the output folder, if it is readable. */
-function previousState(dir: string, io: CliIo): PreviousState | undefined {
+function previousState(dir: string, io: CliIo): (PreviousState & { tools: string[] }) | undefined {
   const path = join(dir, 'policy-bundle.json');
   if (!existsSync(path)) return undefined;
   try {
@@ -64,6 +65,7 @@ function previousState(dir: string, io: CliIo): PreviousState | undefined {
         connectome_digest: typeof v.connectome_digest === 'string' ? v.connectome_digest : null,
       },
       ...(typeof v.created_at === 'string' ? { created_at: v.created_at } : {}),
+      tools: Array.isArray(v.tools) ? (v.tools as { tool_key?: unknown }[]).map((t) => t.tool_key).filter((k): k is string => typeof k === 'string') : [],
     };
   } catch {
     io.stderr(`toolgate: warning: ${path} is not a readable policy bundle; starting graph_state afresh\n`);
@@ -109,6 +111,9 @@ export const compileCommand: Command = {
       regoModules: enforcementRego(),
     });
     writeFilesAtomic(result.files.map((f) => ({ path: join(outDir, f.name), bytes: f.bytes })));
+    const changes = previous ? reconcile(estate, previous.tools) : undefined;
+    for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
+    for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);
     printJson(io, {
       out: outDir,
       profile,
@@ -117,6 +122,7 @@ export const compileCommand: Command = {
       created_at: result.created_at,
       ...result.digests,
       files: result.files.map((f) => f.name),
+      ...(changes ? { reconcile: changes } : {}),
     });
     return EXIT.OK;
   },

@@ -168,6 +168,27 @@ describe('toolgate compile', () => {
   });
 });
 
+describe('reconciling a re-crawl', () => {
+  it('reports governed tools that vanished (DRIFT) and new tools nothing governs', async () => {
+    const dir = tmp();
+    cpSync(new URL('../../../examples/quickstart/', import.meta.url), dir, { recursive: true });
+    const out = join(dir, 'out');
+    const args = ['compile', '--manifest', join(dir, 'governance.yaml'), '--catalog', join(dir, 'catalog.json'), '--out', out];
+    expect((await runCli(args, { env: EPOCH })).code).toBe(0);
+    const catalog = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
+    const git = catalog.servers.find((s: { name: string }) => s.name === 'git');
+    git.tools = git.tools.filter((t: { name: string }) => t.name !== 'git_show');
+    catalog.servers.find((s: { name: string }) => s.name === 'notes').tools.push({ name: 'delete_note', annotations: { destructiveHint: true } });
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+    const r = await runCli(args, { env: EPOCH });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().reconcile).toEqual({ appeared: ['notes::delete_note'], vanished: ['git::git_show'], governed_vanished: ['git::git_show'], new_ungoverned: ['notes::delete_note'] });
+    expect(r.stderr).toContain('DRIFT: governed tool git::git_show vanished');
+    expect(r.stderr).toContain('UNGOVERNED: new tool notes::delete_note');
+    expect(r.json().graph_state.generation).toBe(2);
+  });
+});
+
 describe('toolContractDigest', () => {
   it("reproduces the peer's tool-contract test vector", () => {
     const v = JSON.parse(readFileSync(new URL('../../vectors/toolgraph-tool-contract-v1.json', import.meta.url), 'utf8'));

@@ -36,6 +36,8 @@ export interface DataNode {
   funcs: CRule[];
   /** True when some rule is defined at this node or below. */
   hasRules: boolean;
+  /** Rules grouped by kind (computed by the evaluator on first use). */
+  groups?: { complete: CRule[]; multi: CRule[]; obj: CRule[]; hasChild: boolean };
 }
 
 export interface CompiledPolicy {

@@ -38,9 +38,12 @@ export interface EvalOptions {
 interface WithState {
   input: Value | undefined;
   base: Value;
+  /** Documents of rule nodes, keyed by node. */
   cache: Map<DataNode, Value | null>;
-  valueCache: Map<DataNode, Value | null>;
-  funcCache: Map<string, Value | null>;
+  /** Merged values of rule-free nodes; created on first use. */
+  valueCache: Map<DataNode, Value | null> | undefined;
+  /** Function results by callee and arguments; created on first use. */
+  funcCache: Map<string, Value | null> | undefined;
   funcOverrides: Map<string, Override> | undefined;
   nodeOverrides: Map<DataNode, Value> | undefined;
 }
@@ -98,7 +101,6 @@ export class Evaluator {
   private readonly maxSteps: number;
   private readonly deadline: number;
   private readonly strict: boolean;
-  private readonly ctx: BuiltinContext;
   private depth = 0;
   private readonly keepSingleFalse: boolean;
 
@@ -110,8 +112,8 @@ export class Evaluator {
       input: opts.input,
       base: opts.data ?? EMPTY_OBJECT,
       cache: new Map(),
-      valueCache: new Map(),
-      funcCache: new Map(),
+      valueCache: undefined,
+      funcCache: undefined,
       funcOverrides: undefined,
       nodeOverrides: undefined,
     };
@@ -119,16 +121,26 @@ export class Evaluator {
     this.deadline = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.deadlineMs;
     this.strict = opts.strict ?? false;
     this.keepSingleFalse = opts.keepSingleFalse ?? false;
-    const now = opts.now ?? 0n;
-    const print = opts.print ?? (() => {});
-    this.ctx = {
-      strict: this.strict,
-      now: () => now,
-      random: opts.random ?? mulberry32(0),
-      cache: new Map(),
-      print,
-      location: '',
-    };
+    this.opts = opts;
+  }
+
+  private readonly opts: EvalOptions;
+  private ctxCache: BuiltinContext | undefined;
+
+  /** The builtin context, created on the first builtin call. */
+  private get ctx(): BuiltinContext {
+    if (!this.ctxCache) {
+      const now = this.opts.now ?? 0n;
+      this.ctxCache = {
+        strict: this.strict,
+        now: () => now,
+        random: this.opts.random ?? mulberry32(0),
+        cache: new Map(),
+        print: this.opts.print ?? (() => {}),
+        location: '',
+      };
+    }
+    return this.ctxCache;
   }
 
   // ------------------------------------------------------------ limits
@@ -183,6 +195,28 @@ export class Evaluator {
   /** Evaluates the document at a data path (e.g. an entrypoint), or undefined. */
   evalDataPath(path: string[]): Value | undefined {
     let out: Value | undefined;
+    // fast path: descend rule nodes by name, then plain values
+    let node: DataNode = this.policy.root;
+    let base: Value | undefined = this.s.base;
+    let i = 0;
+    for (; i < path.length; i++) {
+      if (node.rules.length || node.funcs.length) break;
+      const seg = path[i] as string;
+      const child = node.children.get(seg);
+      base = base === undefined ? undefined : childOf(base, seg, true);
+      if (!child || !child.hasRules) {
+        for (let j = i + 1; j < path.length && base !== undefined; j++) base = childOf(base, path[j] as string, true);
+        return base;
+      }
+      node = child;
+    }
+    if (i === path.length || node.rules.length) {
+      this.guard(() => {
+        out = i === path.length ? this.nodeValue(node, base) : this.nodeDoc(node, base);
+      });
+      for (let j = i; j < path.length && out !== undefined; j++) out = childOf(out, path[j] as string);
+      return out;
+    }
     const terms: Term[] = path.map((p) => ({ type: 'value', value: p, loc: { file: '', line: 0, col: 0 } }));
     this.guard(() => {
       this.evalData(this.policy.root, this.s.base, terms, 0, [], (v) => {
@@ -239,8 +273,8 @@ export class Evaluator {
     const inner: WithState = {
       ...saved,
       cache: new Map(),
-      valueCache: new Map(),
-      funcCache: new Map(),
+      valueCache: undefined,
+      funcCache: undefined,
     };
     l.withs.forEach((w, j) => {
       const t = w.target;
@@ -649,7 +683,7 @@ export class Evaluator {
     if (over !== undefined) return over;
     if (node.rules.length) return this.nodeDoc(node, base);
     if (!node.hasRules) return base;
-    const cached = this.s.valueCache.get(node);
+    const cached = this.s.valueCache?.get(node);
     if (cached !== undefined) return cached === null ? undefined : cached;
     const out = new ObjectValue();
     if (base instanceof ObjectValue) for (const [k, v] of base.unordered()) out.set(k, v);
@@ -658,7 +692,7 @@ export class Evaluator {
       const v = this.nodeValue(child, base === undefined ? undefined : childOf(base, key));
       if (v !== undefined) out.set(key, v);
     }
-    this.s.valueCache.set(node, out);
+    (this.s.valueCache ??= new Map()).set(node, out);
     return out;
   }
 
@@ -679,13 +713,18 @@ export class Evaluator {
   }
 
   private computeNodeDoc(node: DataNode, base: Value | undefined): Value | undefined {
-    const rules = node.rules;
-    const complete = rules.filter((r) => r.kind === 'value' && r.rest.length === 0);
+    const groups = (node.groups ??= {
+      complete: node.rules.filter((r) => r.kind === 'value' && r.rest.length === 0),
+      multi: node.rules.filter((r) => r.kind === 'multi' && r.rest.length === 0),
+      obj: node.rules.filter((r) => r.rest.length > 0),
+      hasChild: [...node.children.values()].some((c) => c.hasRules),
+    });
+    const complete = groups.complete;
     let doc: Value | undefined;
     if (complete.length) {
       doc = this.evalComplete(complete);
     } else {
-      const multi = rules.filter((r) => r.kind === 'multi' && r.rest.length === 0);
+      const multi = groups.multi;
       if (multi.length) {
         const set = new SetValue();
         for (const r of multi) {
@@ -699,7 +738,7 @@ export class Evaluator {
         }
         doc = set;
       }
-      const objRules = rules.filter((r) => r.rest.length > 0);
+      const objRules = groups.obj;
       if (objRules.length) {
         const obj = new ObjectValue();
         for (const r of objRules) this.evalObjectRule(r, obj);
@@ -707,9 +746,7 @@ export class Evaluator {
       }
     }
     // child nodes with rules extend an object document
-    let hasChild = false;
-    for (const c of node.children.values()) if (c.hasRules) hasChild = true;
-    if (hasChild && (doc === undefined || doc instanceof ObjectValue)) {
+    if (groups.hasChild && (doc === undefined || doc instanceof ObjectValue)) {
       const out = new ObjectValue(doc instanceof ObjectValue ? doc.unordered() : []);
       for (const [key, child] of node.children) {
         if (!child.hasRules) continue;
@@ -871,7 +908,7 @@ export class Evaluator {
         const saved = this.s;
         const overrides = new Map(saved.funcOverrides);
         for (const [name] of saved.funcOverrides ?? []) if (!name.startsWith('data.') || name === key) overrides.delete(name);
-        const inner: WithState = { ...saved, funcOverrides: overrides.size ? overrides : undefined, funcCache: new Map() };
+        const inner: WithState = { ...saved, funcOverrides: overrides.size ? overrides : undefined, funcCache: undefined };
         this.s = inner;
         let r: boolean;
         try {
@@ -918,7 +955,7 @@ export class Evaluator {
     const rules = this.policy.funcs.get(path);
     if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
     const ckey = `${path}(${vals.map(valueKey).join(',')}`;
-    const cached = this.s.funcCache.get(ckey);
+    const cached = this.s.funcCache?.get(ckey);
     let result: Value | undefined;
     if (cached !== undefined) result = cached === null ? undefined : cached;
     else {
@@ -963,7 +1000,7 @@ export class Evaluator {
       } finally {
         this.depth--;
       }
-      this.s.funcCache.set(ckey, result === undefined ? null : result);
+      (this.s.funcCache ??= new Map()).set(ckey, result === undefined ? null : result);
     }
     return result === undefined ? false : k(result);
   }

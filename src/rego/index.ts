@@ -57,6 +57,7 @@ export function compileModules(modules: readonly ModuleSource[], options: Compil
 }
 
 function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
+  const paths = new Map<string, string[]>();
   return {
     compiled,
     prepareQuery(query: string): PreparedQuery {
@@ -64,9 +65,14 @@ function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
       return prepared(compiled, q);
     },
     evalRule(ref: string, opts: EvalOptions = {}): Value | undefined {
-      const path = ref.split('.');
-      if (path[0] !== 'data') throw new RegoError('rego_parse_error', `entrypoint must start with data: ${ref}`);
-      return new Evaluator(compiled, opts).evalDataPath(path.slice(1));
+      let path = paths.get(ref);
+      if (!path) {
+        const parts = ref.split('.');
+        if (parts[0] !== 'data') throw new RegoError('rego_parse_error', `entrypoint must start with data: ${ref}`);
+        path = parts.slice(1);
+        paths.set(ref, path);
+      }
+      return new Evaluator(compiled, opts).evalDataPath(path);
     },
   };
 }

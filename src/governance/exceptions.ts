@@ -19,15 +19,14 @@ function matchField(pattern: string | undefined, value: string | null): boolean 
   return pattern === undefined || pattern === '*' || pattern === value;
 }
 
+/** True when the exception covers this agent's reach. */
+export function exceptionCovers(estate: Estate, x: ExpectedException, agent: string, reach: DenyReach): boolean {
+  return matchField(x.agent, agent) && matchTool(x.tool, reach.tool_key, estate) && matchField(x.resource, reach.resource) && matchField(x.policy, reach.policy);
+}
+
 /** The first exception covering this agent's reach, if any. */
 export function exceptionFor(estate: Estate, agent: string, reach: DenyReach): ExpectedException | undefined {
-  for (const x of estate.exceptions) {
-    if (!matchField(x.agent, agent)) continue;
-    if (!matchTool(x.tool, reach.tool_key, estate)) continue;
-    if (!matchField(x.resource, reach.resource)) continue;
-    if (!matchField(x.policy, reach.policy)) continue;
-    return x;
-  }
+  for (const x of estate.exceptions) if (exceptionCovers(estate, x, agent, reach)) return x;
   return undefined;
 }
 

@@ -64,6 +64,11 @@ export const SKIPS: ReadonlyMap<string, string> = new Map([
   ['data/tests.yaml#overriding refs in data produces no error', 'regorus lets the base document win over a rule at the same path; this engine gives the rule'],
   ['default/basic.yaml#basic', 'uses regorus-only default rules with non-string ref-head keys (`default complex[true] = ...`)'],
   ['rule/old_set.yaml#special-case-field-syntax', 'regorus reads v0 `x.a { ... }` as a partial set; OPA reads it as the complete rule x.a = true'],
+  ['loop/basic.yaml#early return', 'expects regorus\'s reading of v0 `old.style { ... }` as a partial set (OPA: old.style = true); the rest of the case passes'],
+  ['binding/bindings.yaml#dynamic-object-field-binding', 'regorus binds a variable object key in a destructuring pattern; OPA requires ground keys in object patterns'],
+  ['compr/array-vs-compr-tricky.yaml#case5-array', "regorus's heuristic for `|` in brackets (an arithmetic first item makes an array); this engine reads a comprehension when the rest parses as a body"],
+  ['compr/tricky.yaml#treat { 1 | 1 } as comprehension', 'regorus reads `if { 1 | 1 }` as a set comprehension value; OPA reads a rule body'],
+  ['snippets/snippets.yaml#snippet1', "regorus's heuristic for `|` in brackets (`[q & {1} | {true}]`); this engine reads a comprehension"],
   ['loop/chained.yaml#chained', 'the expected value cannot be read: both yaml and js-yaml reject its under-indented flow sequence'],
   [
     'import/tests.yaml#overload error does not leak callee module imports',

@@ -729,10 +729,11 @@ export class Evaluator {
         const set = new SetValue();
         for (const r of multi) {
           const fr: Frame = new Array(r.nslots);
+          const constant = (r.key as Term).type === 'value';
           this.evalBody(r.body, 0, fr, () =>
             this.evalTerm(r.key as Term, fr, (v) => {
               set.add(v);
-              return false;
+              return constant;
             }),
           );
         }
@@ -791,12 +792,14 @@ export class Evaluator {
   /** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
   private ruleValues(r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
     // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
+    // Early exit (as OPA): a constant value needs only the first solution of the body.
     let any = false;
+    const constant = r.value.type === 'value';
     this.evalBody(r.body, 0, f, () =>
       this.evalTerm(r.value, f, (v) => {
         any = true;
         onValue(v, r);
-        return false;
+        return constant;
       }),
     );
     if (any) return;
@@ -842,11 +845,12 @@ export class Evaluator {
       }
       cur.set(last, leaf);
     };
+    const constant = r.rest.every((t) => t.type === 'value') && (r.kind === 'multi' ? (r.key as Term) : r.value).type === 'value';
     const onSolution = (valueTerm: Term): boolean =>
       this.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) =>
         this.evalTerm(valueTerm, fr, (v) => {
           insert(keys.slice(), v);
-          return false;
+          return constant;
         }),
       );
     let any = false;

@@ -17,12 +17,33 @@ import { digestCommand } from './commands/digest.ts';
 import { verifyCommand } from './commands/verify.ts';
 import { observeCommand } from './commands/observe.ts';
 import { diffCommand } from './commands/diff.ts';
+import { signCommand } from './commands/sign.ts';
+import { unmappedToolsCommand } from './commands/unmapped-tools.ts';
+import { orphanPoliciesCommand } from './commands/orphan-policies.ts';
+import { unbackedEdgesCommand } from './commands/unbacked-edges.ts';
+import { driftCommand } from './commands/drift.ts';
+import { destructiveUnsafeguardedCommand } from './commands/destructive-unsafeguarded.ts';
+import { annotationContradictionsCommand } from './commands/annotation-contradictions.ts';
+import { rankFeaturesCommand } from './commands/rank-features.ts';
+import { eligibleToolsCommand } from './commands/eligible-tools.ts';
+import { selectionExplainCommand } from './commands/selection-explain.ts';
+import { preflightCommand } from './commands/preflight.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
   checkAccessCommand,
   unsafeToolsCommand,
   blastRadiusCommand,
+  unmappedToolsCommand,
+  orphanPoliciesCommand,
+  unbackedEdgesCommand,
+  driftCommand,
+  destructiveUnsafeguardedCommand,
+  annotationContradictionsCommand,
+  rankFeaturesCommand,
+  eligibleToolsCommand,
+  selectionExplainCommand,
+  preflightCommand,
   initCommand,
   crawlCommand,
   serveCommand,
@@ -33,6 +54,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   observeCommand,
   diffCommand,
+  signCommand,
   regoEvalCommand,
   regoTestCommand,
   regoConformanceCommand,

@@ -3,6 +3,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import { fromJSON, ObjectValue, type Value, type ModuleSource } from '../rego/index.ts';
+import { parse as parseYaml } from 'yaml';
 import { readTextFile } from './fs-io.ts';
 
 export interface LoadedSources {
@@ -33,10 +34,9 @@ function walk(path: string, out: string[]): void {
 /** Parses JSON text exactly: integers beyond 2^53 stay exact. */
 export function parseJsonValue(text: string, file: string): Value {
   try {
-    const raw = JSON.parse(text, (_k, v, ctx?: { source?: string }) => {
-      if (typeof v === 'number' && ctx?.source && !Number.isSafeInteger(v) && /^-?\d+$/.test(ctx.source)) return BigInt(ctx.source);
-      return v;
-    });
+    const raw: unknown = JSON.parse(text);
+    // integers beyond 2^53 lose digits in JSON.parse: read such documents again with exact integers
+    if (/\d{16,}/.test(text)) return fromJSON(parseYaml(text, { intAsBigInt: true, schema: 'json' }));
     return fromJSON(raw);
   } catch (e) {
     throw new ToolgateError('PARSE_ERROR', `${file}: invalid JSON: ${(e as Error).message}`, { at: [{ file }] });

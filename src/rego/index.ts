@@ -51,9 +51,22 @@ export interface Policy {
 
 export function compileModules(modules: readonly ModuleSource[], options: CompileOptions = {}): Policy {
   const version = options.regoVersion ?? 'v1';
-  const parsed: Module[] = modules.map((m) => parseModule(m.text, m.name, version));
-  const compiled = compileAst(parsed);
-  return makePolicy(compiled, version);
+  return guardDepth(() => {
+    const parsed: Module[] = modules.map((m) => parseModule(m.text, m.name, version));
+    return makePolicy(compileAst(parsed), version);
+  });
+}
+
+/** Turns a JS stack overflow (absurdly nested source) into a clean compile error. */
+function guardDepth<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof RangeError && /call stack/i.test(e.message)) {
+      throw new RegoError('rego_parse_error', 'source nested too deeply');
+    }
+    throw e;
+  }
 }
 
 function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
@@ -61,7 +74,7 @@ function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
   return {
     compiled,
     prepareQuery(query: string): PreparedQuery {
-      const q = compileQuery(parseQuery(query, 'query', version), compiled);
+      const q = guardDepth(() => compileQuery(parseQuery(query, 'query', version), compiled));
       return prepared(compiled, q);
     },
     evalRule(ref: string, opts: EvalOptions = {}): Value | undefined {

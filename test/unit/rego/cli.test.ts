@@ -64,6 +64,18 @@ describe('toolgate rego eval', () => {
   });
 });
 
+describe('toolgate rego eval edge inputs', () => {
+  it('keeps integers beyond 2^53 exact and refuses absurdly nested source cleanly', async () => {
+    writeFileSync(join(dir, 'big.json'), '{"n": 123456789012345678901234}');
+    const r = await cli(['rego', 'eval', '--data', 'big.json', 'x := data.n + 1']);
+    expect(r.out).toContain('"x":123456789012345678901235');
+    writeFileSync(join(dir, 'deep.rego'), `package p\nx := ${'['.repeat(50000)}${']'.repeat(50000)}\n`);
+    const d = await cli(['rego', 'eval', '-d', 'deep.rego', 'data.p.x']);
+    expect(d.code).toBe(1);
+    expect(d.err).toMatch(/REGO_PARSE_ERROR/);
+  });
+});
+
 describe('toolgate rego test', () => {
   it('runs test_ rules and prints the summary line', async () => {
     const ok = await cli(['rego', 'test', 'pol']);

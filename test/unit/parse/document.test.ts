@@ -29,7 +29,7 @@ describe('parseText', () => {
     expect(y.locate(['a', 'b', 1, 'c'])).toEqual({ file: 'g.yaml', line: 4, col: 11, path: '/a/b/1/c' });
     expect(y.locate(['a', 'b', 1, 'c'], 'key')).toEqual({ file: 'g.yaml', line: 4, col: 8, path: '/a/b/1/c' });
     const j = parseText('c.json', '{\n  "servers": [\n    {"name": "s"}\n  ]\n}');
-    expect(j.locate(['servers', 0, 'name'])).toMatchObject({ line: 3, col: 15 });
+    expect(j.locate(['servers', 0, 'name'])).toMatchObject({ line: 3, col: 14 });
     // a path that does not exist is located at its deepest existing ancestor
     expect(j.locate(['servers', 0, 'tools', 3])).toMatchObject({ line: 3, col: 5 });
   });

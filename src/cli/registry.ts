@@ -28,6 +28,7 @@ import { rankFeaturesCommand } from './commands/rank-features.ts';
 import { eligibleToolsCommand } from './commands/eligible-tools.ts';
 import { selectionExplainCommand } from './commands/selection-explain.ts';
 import { preflightCommand } from './commands/preflight.ts';
+import { auditReportCommand } from './commands/audit-report.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
@@ -40,6 +41,7 @@ export const COMMANDS: readonly Command[] = [
   driftCommand,
   destructiveUnsafeguardedCommand,
   annotationContradictionsCommand,
+  auditReportCommand,
   rankFeaturesCommand,
   eligibleToolsCommand,
   selectionExplainCommand,

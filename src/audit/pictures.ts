@@ -1,0 +1,27 @@
+/**
+ * The HTML report's two pictures, laid out in-process: the governance graph with its DENY paths
+ * coloured, and the declared connectome (src/connectome) with its edge signs coloured.
+ */
+import { buildDeclaredConnectome } from '../connectome/index.ts';
+import { isToolgateError } from '../errors.ts';
+import type { Estate } from '../governance/estate.ts';
+import { connectomeDot } from './connectome-dot.ts';
+import { governanceDot } from './governance-dot.ts';
+import type { ReportPictures } from './html.ts';
+import type { AuditReport } from './report.ts';
+import { renderSvg } from './svg.ts';
+
+export async function reportPictures(estate: Estate, report: AuditReport): Promise<ReportPictures> {
+  const g = governanceDot(estate, report);
+  const governance = { svg: await renderSvg(g.dot, 'governance graph'), truncated: g.truncated };
+  let connectome: ReportPictures['connectome'];
+  try {
+    const c = connectomeDot(buildDeclaredConnectome(estate.catalog));
+    connectome = { svg: await renderSvg(c.dot, 'connectome'), truncated: c.truncated };
+  } catch (e) {
+    // A catalog the connectome refuses (e.g. an id collision) still gets its governance report.
+    if (!isToolgateError(e)) throw e;
+    connectome = { unavailable: `${e.code}: ${e.message}` };
+  }
+  return { governance, connectome };
+}

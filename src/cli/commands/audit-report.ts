@@ -1,0 +1,50 @@
+/** `toolgate audit-report [--format json|markdown|html] [--out FILE]`: the whole estate's audit in one report. */
+import { resolve } from 'node:path';
+import { renderHtml } from '../../audit/html.ts';
+import { renderMarkdown } from '../../audit/markdown.ts';
+import { reportPictures } from '../../audit/pictures.ts';
+import { auditReport } from '../../audit/report.ts';
+import { digestHex } from '../../canonical/digest.ts';
+import { jsonFileBytes } from '../../compile/compile.ts';
+import { parseCommandArgs, usageError } from '../args.ts';
+import type { CliIo, Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { ESTATE_OPTIONS, ESTATE_USAGE, estateFromArgs } from '../estate-input.ts';
+import { writeFilesAtomic } from '../fs-io.ts';
+import { printJson } from '../output.ts';
+
+const FORMATS = ['json', 'markdown', 'html'] as const;
+
+const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out FILE] [estate]
+Counts, every audit finding with its evidence, per-agent exposure and notices. html is one
+self-contained file with SVG pictures of the governance graph (DENY paths coloured) and the
+declared connectome (signs coloured). Without --out the report goes to stdout; with --out it is
+written privately and atomically and stdout gets {out, format, bytes, artifact_digest}.
+Advisory: exit 0 whatever it finds; 1 when an input is refused; 2 on bad usage.
+${ESTATE_USAGE}`;
+
+export const auditReportCommand: Command = {
+  name: 'audit-report',
+  summary: 'the whole-estate audit (json, markdown, or self-contained html with graph pictures)',
+  usage,
+  async run(args: string[], io: CliIo): Promise<number> {
+    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, format: { type: 'string' }, out: { type: 'string' } }, usage);
+    if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
+    const format = values.format ?? 'json';
+    if (!(FORMATS as readonly string[]).includes(format)) usageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, usage);
+    const estate = estateFromArgs(values, io);
+    const report = auditReport(estate);
+    const bytes =
+      format === 'json'
+        ? jsonFileBytes(report)
+        : new TextEncoder().encode(format === 'markdown' ? renderMarkdown(report) : renderHtml(report, await reportPictures(estate, report)));
+    if (values.out === undefined) {
+      io.stdout(new TextDecoder().decode(bytes));
+      return EXIT.OK;
+    }
+    const out = resolve(io.cwd, values.out);
+    writeFilesAtomic([{ path: out, bytes }]);
+    printJson(io, { out, format, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}` });
+    return EXIT.OK;
+  },
+};

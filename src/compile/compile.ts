@@ -39,6 +39,8 @@ export interface CompileOptions {
   readonly regoModules: readonly RegoModuleFile[];
   /** Connectome digest and edges with signs, when the connectome is compiled too. */
   readonly connectome?: { readonly digest: string; readonly edges: readonly DataEdge[]; readonly files?: readonly { name: string; bytes: Uint8Array }[] };
+  /** Signs the tarball's files (names without `/`), returning the bytes of `.signatures.json` (src/bundle/signatures.ts). */
+  readonly signBundle?: (files: readonly { name: string; bytes: Uint8Array }[]) => Promise<Uint8Array>;
 }
 
 export interface CompiledArtifact {
@@ -98,7 +100,9 @@ export async function compileEstate(estate: Estate, options: CompileOptions): Pr
     rego_version: 1,
     metadata: { toolgate: { profile: options.profile, graph_state: next.graph_state, ...digests } },
   };
-  const tarball = await emitTarGz([{ name: '.manifest', bytes: jsonFileBytes(manifest) }, ...content]);
+  const tarFiles = [{ name: '.manifest', bytes: jsonFileBytes(manifest) }, ...content];
+  if (options.signBundle) tarFiles.push({ name: '.signatures.json', bytes: await options.signBundle(tarFiles) });
+  const tarball = await emitTarGz(tarFiles);
 
   const files: CompiledArtifact[] = [
     { name: 'policy-bundle.json', bytes: jsonFileBytes(bundle) },

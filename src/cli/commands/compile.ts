@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { compileEstate, type RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
+import type { Graph } from '../../connectome/index.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { reconcile } from '../../governance/reconcile.ts';
@@ -14,6 +15,7 @@ import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
 import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
 import { printJson } from '../output.ts';
+import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
                         [--host-graph FILE] [--algorithm sha256|sha384|sha512]
@@ -25,6 +27,7 @@ and DIR/SHA256SUMS.
   --algorithm     digest of the connectome bytes (default sha256)
   --signer CMD    CMD gets the connectome bytes on stdin and prints a signature for the envelope;
   --scheme/--key-id  signature metadata copied into the envelope as asserted (null when absent)
+${COMPILE_EXTRA_USAGE}
 ${ESTATE_USAGE}`;
 
 const options = {
@@ -38,6 +41,7 @@ const options = {
   signer: { type: 'string' },
   scheme: { type: 'string' },
   'key-id': { type: 'string' },
+  ...COMPILE_EXTRA_OPTIONS,
 } as const;
 
 /** The enforcement Rego shipped in every bundle: rego/toolgate/*.rego without the tests. */
@@ -95,21 +99,35 @@ export const compileCommand: Command = {
     const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
     const outDir = resolve(io.cwd, outArg);
     const previous = previousState(outDir, io);
-    const connectome = await connectomeArtifacts(estate.catalog, {
-      ...(values['host-graph'] !== undefined ? { hostGraph: readGraphFile(io, values['host-graph']).graph } : {}),
-      algorithm,
-      signature: { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null },
-      ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
+    const signBundle = bundleSignerFromOptions(io, values, usage);
+    const connectomeOf = (signedGraph?: Graph) =>
+      connectomeArtifacts(estate.catalog, {
+        ...(values['host-graph'] !== undefined ? { hostGraph: readGraphFile(io, values['host-graph']).graph } : {}),
+        algorithm,
+        signature: { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null },
+        ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
+        ...(signedGraph ? { signedGraph } : {}),
+      });
+    const compileWith = (connectome: Awaited<ReturnType<typeof connectomeOf>>) =>
+      compileEstate(estate, {
+        connectome,
+        profile,
+        createdAt,
+        ...(previous ? { previous } : {}),
+        format,
+        ...(values.agent !== undefined ? { agent: values.agent } : {}),
+        regoModules: enforcementRego(),
+        ...(signBundle ? { signBundle } : {}),
+      });
+    let connectome = await connectomeOf();
+    // --signs: the consumer's policy sees this compile's own data document (signs still unset).
+    const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {
+      const first = await compileWith(connectome);
+      const data = first.files.find((f) => f.name === 'data.json')!;
+      return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
     });
-    const result = await compileEstate(estate, {
-      connectome,
-      profile,
-      createdAt,
-      ...(previous ? { previous } : {}),
-      format,
-      ...(values.agent !== undefined ? { agent: values.agent } : {}),
-      regoModules: enforcementRego(),
-    });
+    if (signed) connectome = await connectomeOf(signed);
+    const result = await compileWith(connectome);
     writeFilesAtomic(result.files.map((f) => ({ path: join(outDir, f.name), bytes: f.bytes })));
     const changes = previous ? reconcile(estate, previous.tools) : undefined;
     for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);

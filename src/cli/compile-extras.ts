@@ -1,0 +1,95 @@
+/**
+ * The parts of `toolgate compile` that belong to sign slots and signed bundles, kept here so the
+ * compile command only wires them: `--signs POLICY [--engine E] [--sign-entrypoint REF]` and
+ * `--signing-key KEY.pem --signing-alg ALG [--signing-key-id ID] [--scope S] [--claims-file F]`
+ * or `--bundle-signer CMD`.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { ToolgateError } from '../errors.ts';
+import type { Graph } from '../connectome/index.ts';
+import { isSigningAlgorithm, signBundle, SIGNING_ALGORITHMS, type JwsSigner, type SigningAlgorithm } from '../bundle/signatures.ts';
+import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../signs/index.ts';
+import type { CliIo } from './command.ts';
+import { readTextFile } from './fs-io.ts';
+import { usageError } from './args.ts';
+import { engineOption, loadSignPolicy, readJsonDocument } from './sign-policy.ts';
+
+export const COMPILE_EXTRA_OPTIONS = {
+  signs: { type: 'string' },
+  engine: { type: 'string' },
+  'sign-entrypoint': { type: 'string' },
+  'signing-key': { type: 'string' },
+  'signing-alg': { type: 'string' },
+  'signing-key-id': { type: 'string' },
+  scope: { type: 'string' },
+  'claims-file': { type: 'string' },
+  'bundle-signer': { type: 'string' },
+} as const;
+
+export const COMPILE_EXTRA_USAGE = `  --signs POLICY  a consumer sign policy (.rego, folder, policy.wasm or wasm bundle) evaluated per connectome
+                  edge with this compile's data document as data; the signed graph goes into connectome.json
+                  and data.json (--engine builtin|wasm|opa, --sign-entrypoint, default ${DEFAULT_SIGN_ENTRYPOINT})
+  --signing-key KEY.pem --signing-alg ${SIGNING_ALGORITHMS.slice(0, 9).join('|')}|...  write bundle.tar.gz's
+                  .signatures.json as OPA verifies it (--signing-key-id ID: kid; --scope S; --claims-file F: extra claims)
+  --bundle-signer CMD  instead of a key: CMD gets the JWS signing input on stdin and prints the signature (base64url)`;
+
+type Values = Partial<Record<keyof typeof COMPILE_EXTRA_OPTIONS, string>>;
+
+/** The signed graph, or undefined without --signs. `dataDocument` is this compile's data document. */
+export async function signsFromOptions(io: CliIo, values: Values, usage: string, graph: Graph, dataDocument: () => Promise<unknown>): Promise<Graph | undefined> {
+  if (values.signs === undefined) {
+    if (values.engine !== undefined || values['sign-entrypoint'] !== undefined) usageError('--engine and --sign-entrypoint apply only with --signs', usage);
+    return undefined;
+  }
+  const engine = engineOption(values.engine, usage);
+  const entrypoint = values['sign-entrypoint'] ?? DEFAULT_SIGN_ENTRYPOINT;
+  // Load (and so compile) the policy once, before the data document is built.
+  const policy = await loadSignPolicy(io, values.signs, engine, entrypoint);
+  policy.setData(await dataDocument());
+  return signEdges(graph, policy, { entrypoint, policyName: values.signs }).graph;
+}
+
+/** `--bundle-signer CMD`: the command gets the JWS signing input on stdin and prints the signature. */
+function commandJwsSigner(io: CliIo, command: string): JwsSigner {
+  return (input) => {
+    const r = spawnSync('/bin/sh', ['-c', command], { input, cwd: io.cwd, maxBuffer: 1 << 20, env: io.env as NodeJS.ProcessEnv });
+    if (r.error) throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} could not run: ${r.error.message}`);
+    if (r.status !== 0) throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} exited ${r.status ?? r.signal}: ${r.stderr.toString('utf8').trim().slice(0, 500)}`);
+    const sig = r.stdout.toString('utf8').trim();
+    if (sig === '') throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} printed no signature`);
+    return sig;
+  };
+}
+
+/** The bundle signing callback for compileEstate, or undefined when the bundle is not signed. */
+export function bundleSignerFromOptions(io: CliIo, values: Values, usage: string): ((files: readonly { name: string; bytes: Uint8Array }[]) => Promise<Uint8Array>) | undefined {
+  const key = values['signing-key'];
+  const cmd = values['bundle-signer'];
+  if (key === undefined && cmd === undefined) {
+    for (const k of ['signing-alg', 'signing-key-id', 'scope', 'claims-file'] as const) {
+      if (values[k] !== undefined) usageError(`--${k} applies only with --signing-key or --bundle-signer`, usage);
+    }
+    return undefined;
+  }
+  if (key !== undefined && cmd !== undefined) usageError('give either --signing-key or --bundle-signer, not both', usage);
+  const alg = values['signing-alg'] ?? 'RS256';
+  if (!isSigningAlgorithm(alg)) usageError(`--signing-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}, got ${JSON.stringify(alg)}`, usage);
+  let claims: Record<string, unknown> | undefined;
+  if (values['claims-file'] !== undefined) {
+    const c = readJsonDocument(readTextFile(resolve(io.cwd, values['claims-file'])), values['claims-file']);
+    if (typeof c !== 'object' || c === null || Array.isArray(c)) throw new ToolgateError('PARSE_ERROR', `${values['claims-file']}: claims must be a JSON object`, { at: [{ file: values['claims-file'] }] });
+    claims = c as Record<string, unknown>;
+  }
+  // Read the key now, so a bad path fails before anything is compiled; its text is never printed.
+  const keyText = key !== undefined ? readTextFile(resolve(io.cwd, key)) : undefined;
+  const algorithm: SigningAlgorithm = alg;
+  return (files) =>
+    signBundle(files, {
+      algorithm,
+      ...(keyText !== undefined ? { key: keyText } : { signer: commandJwsSigner(io, cmd!) }),
+      ...(values['signing-key-id'] !== undefined ? { keyId: values['signing-key-id'] } : {}),
+      ...(values.scope !== undefined ? { scope: values.scope } : {}),
+      ...(claims !== undefined ? { claims } : {}),
+    });
+}

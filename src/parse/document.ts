@@ -56,19 +56,7 @@ function parseJson(file: string, text: string): ParsedDocument {
     throw new ToolgateError('PARSE_ERROR', `invalid JSON: ${msg}`, { at: [at] });
   }
   checkDepth(file, value);
-  let doc: Document | undefined;
-  let lc: LineCounter | undefined;
-  return {
-    file,
-    value,
-    locate(path, target) {
-      if (!doc) {
-        lc = new LineCounter();
-        doc = parseDocument(text, { lineCounter: lc, keepSourceTokens: false, uniqueKeys: false });
-      }
-      return locateIn(file, doc, lc!, path, target);
-    },
-  };
+  return { file, value, locate: lazyLocator(file, text) };
 }
 
 function parseYaml(file: string, text: string): ParsedDocument {
@@ -89,18 +77,18 @@ function parseYaml(file: string, text: string): ParsedDocument {
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
   checkShape(file, value, text.length);
-  let doc: Document | undefined;
-  let lc: LineCounter | undefined;
-  return {
-    file,
-    value,
-    locate(path, target) {
-      if (!doc) {
-        lc = new LineCounter();
-        doc = parseDocument(text, { lineCounter: lc, uniqueKeys: false });
-      }
-      return locateIn(file, doc, lc!, path, target);
-    },
+  return { file, value, locate: lazyLocator(file, text) };
+}
+
+/** A locator that builds the `yaml` CST (which reads JSON too) only on its first use. */
+function lazyLocator(file: string, text: string): ParsedDocument['locate'] {
+  let located: { doc: Document; lc: LineCounter } | undefined;
+  return (path, target) => {
+    if (!located) {
+      const lc = new LineCounter();
+      located = { doc: parseDocument(text, { lineCounter: lc, uniqueKeys: false }), lc };
+    }
+    return locateIn(file, located.doc, located.lc, path, target);
   };
 }
 

@@ -18,6 +18,8 @@ import { verifyCommand } from './commands/verify.ts';
 import { observeCommand } from './commands/observe.ts';
 import { diffCommand } from './commands/diff.ts';
 import { signCommand } from './commands/sign.ts';
+import { decideCommand } from './commands/decide.ts';
+import { bundleInspectCommand, bundleVerifyCommand } from './commands/bundle.ts';
 import { unmappedToolsCommand } from './commands/unmapped-tools.ts';
 import { orphanPoliciesCommand } from './commands/orphan-policies.ts';
 import { unbackedEdgesCommand } from './commands/unbacked-edges.ts';
@@ -57,6 +59,9 @@ export const COMMANDS: readonly Command[] = [
   observeCommand,
   diffCommand,
   signCommand,
+  decideCommand,
+  bundleVerifyCommand,
+  bundleInspectCommand,
   regoEvalCommand,
   regoTestCommand,
   regoConformanceCommand,

@@ -1,0 +1,28 @@
+/** `toolgate decide AGENT TOOL --bundle bundle.tar.gz`: the bundle's own Rego, in-process, against its own data. */
+import { resolve } from 'node:path';
+import { bundleDecider, DECISION_ENTRYPOINT } from '../../bundle/index.ts';
+import { parseCommandArgs, usageError } from '../args.ts';
+import type { Command } from '../command.ts';
+import { EXIT } from '../exit-codes.ts';
+import { readBytesFile } from '../fs-io.ts';
+import { printJson } from '../output.ts';
+
+const usage = `usage: toolgate decide AGENT TOOL --bundle bundle.tar.gz
+
+Reads the OPA bundle (refusing unsafe tarballs), loads its Rego with the builtin engine and its data
+files at their folders, and prints ${DECISION_ENTRYPOINT} for input {agent: AGENT, tool: TOOL},
+as OPA serving the bundle would answer it. Advisory: exits 0 whatever the decision.`;
+
+export const decideCommand: Command = {
+  name: 'decide',
+  summary: "Evaluate an OPA bundle's own enforcement Rego for AGENT and TOOL, in-process",
+  usage,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, { bundle: { type: 'string' } }, usage);
+    if (positionals.length !== 2) usageError('expected AGENT and TOOL', usage);
+    if (values.bundle === undefined) usageError('--bundle FILE is required', usage);
+    const decider = await bundleDecider(readBytesFile(resolve(io.cwd, values.bundle)), values.bundle);
+    printJson(io, { agent: positionals[0], tool: positionals[1], revision: decider.revision, decision: decider.decide(positionals[0]!, positionals[1]!) });
+    return EXIT.OK;
+  },
+};

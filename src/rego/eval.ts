@@ -35,15 +35,19 @@ export interface EvalOptions {
   readonly keepSingleFalse?: boolean;
 }
 
+/** Cache marker for "computed, and undefined" (`null` is a Rego value and cannot serve). */
+const UNDEF: unique symbol = Symbol('undefined');
+type Cached = Value | typeof UNDEF;
+
 interface WithState {
   input: Value | undefined;
   base: Value;
   /** Documents of rule nodes, keyed by node. */
-  cache: Map<DataNode, Value | null>;
+  cache: Map<DataNode, Cached>;
   /** Merged values of rule-free nodes; created on first use. */
-  valueCache: Map<DataNode, Value | null> | undefined;
+  valueCache: Map<DataNode, Cached> | undefined;
   /** Function results by callee and arguments; created on first use. */
-  funcCache: Map<string, Value | null> | undefined;
+  funcCache: Map<string, Cached> | undefined;
   funcOverrides: Map<string, Override> | undefined;
   nodeOverrides: Map<DataNode, Value> | undefined;
 }
@@ -684,7 +688,7 @@ export class Evaluator {
     if (node.rules.length) return this.nodeDoc(node, base);
     if (!node.hasRules) return base;
     const cached = this.s.valueCache?.get(node);
-    if (cached !== undefined) return cached === null ? undefined : cached;
+    if (cached !== undefined) return cached === UNDEF ? undefined : cached;
     const out = new ObjectValue();
     if (base instanceof ObjectValue) for (const [k, v] of base.unordered()) out.set(k, v);
     for (const [key, child] of node.children) {
@@ -699,7 +703,7 @@ export class Evaluator {
   /** The document a node's rules define (merged with rules of child nodes), cached per evaluation. */
   private nodeDoc(node: DataNode, base: Value | undefined): Value | undefined {
     const cached = this.s.cache.get(node);
-    if (cached !== undefined) return cached === null ? undefined : cached;
+    if (cached !== undefined) return cached === UNDEF ? undefined : cached;
     if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
     this.depth++;
     let doc: Value | undefined;
@@ -708,7 +712,7 @@ export class Evaluator {
     } finally {
       this.depth--;
     }
-    this.s.cache.set(node, doc === undefined ? null : doc);
+    this.s.cache.set(node, doc === undefined ? UNDEF : doc);
     return doc;
   }
 
@@ -961,7 +965,7 @@ export class Evaluator {
     const ckey = `${path}(${vals.map(valueKey).join(',')}`;
     const cached = this.s.funcCache?.get(ckey);
     let result: Value | undefined;
-    if (cached !== undefined) result = cached === null ? undefined : cached;
+    if (cached !== undefined) result = cached === UNDEF ? undefined : cached;
     else {
       if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
       this.depth++;
@@ -1004,7 +1008,7 @@ export class Evaluator {
       } finally {
         this.depth--;
       }
-      (this.s.funcCache ??= new Map()).set(ckey, result === undefined ? null : result);
+      (this.s.funcCache ??= new Map()).set(ckey, result === undefined ? UNDEF : result);
     }
     return result === undefined ? false : k(result);
   }

@@ -7,7 +7,8 @@
  * and nothing listed), `advisory_warn` when any candidate is rejected, else `advisory_allow`.
  * `eligible` lists each eligible tool key once, in input order; `rejected` keeps every rejected
  * candidate in input order. Resource URIs in evidence are scrubbed of userinfo, query and fragment.
- * Additive fields: graph_state (as compile derives it), graph_instance_id and the input digests.
+ * Additive fields: graph_state (as compile derives it), graph_instance_id and the input digests
+ * (the connectome digest is that of the declared graph, as a default compile computes it).
  */
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
@@ -26,7 +27,7 @@ export interface PreflightOptions {
   /** RFC 3339, from the caller's clock (SOURCE_DATE_EPOCH in cli/). */
   readonly createdAt: string;
   readonly graphState: GraphState;
-  readonly digests: { readonly governance_digest: string; readonly catalog_digest: string };
+  readonly digests: { readonly governance_digest: string; readonly catalog_digest: string; readonly connectome_digest?: string | null };
   /** Include the full feature rows (`--features`); otherwise `features` is empty. */
   readonly features?: boolean;
 }
@@ -41,6 +42,7 @@ export interface Preflight {
   readonly graph_state: GraphState;
   readonly governance_digest: string;
   readonly catalog_digest: string;
+  readonly connectome_digest: string | null;
   readonly agent: string;
   readonly agent_found: boolean;
   readonly profile: Profile;
@@ -87,6 +89,7 @@ export function buildPreflight(estate: Estate, agent: string, candidates: readon
     graph_state: options.graphState,
     governance_digest: options.digests.governance_digest,
     catalog_digest: options.digests.catalog_digest,
+    connectome_digest: options.digests.connectome_digest ?? null,
     agent,
     agent_found: view !== undefined,
     profile: options.profile,

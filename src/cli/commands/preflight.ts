@@ -8,9 +8,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
+import { declaredConnectome } from '../../compile/connectome-artifacts.ts';
+import { encodeGraph } from '../../connectome/index.ts';
 import { catalogDigest, governanceDigest } from '../../compile/digests.ts';
 import { nextGraphState, type PreviousState } from '../../compile/graph-state.ts';
-import { ToolgateError } from '../../errors.ts';
+import { isToolgateError, ToolgateError } from '../../errors.ts';
+import type { Estate } from '../../governance/estate.ts';
 import { buildPreflight } from '../../preflight/preflight.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv } from '../clock.ts';
@@ -69,6 +72,17 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
   };
 }
 
+/** The declared connectome's digest as a default `compile` records it (no host graph, sha256), so both derive the same graph_state. */
+function connectomeDigest(estate: Estate): string | null {
+  try {
+    return digestHex(encodeGraph(declaredConnectome(estate.catalog), { algorithm: 'sha256' }));
+  } catch (e) {
+    // A catalog the connectome refuses cannot compile either; the preflight still stands without it.
+    if (isToolgateError(e)) return null;
+    throw e;
+  }
+}
+
 export const preflightCommand: Command = {
   name: 'preflight',
   summary: 'advisory preflight artifact for a run: AGENT x candidates under a profile, stamped with graph_state',
@@ -87,7 +101,7 @@ export const preflightCommand: Command = {
     const outPath = values.out === undefined ? undefined : resolve(io.cwd, values.out);
     const statePath = values.state !== undefined ? resolve(io.cwd, values.state) : outPath !== undefined && existsSync(outPath) ? outPath : undefined;
     const previous = statePath === undefined ? undefined : readPreviousState(statePath, values.state !== undefined, io);
-    const digests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: null };
+    const digests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: connectomeDigest(estate) };
     const { graph_state } = nextGraphState(estate, digests, previous);
 
     const artifact = buildPreflight(estate, agent, candidates, { profile, runId, createdAt, graphState: graph_state, digests, features: values.features ?? false });

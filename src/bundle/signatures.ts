@@ -47,9 +47,12 @@ export interface SignBundleOptions {
   readonly claims?: Record<string, unknown>;
 }
 
-/** The `files` claim for a bundle: every file but `.signatures.json`, in the order given. */
+/** The `files` claim for a bundle: every file but `.signatures.json`, sorted by name as the tarball is. */
 export function bundleFileEntries(files: readonly BundleFile[], algorithm: OpaHashAlgorithm = 'SHA-256', source = 'bundle'): FileEntry[] {
-  return files.filter((f) => f.name !== SIGNATURES_FILE).map((f) => ({ name: f.name, hash: opaFileHash(f.name, f.bytes, algorithm, source), algorithm }));
+  return files
+    .filter((f) => f.name !== SIGNATURES_FILE)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((f) => ({ name: f.name, hash: opaFileHash(f.name, f.bytes, algorithm, source), algorithm }));
 }
 
 function b64url(bytes: Uint8Array): string {

@@ -93,6 +93,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
 
   const notices: Notice[] = [];
   const ambiguous: { at: SourceAt; text: string }[] = [];
+  const duplicates: { at: SourceAt; text: string }[] = [];
 
   const resolveTool = (ref: string): ToolResolution => {
     if (ref.includes('::')) return tools.has(ref) ? { status: 'found', key: ref } : { status: 'not_found' };
@@ -127,7 +128,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
     const rg: ResolvedGrant = { ...g, tool_key: key, index };
     const byAgent = grantsByAgent.get(g.agent)!;
     if (byAgent.has(key)) {
-      ambiguous.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${byAgent.get(key)!.index}] (same tool ${key})` });
+      duplicates.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${byAgent.get(key)!.index}] (same tool ${key})` });
     }
     byAgent.set(key, rg);
     push(grantsByTool, key, rg);
@@ -163,9 +164,9 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
     else if (r.status === 'not_found') notices.push({ kind: 'DRIFT', at: manifest.locate(['expected_exceptions', i, 'tool']), message: `expected_exceptions.${i}.tool names tool ${JSON.stringify(x.tool)}, which no server in the catalog exposes` });
   });
 
-  if (ambiguous.length > 0) {
-    const code = ambiguous[0]!.text.includes('ambiguous') ? 'AMBIGUOUS_TOOL' : 'DUPLICATE_ENTRY';
-    throw new ToolgateError(code, ambiguous[0]!.text, { at: [ambiguous[0]!.at], details: ambiguous.length > 1 ? ambiguous.map((f) => `${formatAt(f.at)}: ${f.text}`) : [] });
+  for (const [code, faults] of [['AMBIGUOUS_TOOL', ambiguous], ['DUPLICATE_ENTRY', duplicates]] as const) {
+    if (faults.length === 0) continue;
+    throw new ToolgateError(code, faults[0]!.text, { at: [faults[0]!.at], details: faults.length > 1 ? faults.map((f) => `${formatAt(f.at)}: ${f.text}`) : [] });
   }
   const drift = notices.filter((n) => n.kind === 'DRIFT');
   if (options.strictDrift && drift.length > 0) {

@@ -181,33 +181,32 @@ class Parser {
       return [{ kind, ref, key, value, args: args ?? [], body: [], isDefault, elses: [], assign, loc }];
     }
     const bodies: Literal[][] = [];
-    let hasIf = false;
-    if (this.isIdent('if')) {
-      hasIf = true;
+    const hasIf = this.isIdent('if');
+    // OPA's head forms for a two-term ref without `contains` and without arguments:
+    //  `p[x] if ...` is a single-value rule (key x) when x is not ground (or is a ref);
+    //  `p[x] { ... }` / `p.q { ... }` (no `if`, no value) is a multi-value rule p containing x / "q".
+    // Any other head without a value has the value true.
+    let converted = false;
+    if (kind === 'value' && ref.length === 2 && !hasIf && !value && !args) {
+      if (this.v1 && this.isOp('{') && !this.tok.nl) this.fail('`if` keyword is required before rule body');
+      if (this.v1 && !this.wasDotted(ref[1] as Term)) this.fail('`contains` keyword is required for partial set rules', start);
+      kind = 'multi';
+      key = ref.pop();
+      converted = true;
+    }
+    if (hasIf) {
       this.next();
       bodies.push(this.parseIfBody());
     } else if (this.isOp('{') && !this.tok.nl) {
       if (this.v1) this.fail('`if` keyword is required before rule body');
       bodies.push(this.parseBraceBody());
     }
-    // v0 partial set: p[x] { ... } / p[x] (no value, no contains)
-    if (kind === 'value' && !value && ref.length > 1) {
-      const last = ref[ref.length - 1] as Term;
-      const lastIsBracket = !(last.type === 'value' && typeof last.value === 'string' && this.wasDotted(last));
-      if (lastIsBracket) {
-        if (!this.v1) {
-          kind = 'multi';
-          key = last;
-          ref.pop();
-        } else if (!hasIf && bodies.length > 0) {
-          this.fail('`contains` keyword is required for partial set rules', start);
-        }
-      }
-    }
     if (!this.v1 || hasIf) {
       while (this.isOp('{') && !hasIf) bodies.push(this.parseBraceBody());
     }
     if (bodies.length === 0) {
+      // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
+      if (converted && this.v1) this.fail('rule must have a body or assignment', start);
       if (this.v1 && kind === 'value' && !value && !args) {
         this.fail(ref.length > 1 && !this.wasDotted(ref[ref.length - 1] as Term) ? '`contains` keyword is required for partial set rules' : 'rule must have a body or assignment', start);
       }
@@ -261,20 +260,23 @@ class Parser {
     return this.dotted.has(t);
   }
 
-  /** Body after `if`: a braced body, or a single literal (which may itself start with `{`). */
+  /**
+   * Body after `if`, as OPA reads it: first a single literal; if that fails or is a set literal
+   * (`p if { true }`), a braced body. So `p if { 1 | 1 }` has one literal, a set comprehension.
+   */
   private parseIfBody(): Literal[] {
     if (!this.isOp('{')) return [this.parseLiteral()];
     const save = this.pos;
     try {
-      return this.parseBraceBody();
-    } catch (e) {
-      this.pos = save;
-      try {
-        return [this.parseLiteral()];
-      } catch {
-        throw e;
-      }
+      const lit = this.parseLiteral();
+      const t = lit.expr.kind === 'term' ? lit.expr.term : undefined;
+      const isSet = t !== undefined && (t.type === 'set' || (t.type === 'value' && t.value instanceof SetValue));
+      if (!isSet) return [lit];
+    } catch {
+      // not a literal: a braced body
     }
+    this.pos = save;
+    return this.parseBraceBody();
   }
 
   private parseBraceBody(): Literal[] {
@@ -411,7 +413,7 @@ class Parser {
   // ------------------------------------------------------------ terms with operators
   parseInExpr(noOr = false): Term {
     let lhs = this.parseRelation(noOr);
-    while (this.isIdent('in') && !this.tok.nl) {
+    while (this.isIdent('in')) {
       const t = this.next();
       const rhs = this.parseRelation(noOr);
       lhs = { type: 'call', name: 'internal.member_2', args: [lhs, rhs], loc: this.loc(t) };
@@ -422,7 +424,7 @@ class Parser {
 
   private parseRelation(noOr = false): Term {
     let lhs = this.parseOr(noOr);
-    while (this.tok.type === 'op' && INFIX_REL[this.tok.text] && !this.tok.nl) {
+    while (this.tok.type === 'op' && INFIX_REL[this.tok.text]) {
       const t = this.next();
       const rhs = this.parseOr(noOr);
       lhs = { type: 'call', name: INFIX_REL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
@@ -432,7 +434,7 @@ class Parser {
 
   private parseOr(noOr: boolean): Term {
     let lhs = this.parseAnd();
-    while (!noOr && this.isOp('|') && !this.tok.nl) {
+    while (!noOr && this.isOp('|')) {
       this.next();
       const rhs = this.parseAnd();
       lhs = { type: 'call', name: 'or', args: [lhs, rhs], loc: lhs.loc };
@@ -442,7 +444,7 @@ class Parser {
 
   private parseAnd(): Term {
     let lhs = this.parseArith();
-    while (this.isOp('&') && !this.tok.nl) {
+    while (this.isOp('&')) {
       this.next();
       const rhs = this.parseArith();
       lhs = { type: 'call', name: 'and', args: [lhs, rhs], loc: lhs.loc };
@@ -452,7 +454,7 @@ class Parser {
 
   private parseArith(): Term {
     let lhs = this.parseFactor();
-    while (this.tok.type === 'op' && INFIX_ADD[this.tok.text] && !this.tok.nl) {
+    while (this.tok.type === 'op' && INFIX_ADD[this.tok.text]) {
       const t = this.next();
       const rhs = this.parseFactor();
       lhs = { type: 'call', name: INFIX_ADD[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
@@ -462,7 +464,7 @@ class Parser {
 
   private parseFactor(): Term {
     let lhs = this.parseUnary();
-    while (this.tok.type === 'op' && INFIX_MUL[this.tok.text] && !this.tok.nl) {
+    while (this.tok.type === 'op' && INFIX_MUL[this.tok.text]) {
       const t = this.next();
       const rhs = this.parseUnary();
       lhs = { type: 'call', name: INFIX_MUL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
@@ -470,17 +472,15 @@ class Parser {
     return lhs;
   }
 
+  /** A single term: OPA allows `-` only in front of a numeric literal (whitespace may separate them). */
   private parseUnary(): Term {
     if (this.isOp('-')) {
       const t = this.next();
-      if (this.tok.type === 'number' && !this.tok.ws) {
-        const n = this.next();
-        const v = parseNumber(`-${n.text}`);
-        if (v === undefined) this.fail(`invalid number ${n.text}`, n);
-        return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
-      }
-      const operand = this.parseUnary();
-      return { type: 'call', name: 'minus', args: [{ type: 'value', value: 0, loc: this.loc(t) }, operand], loc: this.loc(t) };
+      if (this.tok.type !== 'number') this.fail('expected number');
+      const n = this.next();
+      const v = parseNumber(`-${n.text}`);
+      if (v === undefined) this.fail(`invalid number ${n.text}`, n);
+      return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
     }
     return this.parsePrimary();
   }
@@ -573,6 +573,11 @@ class Parser {
     }
   }
 
+  /**
+   * `[ ... ]` as OPA reads it: a comprehension only when the first item is a single term (no operators)
+   * followed by `|`; if its body does not parse and the parser stopped at a `,`, the brackets hold an array
+   * whose first item is a set union (`[a | b, c]`); otherwise (`[a - b | c]`) an array of expressions.
+   */
   private parseArrayLike(): Term {
     const open = this.next();
     const loc = this.loc(open);
@@ -581,31 +586,43 @@ class Parser {
       return { type: 'array', items: [], loc };
     }
     const startPos = this.pos;
-    let first = this.parseInExpr(true);
+    const head = this.parseUnary();
     if (this.isOp('|')) {
-      const save = this.pos;
-      try {
-        this.next();
-        const body = this.parseLiterals(']');
-        this.expectOp(']');
-        return { type: 'arraycompr', term: first, body, loc };
-      } catch (e) {
-        // `[a | b, c]` is an array whose first item is a set union
-        this.pos = startPos;
-        first = this.parseInExpr();
-        if (this.pos <= save) throw e;
-      }
+      const c = this.tryComprehension(']', (body) => ({ type: 'arraycompr', term: head, body, loc }));
+      if (c) return c;
     }
-    const items = [first];
-    while (this.isOp(',')) {
-      this.next();
-      if (this.isOp(']')) break;
-      items.push(this.parseInExpr());
-    }
-    this.expectOp(']');
+    this.pos = startPos;
+    const items = this.parseItems(']');
     return foldConst({ type: 'array', items, loc });
   }
 
+  /** After a comprehension head, at `|`: the comprehension, or undefined to fall back (OPA: only at a `,`). */
+  private tryComprehension(close: string, make: (body: Literal[]) => Term, anyFailure = false): Term | undefined {
+    this.next();
+    try {
+      const body = this.parseLiterals(close);
+      if (body.length === 0) this.fail('found empty body');
+      this.expectOp(close);
+      return make(body);
+    } catch (e) {
+      if (anyFailure || this.isOp(',')) return undefined;
+      throw e;
+    }
+  }
+
+  /** Comma-separated expressions up to the closing token (consumed); a trailing comma is allowed. */
+  private parseItems(close: string, first?: Term): Term[] {
+    const items = [first ?? this.parseInExpr()];
+    while (this.isOp(',')) {
+      this.next();
+      if (this.isOp(close)) break;
+      items.push(this.parseInExpr());
+    }
+    this.expectOp(close);
+    return items;
+  }
+
+  /** `{ ... }`: object, set, or a comprehension, with OPA's preference rules (see parseArrayLike). */
   private parseBraceLike(): Term {
     const open = this.next();
     const loc = this.loc(open);
@@ -613,49 +630,51 @@ class Parser {
       this.next();
       return { type: 'value', value: new ObjectValue(), loc };
     }
-    const firstPos = this.pos;
-    let first = this.parseInExpr(true);
-    if (this.isOp(':')) {
-      this.next();
-      const v = this.parseInExpr(true);
-      if (this.isOp('|')) {
-        this.next();
-        const body = this.parseLiterals('}');
-        this.expectOp('}');
-        return { type: 'objectcompr', key: first, value: v, body, loc };
-      }
-      const entries: [Term, Term][] = [[first, v]];
-      while (this.isOp(',')) {
-        this.next();
-        if (this.isOp('}')) break;
-        const k = this.parseInExpr();
-        this.expectOp(':');
-        entries.push([k, this.parseInExpr()]);
-      }
-      this.expectOp('}');
-      return foldConst({ type: 'object', entries, loc });
-    }
+    const startPos = this.pos;
+    let head = this.parseUnary();
     if (this.isOp('|')) {
-      const save = this.pos;
-      try {
-        this.next();
-        const body = this.parseLiterals('}');
-        this.expectOp('}');
-        return { type: 'setcompr', term: first, body, loc };
-      } catch (e) {
-        this.pos = firstPos;
-        first = this.parseInExpr();
-        if (this.pos <= save) throw e;
-      }
+      const c = this.tryComprehension('}', (body) => ({ type: 'setcompr', term: head, body, loc }));
+      if (c) return c;
+      this.pos = startPos;
+      return foldConst({ type: 'set', items: this.parseItems('}'), loc });
     }
-    const items = [first];
+    if (this.isOp('}') || this.isOp(',')) return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
+    if (this.isOp(':')) return this.parseObjectRest(head, loc);
+    this.pos = startPos;
+    head = this.parseInExpr();
+    if (this.isOp(':')) return this.parseObjectRest(head, loc);
+    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated set');
+    return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
+  }
+
+  /** At the `:` after an object's first key: an object comprehension (single-term value then `|`) or an object. */
+  private parseObjectRest(key: Term, loc: Loc): Term {
+    this.expectOp(':');
+    const s = this.pos;
+    const v = this.parseUnary();
+    if (this.isOp('|')) {
+      const c = this.tryComprehension('}', (body) => ({ type: 'objectcompr', key, value: v, body, loc }), true);
+      if (c) return c;
+    } else if (this.isOp('}') || this.isOp(',')) {
+      return this.parseObjectEntries(key, v, loc);
+    }
+    this.pos = s;
+    const v2 = this.parseInExpr();
+    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated object');
+    return this.parseObjectEntries(key, v2, loc);
+  }
+
+  private parseObjectEntries(key: Term, value: Term, loc: Loc): Term {
+    const entries: [Term, Term][] = [[key, value]];
     while (this.isOp(',')) {
       this.next();
       if (this.isOp('}')) break;
-      items.push(this.parseInExpr());
+      const k = this.parseInExpr();
+      this.expectOp(':');
+      entries.push([k, this.parseInExpr()]);
     }
     this.expectOp('}');
-    return foldConst({ type: 'set', items, loc });
+    return foldConst({ type: 'object', entries, loc });
   }
 }
 

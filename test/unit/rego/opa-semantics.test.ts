@@ -34,3 +34,49 @@ describe('null-valued documents', () => {
     expect(run(m, 'x := data.t.p')).toEqual([{ x: [null, null] }]);
   });
 });
+
+describe("parsing as OPA's parser does", () => {
+  it('unary minus only in front of a numeric literal', () => {
+    expect(run('package t\nx := - 1\ny := -   # c\n  2\n', 'a := [data.t.x, data.t.y]')).toEqual([{ a: [-1, -2] }]);
+    for (const src of ['package t\ny := 1\nx := - y\n', 'package t\nx := - -1\n', 'package t\nx := -(1)\n']) {
+      expect(err(() => run(src, 'x := 1')).regoCode).toBe('rego_parse_error');
+    }
+  });
+
+  it('binary operators continue an expression on the next line', () => {
+    const m = 'package t\np if {\n  input.x\n    == 5\n  input.y == 6\n}\nq := 1\n  + 2\n';
+    expect(run(m, 'x := data.t', { input: fromJSON({ x: 5, y: 6 }) })).toEqual([{ x: { p: true, q: 3 } }]);
+  });
+
+  it('a comprehension needs a single-term head followed by |', () => {
+    const m = `package t
+x := {1}
+y := {2}
+a := [x | y, 5]
+b := [x - {10} | y, 5 in {5}]
+c := [(x - {10}) | y; 5 in {5}]
+d := [1 | {3}]
+q := {4}
+e := [q & {1} | {true}]
+f := [(q & {1}) | {true}]
+g := {(1) | 1}
+h := {({1} | {2})}
+`;
+    expect(run(m, 'x := data.t')).toEqual([
+      {
+        x: { x: [1], y: [2], q: [4], a: [[1, 2], 5], b: [[1, 2], true], c: [[1]], d: [1], e: [[true]], f: [[]], g: [1], h: [[1, 2]] },
+      },
+    ]);
+  });
+
+  it('`if` followed by a literal that is not a set literal: `p if { 1 | 1 }` is a comprehension', () => {
+    const m = 'package t\nx if { 1 | 1 }\ny := v if { { 1 | 1 } = v }\nz if { 1:2 | some p in [1,2] }\nw if { false }\n';
+    expect(run(m, 'x := data.t')).toEqual([{ x: { x: true, y: [1], z: true } }]);
+  });
+
+  it('v0 `p.q { ... }` and a bare `p.q` are partial sets; v0 `p[x] if` is a single-value (object) rule', () => {
+    const m = 'package t\nold.style { true }\nr["s"] p1 { true }\no[x] if { x := "k" }\n';
+    expect(run(m, 'x := data.t', { v0: true })).toEqual([{ x: { old: ['style'], r: ['s'], p1: true, o: { k: true } } }]);
+    expect(err(() => run('package t\np.q\n', 'x := 1')).regoCode).toBe('rego_parse_error');
+  });
+});

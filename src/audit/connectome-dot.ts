@@ -2,7 +2,7 @@
  * The declared connectome (src/connectome, `buildDeclaredConnectome`) as DOT for the HTML report,
  * each edge coloured by its sign: allow green, deny red, hold orange, ungoverned purple (dashed),
  * unset grey. toolgate itself only writes `unset`; other signs come from a consumer's sign policy.
- * Each edge carries the SVG class `sign-<sign>`. Above MAX_PICTURE_NODES nodes only servers and
+ * Each edge carries the SVG class `sign_<sign>` (Graphviz escapes a hyphen in a class). Above MAX_PICTURE_NODES nodes only servers and
  * their signed (non-unset) edges are drawn.
  */
 import type { Graph } from '../connectome/index.ts';
@@ -40,12 +40,12 @@ export function connectomeDot(graph: Graph): { dot: string; truncated: boolean; 
   const lines = ['digraph connectome {', '  graph [rankdir=LR, bgcolor="white", fontname="Helvetica"];', '  node [fontname="Helvetica", fontsize=10, style=filled, fillcolor="#f7f7f7"];'];
   for (const n of graph.nodes) {
     if (truncated && n.kind !== 'server' && !keep.has(n.id)) continue;
-    lines.push(`  ${q(n.id)}${attrs({ label: labelOf(n), shape: SHAPES[n.kind] ?? 'ellipse', class: `node-${n.kind}` })};`);
+    lines.push(`  ${q(n.id)}${attrs({ label: labelOf(n), shape: SHAPES[n.kind] ?? 'ellipse', class: `node_${n.kind}` })};`);
   }
   for (const e of edges) {
     signs[e.sign] = (signs[e.sign] ?? 0) + 1;
     const color = SIGN_COLOURS[e.sign] ?? '#000000';
-    lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: `${e.kind} (${e.sign})`, color, fontcolor: color, style: e.sign === 'ungoverned' ? 'dashed' : 'solid', class: `sign-${e.sign}` })};`);
+    lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: `${e.kind} (${e.sign})`, color, fontcolor: color, style: e.sign === 'ungoverned' ? 'dashed' : 'solid', class: `sign_${e.sign}` })};`);
   }
   lines.push('}', '');
   return { dot: lines.join('\n'), truncated, signs };

@@ -2,7 +2,7 @@
  * The governance graph as DOT for the HTML report: Agent -CAN_CALL-> Tool -READS|WRITES->
  * Resource -GOVERNED_BY-> Policy (and Tool -GOVERNED_BY-> Policy). Edges on a DENY path are
  * coloured: red for a violation, orange where an expected exception authorizes it; each such edge
- * carries the SVG class `deny-path` plus `violation` or `authorized`. DENY policies are drawn red,
+ * carries the SVG class `deny_path` plus `violation` or `authorized`. DENY policies are drawn red,
  * ALLOW policies green. Above MAX_PICTURE_NODES only the DENY paths are drawn (the picture says so).
  */
 import { cmp, type Estate } from '../governance/estate.ts';
@@ -78,12 +78,12 @@ export function governanceDot(estate: Estate, report: AuditReport): GovernancePi
     const style = { ...NODE_STYLE[n.kind] };
     if (n.kind === 'policy' && estate.policies.get(n.label)?.effect === 'DENY') Object.assign(style, { fillcolor: '#fde2e2', color: '#c62828' });
     const label = n.kind === 'policy' ? `${n.label}\n${estate.policies.get(n.label)?.effect ?? ''}` : n.label;
-    lines.push(`  ${q(i)}${attrs({ ...style, label, class: `node-${n.kind}` })};`);
+    lines.push(`  ${q(i)}${attrs({ ...style, label, class: `node_${n.kind}` })};`);
   }
   for (const e of [...edges.values()].sort((a, b) => cmp(a.from, b.from) || cmp(a.to, b.to) || cmp(a.kind, b.kind))) {
     if (e.cls) denyEdges++;
     const color = e.cls === 'violation' ? '#d32f2f' : e.cls === 'authorized' ? '#ef8f00' : '#9e9e9e';
-    lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: e.kind, color, fontcolor: color, penwidth: e.cls ? 2.4 : 1, class: e.cls ? `deny-path ${e.cls}` : 'plain' })};`);
+    lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: e.kind, color, fontcolor: color, penwidth: e.cls ? 2.4 : 1, class: e.cls ? `deny_path ${e.cls}` : 'plain' })};`);
   }
   lines.push('}', '');
   return { dot: lines.join('\n'), truncated: denyOnly, nodes: nodes.size, denyEdges };

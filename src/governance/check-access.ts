@@ -27,9 +27,13 @@ export function checkAccess(estate: Estate, agent: string, tool: string): CheckA
   if (r.status === 'ambiguous') {
     return { ...base, tool_key: null, agent_found: true, found: false, verdict: 'AMBIGUOUS_TOOL', candidates: r.candidates, deny_evidence: [] };
   }
+  const exposed = estate.tools.get(r.key)?.exposed ?? false;
+  // Most candidates are not granted: answer those without assessing the tool's graph.
+  if (!estate.grantsByAgent.get(agent)?.has(r.key)) {
+    return { ...base, tool_key: r.key, agent_found: true, found: true, exposed, verdict: 'NOT_GRANTED', deny_evidence: [] };
+  }
   const a = assess(estate, agent, r.key);
-  const common = { ...base, tool_key: r.key, agent_found: true, found: true, exposed: a.exposed };
-  if (!a.granted) return { ...common, verdict: 'NOT_GRANTED', deny_evidence: [] };
+  const common = { ...base, tool_key: r.key, agent_found: true, found: true, exposed };
   if (a.deny_evidence.length === 0) return { ...common, verdict: 'ALLOW', deny_evidence: [] };
   return { ...common, verdict: 'DENY', all_authorized: a.violations === 0, deny_evidence: a.deny_evidence };
 }

@@ -16,7 +16,7 @@ async function rawTarGz(entries: Raw[]): Promise<Uint8Array> {
   });
   for (const e of entries) {
     const type = e.type ?? 'file';
-    p.entry({ name: e.name, type, size: type === 'file' ? (e.body?.length ?? 0) : 0, mode: 0o644, mtime: new Date(0), ...(e.linkname ? { linkname: e.linkname } : {}) }, type === 'file' ? (e.body ?? Buffer.alloc(0)) : undefined);
+    p.entry({ name: e.name, type, size: type === 'file' ? (e.body?.length ?? 0) : 0, mode: 0o644, mtime: new Date(0), ...(e.linkname ? { linkname: e.linkname } : {}) }, ...(type === 'file' ? [e.body ?? Buffer.alloc(0)] : []) as [Buffer]);
   }
   p.finalize();
   await done;

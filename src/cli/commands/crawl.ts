@@ -38,7 +38,7 @@ Env values, header values and tokens never reach the catalog or stderr.`;
 
 export const crawlCommand: Command = {
   name: 'crawl',
-  summary: 'Crawl MCP servers (stdio or streamable HTTP) into a deterministic catalog',
+  summary: 'crawl MCP servers (stdio or streamable HTTP) into a deterministic catalog',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

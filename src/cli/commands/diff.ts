@@ -27,7 +27,7 @@ function wrap(side: string, f: () => unknown): unknown {
 
 export const diffCommand: Command = {
   name: 'diff',
-  summary: 'Diff a declared connectome against an observed one over a window',
+  summary: 'diff a declared connectome against an observed one over a window',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

@@ -14,7 +14,7 @@ version 4 and prints the lowercase hex digest the bytes' own algorithm member na
 
 export const digestCommand: Command = {
   name: 'digest',
-  summary: 'Print the digest of a connectome re-encoded canonically',
+  summary: 'print the digest of a connectome re-encoded canonically',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { algorithm: { type: 'string' } }, usage);

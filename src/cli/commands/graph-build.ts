@@ -20,7 +20,7 @@ canonical bytes on stdin and prints the signature.`;
 
 export const graphBuildCommand: Command = {
   name: 'graph build',
-  summary: 'Build the declared connectome from a catalog and an optional host graph',
+  summary: 'build the declared connectome from a catalog and an optional host graph',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

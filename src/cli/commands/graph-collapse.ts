@@ -17,7 +17,7 @@ its container) when the graph file cannot say it. A node with no container is re
 
 export const graphCollapseCommand: Command = {
   name: 'graph collapse',
-  summary: 'Collapse a connectome to a coarser level (a view; the input is untouched)',
+  summary: 'collapse a connectome to a coarser level (a view; the input is untouched)',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

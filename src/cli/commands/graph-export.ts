@@ -11,7 +11,7 @@ json is the canonical version-4 bytes under the algorithm the file named (or --a
 
 export const graphExportCommand: Command = {
   name: 'graph export',
-  summary: 'Render a connectome as canonical JSON, DOT, GraphML or the weights sidecar',
+  summary: 'render a connectome as canonical JSON, DOT, GraphML or the weights sidecar',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { graph: { type: 'string' }, format: { type: 'string' }, algorithm: { type: 'string' }, out: { type: 'string' } }, usage);

@@ -18,7 +18,7 @@ call counts (weights); --window-out writes the window {"ended_at","started_at"} 
 
 export const observeCommand: Command = {
   name: 'observe',
-  summary: 'Build the observed connectome from dispatch events or OTLP/JSON spans',
+  summary: 'build the observed connectome from dispatch events or OTLP/JSON spans',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

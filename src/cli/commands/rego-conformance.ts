@@ -28,7 +28,7 @@ export function listYamlFiles(path: string): string[] {
 
 export const regoConformanceCommand: Command = {
   name: 'rego conformance',
-  summary: 'Run the Rego conformance corpus (OPA or regorus YAML cases) on the builtin engine',
+  summary: 'run the Rego conformance corpus (OPA or regorus YAML cases) on the builtin engine',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs(

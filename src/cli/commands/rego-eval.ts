@@ -16,7 +16,7 @@ found under each -d path, plus the base documents given with --data (merged at t
 
 export const regoEvalCommand: Command = {
   name: 'rego eval',
-  summary: 'Evaluate a Rego query with the builtin engine (like opa eval)',
+  summary: 'evaluate a Rego query with the builtin engine (like opa eval)',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

@@ -13,7 +13,7 @@ defined in a *_test.rego file. A test passes when its value is true. Prints each
 
 export const regoTestCommand: Command = {
   name: 'rego test',
-  summary: 'Run the test_* rules of Rego *_test.rego modules with the builtin engine (like opa test)',
+  summary: 'run the test_* rules of Rego *_test.rego modules with the builtin engine (like opa test)',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

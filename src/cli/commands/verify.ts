@@ -16,7 +16,7 @@ SHA-256), hashes the bytes exactly as held, and compares. Exit 0 on a match, 1 o
 
 export const verifyCommand: Command = {
   name: 'verify',
-  summary: 'Check a connectome or diff record against a digest (exit 1 on mismatch)',
+  summary: 'check a connectome or diff record against a digest (exit 1 on mismatch)',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { digest: { type: 'string' } }, usage);

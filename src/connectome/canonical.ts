@@ -9,7 +9,7 @@
 import { ByteSink } from '../canonical/bytes.ts';
 import { assertDigestAlgorithm, digestHex, digestOf, type DigestAlgorithm } from '../canonical/digest.ts';
 import { quoteString } from '../canonical/json.ts';
-import { checkGraph, type Graph, type GraphInput } from './graph.ts';
+import { checkGraph, edgeEndpoints, type Graph, type GraphInput } from './graph.ts';
 import { SCHEMA_VERSION } from './vocabulary.ts';
 
 export interface EncodeOptions {
@@ -33,15 +33,16 @@ export function encodeGraph(graph: Graph | GraphInput, options: EncodeOptions = 
   const nodes = g.nodes;
   const texts = g.labelTexts;
   const edges = g.edges;
+  const ends = edgeEndpoints(g);
   const sink = new ByteSink(Math.max(1 << 16, nodes.length * 96 + edges.length * 128));
   sink.write(`{"schema_version":${SCHEMA_VERSION},"algorithm":"${algorithm}","nodes":[`);
-  // Quoted ids are reused by every edge that names them.
-  const quoted = new Map<string, string>();
+  // Quoted ids, by node position, are reused by every edge that names them.
+  const quoted: string[] = new Array<string>(nodes.length);
   let chunk = '';
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!;
     const q = quoteString(n.id);
-    quoted.set(n.id, q);
+    quoted[i] = q;
     chunk += `${i === 0 ? '' : ','}{"id":${q},"kind":"${n.kind}","labels":${texts[i]!},"level":"${n.level}"}`;
     if (chunk.length > 8192) {
       sink.write(chunk);
@@ -49,9 +50,11 @@ export function encodeGraph(graph: Graph | GraphInput, options: EncodeOptions = 
     }
   }
   chunk += '],"edges":[';
+  const from = ends.from;
+  const to = ends.to;
   for (let i = 0; i < edges.length; i++) {
     const e = edges[i]!;
-    chunk += `${i === 0 ? '' : ','}{"from":${quoted.get(e.from)!},"kind":"${e.kind}","provenance":"${e.provenance}","sign":"${e.sign}","to":${quoted.get(e.to)!}}`;
+    chunk += `${i === 0 ? '' : ','}{"from":${quoted[from[i]!]!},"kind":"${e.kind}","provenance":"${e.provenance}","sign":"${e.sign}","to":${quoted[to[i]!]!}}`;
     if (chunk.length > 8192) {
       sink.write(chunk);
       chunk = '';

@@ -11,13 +11,13 @@
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { nodeId, kindOf, levelOf, type Identity } from './identity.ts';
-import { compareCodePoints, isAscii, isWellFormedString, nfc } from './strings.ts';
+import { compareCodePoints, hasHighUnit, isAscii, isWellFormedString, nfc } from './strings.ts';
 import {
+  EDGE_KINDS,
+  PROVENANCES,
   SCHEMA_VERSION,
-  isEdgeKind,
   isLevel,
   isNodeKind,
-  isProvenance,
   isSign,
   levelRank,
   type EdgeKind,
@@ -169,8 +169,9 @@ const NODE_KEYS = new Set(['id', 'kind', 'level', 'labels', 'identity']);
 const EDGE_KEYS = new Set(['from', 'to', 'kind', 'provenance', 'sign', 'weight']);
 
 /** Canonical text of a node's labels, or a fault naming the node, the label and its whole value. */
-function labelsTextOf(labels: unknown, id: string, path: string, faults: Faults): string | undefined {
+function labelsTextOf(labels: unknown, id: string, at: number, faults: Faults): string | undefined {
   if (!isPlainObject(labels)) {
+    const path = `nodes[${at}]`;
     faults.add(`${path}.labels`, `node ${JSON.stringify(id)}: labels must be a plain object, got ${describeValue(labels)}`);
     return undefined;
   }
@@ -180,6 +181,7 @@ function labelsTextOf(labels: unknown, id: string, path: string, faults: Faults)
     return canonicalString(labels);
   } catch (e) {
     if (!(e instanceof ToolgateError)) throw e;
+    const path = `nodes[${at}]`;
     // Find the label at fault, so the refusal names it and its whole value.
     const seen = new Map<string, string>();
     for (const k of keys) {
@@ -216,15 +218,6 @@ function checkWeight(w: unknown): boolean {
   return false;
 }
 
-function compareEdges(a: ConnectomeEdge, b: ConnectomeEdge): number {
-  return (
-    compareCodePoints(a.from, b.from) ||
-    compareCodePoints(a.to, b.to) ||
-    (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0) ||
-    (a.provenance < b.provenance ? -1 : a.provenance > b.provenance ? 1 : 0)
-  );
-}
-
 /**
  * Builds a graph, refusing unknown kinds, levels, signs and provenances, ids that are not strings
  * or collide after NFC, dangling endpoints, duplicate edge identities, labels with no canonical
@@ -246,37 +239,39 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
   if (!Array.isArray(input.edges)) faults.add('edges', `edges must be an array, got ${describeValue(input.edges)}`);
   faults.throwIfAny();
 
-  // Nodes.
+  // Nodes. Paths and quoted names for messages are built only when there is a fault to report.
   const nodes: { node: ConnectomeNode; raw: string; text: string }[] = [];
+  let anyHigh = false;
   const inNodes = input.nodes as readonly unknown[];
   for (let i = 0; i < inNodes.length; i++) {
     const n = inNodes[i];
-    const path = `nodes[${i}]`;
     if (!isPlainObject(n)) {
-      faults.add(path, `node must be a plain object, got ${describeValue(n)}`);
+      faults.add(`nodes[${i}]`, `node must be a plain object, got ${describeValue(n)}`);
       continue;
     }
     const id = n.id;
     if (typeof id !== 'string') {
-      faults.add(`${path}.id`, `node id must be a string, got ${describeValue(id)}`);
+      faults.add(`nodes[${i}].id`, `node id must be a string, got ${describeValue(id)}`);
       continue;
     }
-    const named = JSON.stringify(id);
-    for (const k of Object.keys(n)) if (!NODE_KEYS.has(k)) faults.add(`${path}.${k}`, `node ${named}: unknown field ${JSON.stringify(k)}`);
+    for (const k of Object.keys(n)) if (!NODE_KEYS.has(k)) faults.add(`nodes[${i}].${k}`, `node ${JSON.stringify(id)}: unknown field ${JSON.stringify(k)}`);
     let ok = true;
-    if (!isAscii(id) && !isWellFormedString(id)) {
-      faults.add(`${path}.id`, `node ${describeValue(id)}: id has a lone surrogate and no UTF-8 form`);
+    const ascii = isAscii(id);
+    if (!ascii && !isWellFormedString(id)) {
+      faults.add(`nodes[${i}].id`, `node ${describeValue(id)}: id has a lone surrogate and no UTF-8 form`);
       ok = false;
     }
     if (!isNodeKind(n.kind)) {
-      faults.add(`${path}.kind`, `node ${named}: unknown kind ${describeValue(n.kind)}`);
+      faults.add(`nodes[${i}].kind`, `node ${JSON.stringify(id)}: unknown kind ${describeValue(n.kind)}`);
       ok = false;
     }
     if (!isLevel(n.level)) {
-      faults.add(`${path}.level`, `node ${named}: unknown level ${describeValue(n.level)}`);
+      faults.add(`nodes[${i}].level`, `node ${JSON.stringify(id)}: unknown level ${describeValue(n.level)}`);
       ok = false;
     }
     if (n.identity !== undefined) {
+      const path = `nodes[${i}]`;
+      const named = JSON.stringify(id);
       try {
         const identity = n.identity as Identity;
         const derived = nodeId(identity);
@@ -289,19 +284,23 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
         faults.add(`${path}.identity`, `node ${named}: ${e.message}`);
       }
     }
-    const text = labelsTextOf(n.labels, id, path, faults);
+    const text = labelsTextOf(n.labels, id, i, faults);
     if (!ok || text === undefined) continue;
-    const nid = nfc(id);
+    const nid = ascii ? id : nfc(id);
+    if (!ascii && !anyHigh && hasHighUnit(nid)) anyHigh = true;
     const node: ConnectomeNode =
       n.identity === undefined
         ? { id: nid, kind: n.kind as NodeKind, level: n.level as Level, labels: n.labels as Labels }
         : { id: nid, kind: n.kind as NodeKind, level: n.level as Level, labels: n.labels as Labels, identity: n.identity as Identity };
     nodes.push({ node, raw: id, text });
   }
+  // Code-point order; JS's own string order is the same unless an id holds a unit past U+D7FF.
+  const compareIds = anyHigh ? compareCodePoints : (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   let sorted = true;
-  for (let i = 1; i < nodes.length && sorted; i++) if (compareCodePoints(nodes[i - 1]!.node.id, nodes[i]!.node.id) >= 0) sorted = false;
-  if (!sorted) nodes.sort((a, b) => compareCodePoints(a.node.id, b.node.id));
-  const ids = new Set<string>();
+  for (let i = 1; i < nodes.length && sorted; i++) if (compareIds(nodes[i - 1]!.node.id, nodes[i]!.node.id) >= 0) sorted = false;
+  if (!sorted) nodes.sort((a, b) => compareIds(a.node.id, b.node.id));
+  // NFC id -> position in the sorted nodes: edges carry their endpoints as these positions.
+  const index = new Map<string, number>();
   let finest = 3;
   for (let i = 0; i < nodes.length; i++) {
     const cur = nodes[i]!;
@@ -314,84 +313,173 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
           : `node ids ${JSON.stringify(prev.raw)} and ${JSON.stringify(cur.raw)} coincide after NFC (${JSON.stringify(cur.node.id)})`,
       );
     }
-    ids.add(cur.node.id);
+    index.set(cur.node.id, i);
     const r = levelRank(cur.node.level);
     if (r < finest) finest = r;
   }
 
-  // Edges.
-  const edges: ConnectomeEdge[] = [];
+  // Edges. An endpoint found as it is in the index is an NFC id already (well-formed, and NFC is
+  // idempotent), so only an endpoint not found is checked and normalised before a second look.
   const inEdges = input.edges as readonly unknown[];
+  const built: ConnectomeEdge[] = [];
+  const fromAt = new Int32Array(inEdges.length);
+  // (to position, kind rank, provenance rank) in one integer: to * 8 + kind * 2 + provenance.
+  const rest = new Int32Array(inEdges.length);
   for (let i = 0; i < inEdges.length; i++) {
     const e = inEdges[i];
-    const path = `edges[${i}]`;
     if (!isPlainObject(e)) {
-      faults.add(path, `edge must be a plain object, got ${describeValue(e)}`);
+      faults.add(`edges[${i}]`, `edge must be a plain object, got ${describeValue(e)}`);
       continue;
     }
     const { from, to } = e;
     if (typeof from !== 'string' || typeof to !== 'string') {
-      faults.add(path, `edge ${describeValue(from)} -> ${describeValue(to)}: from and to must be strings`);
+      faults.add(`edges[${i}]`, `edge ${describeValue(from)} -> ${describeValue(to)}: from and to must be strings`);
       continue;
     }
-    const named = `edge ${JSON.stringify(from)} -> ${JSON.stringify(to)}`;
     let ok = true;
-    for (const k in e) if (!EDGE_KEYS.has(k)) faults.add(`${path}.${k}`, `${named}: unknown field ${JSON.stringify(k)}`);
-    if ((!isAscii(from) && !isWellFormedString(from)) || (!isAscii(to) && !isWellFormedString(to))) {
-      faults.add(path, `edge ${describeValue(from)} -> ${describeValue(to)}: an endpoint has a lone surrogate and no UTF-8 form`);
-      continue;
+    for (const k in e) if (!EDGE_KEYS.has(k)) faults.add(`edges[${i}].${k}`, `${edgeNamed(from, to)}: unknown field ${JSON.stringify(k)}`);
+    let fi = index.get(from);
+    let ti = index.get(to);
+    if (fi === undefined || ti === undefined) {
+      if ((!isAscii(from) && !isWellFormedString(from)) || (!isAscii(to) && !isWellFormedString(to))) {
+        faults.add(`edges[${i}]`, `edge ${describeValue(from)} -> ${describeValue(to)}: an endpoint has a lone surrogate and no UTF-8 form`);
+        continue;
+      }
+      fi = index.get(nfc(from));
+      ti = index.get(nfc(to));
     }
-    if (!isEdgeKind(e.kind)) {
-      faults.add(`${path}.kind`, `${named}: unknown edge kind ${describeValue(e.kind)}`);
+    const kr = EDGE_KIND_RANK.get(e.kind);
+    const pr = PROVENANCE_RANK.get(e.provenance);
+    if (kr === undefined) {
+      faults.add(`edges[${i}].kind`, `${edgeNamed(from, to)}: unknown edge kind ${describeValue(e.kind)}`);
       ok = false;
     }
-    if (!isProvenance(e.provenance)) {
-      faults.add(`${path}.provenance`, `${named}: unknown provenance ${describeValue(e.provenance)}`);
+    if (pr === undefined) {
+      faults.add(`edges[${i}].provenance`, `${edgeNamed(from, to)}: unknown provenance ${describeValue(e.provenance)}`);
       ok = false;
     }
     if (!isSign(e.sign)) {
-      faults.add(`${path}.sign`, `${named}: unknown sign ${describeValue(e.sign)}`);
+      faults.add(`edges[${i}].sign`, `${edgeNamed(from, to)}: unknown sign ${describeValue(e.sign)}`);
       ok = false;
     }
     if (e.weight !== undefined && !checkWeight(e.weight)) {
-      faults.add(`${path}.weight`, `${named}: weight must be a non-negative number, got ${describeValue(e.weight)}`);
+      faults.add(`edges[${i}].weight`, `${edgeNamed(from, to)}: weight must be a non-negative number, got ${describeValue(e.weight)}`);
       ok = false;
     }
-    const f = nfc(from);
-    const t = nfc(to);
-    if (!ids.has(f)) {
-      faults.add(`${path}.from`, `${named}: dangling endpoint, no node ${JSON.stringify(from)}`);
+    if (fi === undefined) {
+      faults.add(`edges[${i}].from`, `${edgeNamed(from, to)}: dangling endpoint, no node ${JSON.stringify(from)}`);
       ok = false;
     }
-    if (!ids.has(t)) {
-      faults.add(`${path}.to`, `${named}: dangling endpoint, no node ${JSON.stringify(to)}`);
+    if (ti === undefined) {
+      faults.add(`edges[${i}].to`, `${edgeNamed(from, to)}: dangling endpoint, no node ${JSON.stringify(to)}`);
       ok = false;
     }
-    if (!ok) continue;
+    if (!ok || fi === undefined || ti === undefined || kr === undefined || pr === undefined) continue;
+    // The endpoints are the nodes' own id strings (equal to the NFC of what the edge named).
+    const f = nodes[fi]!.node.id;
+    const t = nodes[ti]!.node.id;
     const edge: ConnectomeEdge =
       e.weight === undefined
         ? { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign }
         : { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign, weight: e.weight as Weight };
-    edges.push(edge);
+    fromAt[built.length] = fi;
+    rest[built.length] = ti * 8 + kr * 2 + pr;
+    built.push(edge);
   }
   faults.throwIfAny();
-  sorted = true;
-  for (let i = 1; i < edges.length && sorted; i++) if (compareEdges(edges[i - 1]!, edges[i]!) >= 0) sorted = false;
-  if (!sorted) edges.sort(compareEdges);
-  for (let i = 1; i < edges.length; i++) {
-    const a = edges[i - 1]!;
-    const b = edges[i]!;
-    if (compareEdges(a, b) === 0) {
-      faults.add('edges', `edge ${JSON.stringify(b.from)} -> ${JSON.stringify(b.to)} (${b.kind}, ${b.provenance}) appears twice: an edge's identity is (from, to, kind, provenance)`);
+  // Node positions are in code-point order, kind and provenance ranks in string order, so
+  // comparing (from position, rest) is comparing (from, to, kind, provenance) as strings.
+  const count = built.length;
+  const order = edgeOrder(fromAt, rest, count, nodes.length);
+  let edges: ConnectomeEdge[] = built;
+  const edgeFrom = new Int32Array(count);
+  const edgeTo = new Int32Array(count);
+  if (order === undefined) {
+    for (let i = 0; i < count; i++) {
+      edgeFrom[i] = fromAt[i]!;
+      edgeTo[i] = rest[i]! >> 3;
+    }
+  } else {
+    edges = new Array<ConnectomeEdge>(count);
+    for (let i = 0; i < count; i++) {
+      const j = order[i]!;
+      edges[i] = built[j]!;
+      edgeFrom[i] = fromAt[j]!;
+      edgeTo[i] = rest[j]! >> 3;
+    }
+    for (let i = 1; i < count; i++) {
+      const a = order[i - 1]!;
+      const b = order[i]!;
+      if (fromAt[a] === fromAt[b] && rest[a] === rest[b]) {
+        const d = built[b]!;
+        faults.add('edges', `edge ${JSON.stringify(d.from)} -> ${JSON.stringify(d.to)} (${d.kind}, ${d.provenance}) appears twice: an edge's identity is (from, to, kind, provenance)`);
+      }
     }
   }
   faults.throwIfAny();
-  return new Graph(
+  const graph = new Graph(
     nodes.map((n) => n.node),
     edges,
     nodes.map((n) => n.text),
     (['mfa', 'module', 'boundary', 'server'] as const)[finest]!,
   );
+  ENDPOINTS.set(graph, { from: edgeFrom, to: edgeTo });
+  return graph;
+}
+
+function edgeNamed(from: string, to: string): string {
+  return `edge ${JSON.stringify(from)} -> ${JSON.stringify(to)}`;
+}
+
+// Ranks in string order: invoke < message < read < supervise; declared < observed.
+const EDGE_KIND_RANK = new Map<unknown, number>([...EDGE_KINDS].sort().map((k, i) => [k, i] as const));
+const PROVENANCE_RANK = new Map<unknown, number>([...PROVENANCES].sort().map((k, i) => [k, i] as const));
+
+/**
+ * The order that sorts edges by (from position, rest), or undefined when they are sorted
+ * already (strictly: a repeated edge always goes through the sort, where repeats are found).
+ * Two stable counting sorts (rest, then from) keep it linear; a handful of edges over many
+ * nodes uses a comparison sort instead of counting arrays sized by the node count.
+ */
+function edgeOrder(fromAt: Int32Array, rest: Int32Array, count: number, nodeCount: number): Int32Array | undefined {
+  let sorted = true;
+  for (let i = 1; i < count && sorted; i++) {
+    const a = fromAt[i - 1]!;
+    const b = fromAt[i]!;
+    if (a > b || (a === b && rest[i - 1]! >= rest[i]!)) sorted = false;
+  }
+  if (sorted) return undefined;
+  const order = new Int32Array(count);
+  if (count < 64 || count * 2 < nodeCount) {
+    for (let i = 0; i < count; i++) order[i] = i;
+    return order.sort((x, y) => fromAt[x]! - fromAt[y]! || rest[x]! - rest[y]!);
+  }
+  const byRest = new Int32Array(count);
+  const restCounts = new Int32Array(nodeCount * 8 + 1);
+  for (let i = 0; i < count; i++) restCounts[rest[i]! + 1]!++;
+  for (let v = 1; v < restCounts.length; v++) restCounts[v]! += restCounts[v - 1]!;
+  for (let i = 0; i < count; i++) byRest[restCounts[rest[i]!]!++] = i;
+  const fromCounts = new Int32Array(nodeCount + 1);
+  for (let i = 0; i < count; i++) fromCounts[fromAt[i]! + 1]!++;
+  for (let v = 1; v < fromCounts.length; v++) fromCounts[v]! += fromCounts[v - 1]!;
+  for (let k = 0; k < count; k++) {
+    const i = byRest[k]!;
+    order[fromCounts[fromAt[i]!]!++] = i;
+  }
+  return order;
+}
+
+/** Each built graph's edge endpoints as node positions (parallel to `edges`). */
+const ENDPOINTS = new WeakMap<Graph, { readonly from: Int32Array; readonly to: Int32Array }>();
+
+/**
+ * @internal The endpoints of a built graph's edges as positions in its `nodes`, parallel to its
+ * `edges`: what the encoder and the diff use instead of looking ids up by string.
+ */
+export function edgeEndpoints(graph: Graph): { readonly from: Int32Array; readonly to: Int32Array } {
+  const found = ENDPOINTS.get(graph);
+  if (found === undefined) throw new Error('edgeEndpoints: not a graph made by buildGraph');
+  return found;
 }
 
 /**

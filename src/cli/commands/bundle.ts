@@ -45,7 +45,7 @@ its manifest, revision and roots, and an unverified summary of .signatures.json.
 
 export const bundleInspectCommand: Command = {
   name: 'bundle inspect',
-  summary: 'List an OPA bundle: entries, manifest, roots and digests',
+  summary: 'list an OPA bundle: entries, manifest, roots and digests',
   usage: inspectUsage,
   async run(args, io) {
     const { positionals } = parseCommandArgs(args, {}, inspectUsage);

@@ -7,6 +7,7 @@
 import type { CallTarget, Expr, Literal, Loc, Module, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
+import { checkBodyTypes } from './typecheck.ts';
 import './builtins/index.ts';
 
 export interface CRule {
@@ -201,7 +202,12 @@ class Scope {
   readonly vars = new Map<string, number>();
   /** Names declared with some / := / every / function args (not merely used). */
   readonly declared = new Set<string>();
+  /** Names referenced in this scope without a declaration (OPA's "seen" vars). */
+  readonly seen = new Set<string>();
   constructor(readonly parent: Scope | undefined) {}
+  isDeclared(name: string): boolean {
+    return this.declared.has(name) || (this.parent?.isDeclared(name) ?? false);
+  }
   lookup(name: string): number | undefined {
     return this.vars.get(name) ?? this.parent?.lookup(name);
   }
@@ -235,13 +241,18 @@ function newSlot(ctx: ResolveCtx, name: string): number {
   return s;
 }
 
-/** Declares the vars of a pattern term in scope (for some/:=/every/function args). */
+/**
+ * Declares the vars of a pattern term in scope (for some/:=/every/function args). `check`: as OPA, a
+ * var declared, assigned or referenced earlier in the same scope cannot be declared again (`:=`, `some`).
+ */
 function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean): void {
   walkTerms(t, (x) => {
     if (x.type !== 'var') return;
     if (x.name === '_') return;
     if (check && scope.declared.has(x.name)) {
       ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} assigned above`, x.loc));
+    } else if (check && scope.seen.has(x.name)) {
+      ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} referenced above`, x.loc));
     }
     if (!scope.declared.has(x.name)) scope.vars.set(x.name, newSlot(ctx, x.name));
     scope.declared.add(x.name);
@@ -265,7 +276,10 @@ function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
     case 'var': {
       if (t.name === '_') return { type: 'var', name: '_', loc: t.loc, slot: newSlot(ctx, '_') };
       const s = scope.lookup(t.name);
-      if (s !== undefined) return { type: 'var', name: t.name, loc: t.loc, slot: s };
+      if (s !== undefined) {
+        if (!scope.isDeclared(t.name)) scope.seen.add(t.name);
+        return { type: 'var', name: t.name, loc: t.loc, slot: s };
+      }
       if (ROOTS.has(t.name)) return t;
       if (ctx.ruleNames.has(t.name)) return dataRef([...ctx.pkg, t.name], t.loc);
       const imp = ctx.imports.get(t.name);
@@ -275,6 +289,7 @@ function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
       while (root.parent) root = root.parent;
       const slot = newSlot(ctx, t.name);
       root.vars.set(t.name, slot);
+      scope.seen.add(t.name);
       ctx.queryVars?.push({ name: t.name, slot });
       return { type: 'var', name: t.name, loc: t.loc, slot };
     }
@@ -389,13 +404,13 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       break;
     }
     case 'some':
-      for (const v of e.vars) declarePattern(v, scope, ctx, false);
+      for (const v of e.vars) declarePattern(v, scope, ctx, true);
       expr = { kind: 'some', vars: e.vars.map((v) => resolveTerm(v, scope, ctx)) };
       break;
     case 'somein': {
       const coll = resolveTerm(e.coll, scope, ctx);
-      if (e.key) declarePattern(e.key, scope, ctx, false);
-      declarePattern(e.value, scope, ctx, false);
+      if (e.key) declarePattern(e.key, scope, ctx, true);
+      declarePattern(e.value, scope, ctx, true);
       expr = {
         kind: 'somein',
         key: e.key ? resolveTerm(e.key, scope, ctx) : undefined,
@@ -545,10 +560,41 @@ function isPatternish(t: Term, bound: Set<number>): boolean {
   return false;
 }
 
+/** Vars a pattern binds; object keys bind nothing (OPA: keys must be bound before the unification). */
 function patternOuts(t: Term, bound: Set<number>, outs: Set<number>): void {
-  walkTerms(t, (x) => {
-    if (x.type === 'var' && x.slot !== undefined && !bound.has(x.slot)) outs.add(x.slot);
-  });
+  switch (t.type) {
+    case 'var':
+      if (t.slot !== undefined && !bound.has(t.slot)) outs.add(t.slot);
+      return;
+    case 'array':
+      for (const i of t.items) patternOuts(i, bound, outs);
+      return;
+    case 'object':
+      for (const [, v] of t.entries) patternOuts(v, bound, outs);
+      return;
+    default:
+      walkTerms(t, (x) => {
+        if (x.type === 'var' && x.slot !== undefined && !bound.has(x.slot)) outs.add(x.slot);
+      });
+  }
+}
+
+/** The vars in object keys of a pattern that are not bound yet. */
+function unboundKeyVars(t: Term, bound: Set<number>): number[] {
+  const out: number[] = [];
+  const visit = (x: Term): void => {
+    if (x.type === 'array') x.items.forEach(visit);
+    else if (x.type === 'object') {
+      for (const [k, v] of x.entries) {
+        walkTerms(k, (y) => {
+          if (y.type === 'var' && y.slot !== undefined && !bound.has(y.slot)) out.push(y.slot);
+        });
+        visit(v);
+      }
+    }
+  };
+  visit(t);
+  return out;
 }
 
 /** For a call with an extra output argument, the output term. */
@@ -579,6 +625,7 @@ function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { o
     const m1 = termNeeds(b, bound, o1);
     if (m1.length === 0) {
       const trial = new Set([...bound, ...o1]);
+      if (unboundKeyVars(a, trial).length > 0) return false;
       if (termNeeds(a, trial, new Set()).length === 0 || isPatternish(a, trial) || patternable(a, trial)) {
         for (const s of o1) outs.add(s);
         patternOuts(a, trial, outs);
@@ -915,6 +962,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     return t;
   });
   const body = resolveBody(r.body, scope, ctx);
+  checkBodyTypes(body, ctx.errors);
   const restR = rest.map((t) => resolveTerm(t, scope, ctx));
   const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
   const value = resolveTerm(r.value, scope, ctx);
@@ -938,6 +986,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   }
   const elses = r.elses.map((e) => {
     const eb = resolveBody(e.body, scope, ctx);
+    checkBodyTypes(eb, ctx.errors);
     const ev = resolveTerm(e.value, scope, ctx);
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
@@ -1072,6 +1121,7 @@ export function compileQuery(body: Literal[], policy: CompiledPolicy | undefined
   };
   const scope = new Scope(undefined);
   const resolved = resolveBody(body, scope, ctx);
+  checkBodyTypes(resolved, errors);
   // vars declared with := / some at top level are also result bindings
   for (const [name, slot] of scope.vars) if (!vars.some((v) => v.slot === slot)) vars.push({ name, slot });
   const ordered = orderBody(resolved, new Set(), new Set(), { names: ctx.names, errors });

@@ -80,3 +80,38 @@ h := {({1} | {2})}
     expect(err(() => run('package t\np.q\n', 'x := 1')).regoCode).toBe('rego_parse_error');
   });
 });
+
+describe('compile-time checks OPA makes', () => {
+  it('unifications of literals whose shapes can never match are type errors', () => {
+    for (const body of ['[x] = {"key": 1}', '[x, y] = [1, 2, 3]', '{"a": x, "b": y} = {"a": 1, "c": 2}', '[x, 1] = [2, "a"]']) {
+      expect(err(() => run(`package t\np if { ${body} }\n`, 'x := 1')).regoCode).toBe('rego_type_error');
+    }
+    // shapes that may match are fine, whatever the values
+    expect(run('package t\np if { [x, 2] = [1, 3] }\nq if { {"a": x} = {"a": 1} }\n', 'x := data.t')).toEqual([{ x: { q: true } }]);
+  });
+
+  it('some ... in over a scalar, or with a pattern no element can match, is a type error', () => {
+    for (const body of ['some _ in null', 'some _ in false', 'some _ in 0', 'some _ in ""', 'some [x, y] in [[1, 2, 3]]', 'some [1] in [1]']) {
+      expect(err(() => run(`package t\np if { ${body} }\n`, 'x := 1')).regoCode).toBe('rego_type_error');
+    }
+    expect(run('package t\np if { some [1] in [[1, 2], [1]] }\n', 'x := data.t.p')).toEqual([{ x: true }]);
+  });
+
+  it('some cannot declare a variable assigned or referenced earlier in the same body', () => {
+    expect(err(() => run('package t\np if {\n  v := 0\n  some v in [1, 2]\n}\n', 'x := 1')).regoCode).toBe('rego_compile_error');
+    expect(err(() => run('package t\np if {\n  v = 0\n  some v in [1, 2]\n}\n', 'x := 1')).regoCode).toBe('rego_compile_error');
+    // a comprehension is a new scope
+    expect(run('package t\np := [v | some v in [1, 2]] if { v := 0; v == 0 }\n', 'x := data.t.p')).toEqual([{ x: [1, 2] }]);
+  });
+
+  it('a variable object key in a pattern must be bound first: the binding literal runs before', () => {
+    const m = `package t
+r := [t, c] if {
+  source := {"target": {"v": 1}, "alt": {"v": 2}}
+  {"target": {"v": t}, chosen: {"v": c}} = source
+  chosen = "alt"
+}
+`;
+    expect(run(m, 'x := data.t.r')).toEqual([{ x: [1, 2] }]);
+  });
+});

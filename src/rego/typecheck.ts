@@ -1,0 +1,178 @@
+/**
+ * The part of OPA's compile-time type check that literals decide on their own: unifications (`=`, `:=`)
+ * whose two sides have shapes that can never match, and `some ... in` over a collection whose type is
+ * known and cannot hold the pattern (or is a scalar, which cannot be iterated). OPA reports these as
+ * `rego_type_error` before evaluation ("match error", "undefined ref"), so the policy never runs.
+ *
+ * Types come from constants and composite literals only; variables, references, calls and
+ * comprehensions are "any", so this check finds a subset of OPA's type errors and never more.
+ */
+import type { Literal, Term } from './ast.ts';
+import { RegoError } from './errors.ts';
+import { ObjectValue, SetValue, typeName, valueKey, type Value } from './value.ts';
+
+type Shape =
+  | { k: 'any' }
+  | { k: 'null' | 'boolean' | 'number' | 'string' }
+  | { k: 'array'; items: Shape[] }
+  /** `keys` undefined: the object has a key that is not constant. */
+  | { k: 'object'; keys: Map<string, Shape> | undefined }
+  | { k: 'set'; of: Shape }
+  | { k: 'union'; of: Shape[] };
+
+const ANY: Shape = { k: 'any' };
+
+function shapeOfValue(v: Value): Shape {
+  const t = typeName(v);
+  if (t === 'array') return { k: 'array', items: (v as Value[]).map(shapeOfValue) };
+  if (t === 'set') return { k: 'set', of: union((v as SetValue).values().map(shapeOfValue)) };
+  if (t === 'object') {
+    const keys = new Map<string, Shape>();
+    for (const [key, val] of (v as ObjectValue).entries()) keys.set(valueKey(key), shapeOfValue(val));
+    return { k: 'object', keys };
+  }
+  return { k: t };
+}
+
+function shapeOf(t: Term): Shape {
+  switch (t.type) {
+    case 'value':
+      return shapeOfValue(t.value);
+    case 'array':
+      return { k: 'array', items: t.items.map(shapeOf) };
+    case 'set':
+      return { k: 'set', of: union(t.items.map(shapeOf)) };
+    case 'object': {
+      const keys = new Map<string, Shape>();
+      for (const [key, val] of t.entries) {
+        if (key.type !== 'value') return { k: 'object', keys: undefined };
+        keys.set(valueKey(key.value), shapeOf(val));
+      }
+      return { k: 'object', keys };
+    }
+    default:
+      return ANY;
+  }
+}
+
+/** OPA's `types.Or`: no alternatives (an empty collection) is "any". */
+function union(of: Shape[]): Shape {
+  if (of.length === 0 || of.some((s) => s.k === 'any')) return ANY;
+  if (of.length === 1) return of[0] as Shape;
+  return { k: 'union', of };
+}
+
+/** Whether values of the two shapes can unify. */
+function compatible(a: Shape, b: Shape): boolean {
+  if (a.k === 'any' || b.k === 'any') return true;
+  if (a.k === 'union') return a.of.some((x) => compatible(x, b));
+  if (b.k === 'union') return b.of.some((x) => compatible(a, x));
+  if (a.k !== b.k) return false;
+  if (a.k === 'array' && b.k === 'array') {
+    return a.items.length === b.items.length && a.items.every((x, i) => compatible(x, b.items[i] as Shape));
+  }
+  if (a.k === 'object' && b.k === 'object') {
+    if (!a.keys || !b.keys) return true;
+    if (a.keys.size !== b.keys.size) return false;
+    for (const [key, s] of a.keys) {
+      const other = b.keys.get(key);
+      if (!other || !compatible(s, other)) return false;
+    }
+    return true;
+  }
+  if (a.k === 'set' && b.k === 'set') return compatible(a.of, b.of);
+  return true;
+}
+
+/** Key and element shapes of iterating a collection; undefined when it cannot be iterated. */
+function iteration(s: Shape): { key: Shape; value: Shape } | undefined {
+  switch (s.k) {
+    case 'any':
+      return { key: ANY, value: ANY };
+    case 'array':
+      return { key: { k: 'number' }, value: union(s.items) };
+    case 'set':
+      return { key: s.of, value: s.of };
+    case 'object':
+      return s.keys ? { key: ANY, value: union([...s.keys.values()]) } : { key: ANY, value: ANY };
+    case 'union': {
+      const its = s.of.map(iteration).filter((x) => x !== undefined);
+      if (its.length === 0) return undefined;
+      return { key: union(its.map((x) => x.key)), value: union(its.map((x) => x.value)) };
+    }
+    default:
+      return undefined;
+  }
+}
+
+function checkLiteral(l: Literal, errors: RegoError[]): void {
+  const e = l.expr;
+  if (e.kind === 'unify' || e.kind === 'assign') {
+    if (!compatible(shapeOf(e.left), shapeOf(e.right))) {
+      errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', l.loc));
+    }
+  } else if (e.kind === 'somein') {
+    const coll = shapeOf(e.coll);
+    const it = iteration(coll);
+    if (!it) {
+      errors.push(new RegoError('rego_type_error', `undefined ref: cannot iterate over a ${coll.k} in some ... in`, l.loc));
+    } else if (!compatible(shapeOf(e.value), it.value) || (e.key && !compatible(shapeOf(e.key), it.key))) {
+      errors.push(new RegoError('rego_type_error', 'match error: the pattern can never match an element of the collection', l.loc));
+    }
+  }
+}
+
+/** Checks a body and every body nested in it (comprehensions, `every`). */
+export function checkBodyTypes(body: readonly Literal[], errors: RegoError[]): void {
+  const seen = new Set<Literal>();
+  const visit = (l: Literal): void => {
+    if (seen.has(l)) return;
+    seen.add(l);
+    checkLiteral(l, errors);
+    if (l.expr.kind === 'every') for (const b of l.expr.body) visit(b);
+    const terms: Term[] = [];
+    const e = l.expr;
+    if (e.kind === 'term') terms.push(e.term);
+    else if (e.kind === 'unify' || e.kind === 'assign') terms.push(e.left, e.right);
+    else if (e.kind === 'somein') terms.push(e.value, e.coll, ...(e.key ? [e.key] : []));
+    else if (e.kind === 'every') terms.push(e.domain);
+    for (const w of l.withs) terms.push(w.value);
+    for (const t of terms) nestedBodies(t, visit);
+  };
+  for (const l of body) visit(l);
+}
+
+/** Calls `visit` on the literals of comprehensions inside a term (not inside their bodies: visit recurses). */
+function nestedBodies(t: Term, visit: (l: Literal) => void): void {
+  switch (t.type) {
+    case 'ref':
+      nestedBodies(t.head, visit);
+      for (const p of t.path) nestedBodies(p, visit);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) nestedBodies(i, visit);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        nestedBodies(k, visit);
+        nestedBodies(v, visit);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) nestedBodies(a, visit);
+      return;
+    case 'arraycompr':
+    case 'setcompr':
+      nestedBodies(t.term, visit);
+      for (const l of t.body) visit(l);
+      return;
+    case 'objectcompr':
+      nestedBodies(t.key, visit);
+      nestedBodies(t.value, visit);
+      for (const l of t.body) visit(l);
+      return;
+    default:
+      return;
+  }
+}

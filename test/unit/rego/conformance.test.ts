@@ -29,7 +29,8 @@ describe.skipIf(!existsSync(root))('Rego conformance corpus', () => {
         console.log(failed.map((f) => `${f.file}: ${f.note}\n  want ${f.want}\n  got  ${f.got}`).join('\n'));
       }
       expect(passed).toBeGreaterThanOrEqual(FLOORS[set]);
-      expect(passed / (passed + failed.length)).toBeGreaterThanOrEqual(0.95);
+      // skipped cases count against the pass rate (issue 4)
+      expect(passed / out.length).toBeGreaterThanOrEqual(0.95);
     });
   }
 });

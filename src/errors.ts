@@ -40,6 +40,7 @@ export type ToolgateErrorCode =
   | 'BUNDLE_INVALID'
   | 'BUNDLE_VERIFY_FAILED'
   | 'SIGNER_FAILED'
+  | 'SIGN_POLICY_REFUSED'
   // crawl / serve
   | 'CRAWL_FAILED'
   // cli

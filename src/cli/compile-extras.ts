@@ -13,7 +13,10 @@ import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../signs/index.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 import { usageError } from './args.ts';
-import { engineOption, loadSignPolicy, readJsonDocument } from './sign-policy.ts';
+import { engineOption, loadSignPolicy, policySource, readJsonDocument } from './sign-policy.ts';
+import { consumerBundleModules } from '../signs/bundle-rego.ts';
+import { DATA_ROOT } from '../compile/data-document.ts';
+import type { RegoModuleFile } from '../compile/compile.ts';
 
 export const COMPILE_EXTRA_OPTIONS = {
   signs: { type: 'string' },
@@ -29,15 +32,33 @@ export const COMPILE_EXTRA_OPTIONS = {
 
 export const COMPILE_EXTRA_USAGE = `  --signs POLICY  a consumer sign policy (.rego, folder, policy.wasm or wasm bundle) evaluated per connectome
                   edge with this compile's data document as data; the signed graph goes into connectome.json
-                  and data.json (--engine builtin|wasm|opa, --sign-entrypoint, default ${DEFAULT_SIGN_ENTRYPOINT})
+                  and data.json (--engine builtin|wasm|opa, --sign-entrypoint, default ${DEFAULT_SIGN_ENTRYPOINT});
+                  Rego source also ships in bundle.tar.gz, so its package must lie under toolgate (e.g. toolgate.signs)
   --signing-key KEY.pem --signing-alg ${SIGNING_ALGORITHMS.slice(0, 9).join('|')}|...  write bundle.tar.gz's
                   .signatures.json as OPA verifies it (--signing-key-id ID: kid; --scope S; --claims-file F: extra claims)
   --bundle-signer CMD  instead of a key: CMD gets the JWS signing input on stdin and prints the signature (base64url)`;
 
 type Values = Partial<Record<keyof typeof COMPILE_EXTRA_OPTIONS, string>>;
 
-/** The signed graph, or undefined without --signs. `dataDocument` is this compile's data document. */
-export async function signsFromOptions(io: CliIo, values: Values, usage: string, graph: Graph, dataDocument: () => Promise<unknown>): Promise<Graph | undefined> {
+export interface CompileSigns {
+  /** The connectome with its sign slots filled. */
+  readonly graph: Graph;
+  /** The consumer's Rego to ship in bundle.tar.gz under the root (empty for a wasm policy). */
+  readonly regoModules: readonly RegoModuleFile[];
+}
+
+/**
+ * The signed graph and the consumer's Rego for the bundle, or undefined without --signs.
+ * `dataDocument` is this compile's data document; `enforcement` the bundle's own Rego.
+ */
+export async function signsFromOptions(
+  io: CliIo,
+  values: Values,
+  usage: string,
+  graph: Graph,
+  dataDocument: () => Promise<unknown>,
+  enforcement: readonly RegoModuleFile[] = [],
+): Promise<CompileSigns | undefined> {
   if (values.signs === undefined) {
     if (values.engine !== undefined || values['sign-entrypoint'] !== undefined) usageError('--engine and --sign-entrypoint apply only with --signs', usage);
     return undefined;
@@ -45,9 +66,20 @@ export async function signsFromOptions(io: CliIo, values: Values, usage: string,
   const engine = engineOption(values.engine, usage);
   const entrypoint = values['sign-entrypoint'] ?? DEFAULT_SIGN_ENTRYPOINT;
   // Load (and so compile) the policy once, before the data document is built.
-  const policy = await loadSignPolicy(io, values.signs, engine, entrypoint);
-  policy.setData(await dataDocument());
-  return signEdges(graph, policy, { entrypoint, policyName: values.signs }).graph;
+  const source = policySource(io, values.signs);
+  const policy = await loadSignPolicy(io, values.signs, engine, entrypoint, source);
+  const data = await dataDocument();
+  // Rego source ships in the bundle; check where it would sit before evaluating a single edge.
+  const regoModules =
+    source.kind === 'rego'
+      ? consumerBundleModules(source.modules, {
+          root: DATA_ROOT,
+          dataKeys: Object.keys(((data as Record<string, unknown>)[DATA_ROOT] ?? {}) as object),
+          enforcement: enforcement.map((m) => ({ name: m.path, text: m.text })),
+        })
+      : [];
+  policy.setData(data);
+  return { graph: signEdges(graph, policy, { entrypoint, policyName: values.signs }).graph, regoModules };
 }
 
 /** `--bundle-signer CMD`: the command gets the JWS signing input on stdin and prints the signature. */

@@ -41,8 +41,14 @@ export function policySource(io: CliIo, file: string): PolicySource {
   return { kind: 'rego', modules: [{ name: file, text: readTextFile(path) }] };
 }
 
-export async function loadSignPolicy(io: CliIo, file: string, engine: EngineName | undefined, entrypoint = DEFAULT_SIGN_ENTRYPOINT): Promise<LoadedPolicy> {
-  return loadPolicy(policySource(io, file), { ...(engine !== undefined ? { engine } : {}), entrypoints: [entrypoint], opa: opaRunner(io.env) });
+export async function loadSignPolicy(
+  io: CliIo,
+  file: string,
+  engine: EngineName | undefined,
+  entrypoint = DEFAULT_SIGN_ENTRYPOINT,
+  source: PolicySource = policySource(io, file),
+): Promise<LoadedPolicy> {
+  return loadPolicy(source, { ...(engine !== undefined ? { engine } : {}), entrypoints: [entrypoint], opa: opaRunner(io.env) });
 }
 
 /** A JSON document (the data document) as plain values, or a located PARSE_ERROR. */

@@ -108,7 +108,9 @@ export const compileCommand: Command = {
         ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
         ...(signedGraph ? { signedGraph } : {}),
       });
-    const compileWith = (connectome: Awaited<ReturnType<typeof connectomeOf>>) =>
+    const enforcement = enforcementRego();
+    // The first compile (--signs only) just gives the sign policy its data document: it is not signed.
+    const compileWith = (connectome: Awaited<ReturnType<typeof connectomeOf>>, consumerRego: readonly RegoModuleFile[] = [], sign = true) =>
       compileEstate(estate, {
         connectome,
         profile,
@@ -116,18 +118,18 @@ export const compileCommand: Command = {
         ...(previous ? { previous } : {}),
         format,
         ...(values.agent !== undefined ? { agent: values.agent } : {}),
-        regoModules: enforcementRego(),
-        ...(signBundle ? { signBundle } : {}),
+        regoModules: [...enforcement, ...consumerRego],
+        ...(signBundle && sign ? { signBundle } : {}),
       });
     let connectome = await connectomeOf();
     // --signs: the consumer's policy sees this compile's own data document (signs still unset).
     const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {
-      const first = await compileWith(connectome);
+      const first = await compileWith(connectome, [], false);
       const data = first.files.find((f) => f.name === 'data.json')!;
       return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
-    });
-    if (signed) connectome = await connectomeOf(signed);
-    const result = await compileWith(connectome);
+    }, enforcement);
+    if (signed) connectome = await connectomeOf(signed.graph);
+    const result = await compileWith(connectome, signed?.regoModules);
     writeFilesAtomic(result.files.map((f) => ({ path: join(outDir, f.name), bytes: f.bytes })));
     const changes = previous ? reconcile(estate, previous.tools) : undefined;
     for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);

@@ -8,6 +8,7 @@ import type { CallTarget, Expr, Literal, Loc, Module, Rule, Term } from './ast.t
 import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 import { checkBodyTypes } from './typecheck.ts';
+import { valueKey, type Value } from './value.ts';
 import './builtins/index.ts';
 
 export interface CRule {
@@ -1031,8 +1032,12 @@ function checkConflicts(node: DataNode, errors: RegoError[]): void {
     const r = node.rules[0] ?? node.funcs[0];
     errors.push(new RegoError('rego_type_error', `conflicting rules ${node.path.join('.')} found`, r?.loc));
   }
-  const defaults = node.rules.filter((r) => r.isDefault).length + node.funcs.filter((r) => r.isDefault).length;
-  if (defaults > 1) {
+  // several defaults are allowed only at distinct constant ref-head keys (`default p[true] := ...`)
+  const defaultKeys = node.rules
+    .filter((r) => r.isDefault)
+    .map((r) => (r.rest.length && r.rest.every((t) => t.type === 'value') ? r.rest.map((t) => valueKey((t as { value: Value }).value)).join('/') : ''));
+  const defaults = defaultKeys.length + node.funcs.filter((r) => r.isDefault).length;
+  if (defaults > 1 && (defaultKeys.includes('') || new Set(defaultKeys).size < defaultKeys.length || node.funcs.some((r) => r.isDefault))) {
     errors.push(new RegoError('rego_type_error', `multiple default rules ${['data', ...node.path].join('.')} found`, node.rules[0]?.loc));
   }
   for (const c of node.children.values()) checkConflicts(c, errors);

@@ -65,7 +65,6 @@ export const SKIPS: ReadonlyMap<string, string> = new Map([
   ['builtins/numbers/mod.yaml#integral float too large to convert', 'OPA converts 100000000000000000e-1 exactly to the integer 10^16 and answers 0; regorus raises an error'],
   // known gaps of this engine (OPA's answer would pass)
   ['builtins/objects/json.patch.yaml#array-form path rejects an integral float index', 'OPA keeps a number written 1.0 apart from 1 and refuses it as an array index (undefined); this engine has one canonical form per number'],
-  ['default/basic.yaml#basic', 'default rules whose last ref-head term is not a string (`default complex[true] = ...`): this engine keys rule nodes by string and refuses them'],
 ]);
 
 /** The corpus format for a path: regorus when a path segment is `regorus`, else OPA's. */

@@ -746,7 +746,9 @@ export class Evaluator {
       const objRules = groups.obj;
       if (objRules.length) {
         const obj = new ObjectValue();
-        for (const r of objRules) this.evalObjectRule(r, obj);
+        for (const r of objRules) if (!r.isDefault) this.evalObjectRule(r, obj);
+        // a default rule at a ref-head path (`default p.q[true] := v`) fills its key when no rule defined it
+        for (const r of objRules) if (r.isDefault) this.applyObjectDefault(r, obj);
         doc = obj;
       }
     }
@@ -818,6 +820,28 @@ export class Evaluator {
       );
       if (got) return;
     }
+  }
+
+  private applyObjectDefault(r: CRule, obj: ObjectValue): void {
+    const fr: Frame = new Array(r.nslots);
+    this.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) => {
+      let cur: ObjectValue = obj;
+      for (let i = 0; i < keys.length - 1; i++) {
+        const next = cur.get(keys[i] as Value);
+        if (next === undefined) {
+          const o = new ObjectValue();
+          cur.set(keys[i] as Value, o);
+          cur = o;
+        } else if (next instanceof ObjectValue) cur = next;
+        else return true;
+      }
+      const last = keys[keys.length - 1] as Value;
+      if (cur.get(last) !== undefined) return true;
+      return this.evalTerm(r.value, fr, (v) => {
+        cur.set(last, v);
+        return true;
+      });
+    });
   }
 
   private evalObjectRule(r: CRule, obj: ObjectValue): void {

@@ -115,3 +115,13 @@ r := [t, c] if {
     expect(run(m, 'x := data.t.r')).toEqual([{ x: [1, 2] }]);
   });
 });
+
+describe('default rules at ref-head paths', () => {
+  it('defaults at distinct constant keys fill the keys no rule defined', () => {
+    const m = 'package t\ndefault c[true] := "t"\ndefault c[false] := "f"\nc[false] := "rule" if input.x\nc["h"] := "w"\n';
+    const r = compileModules([{ name: 'm.rego', text: m }], { regoVersion: 'v0' }).prepareQuery('x := data.t.c').evaluate({ input: fromJSON({ x: true }) });
+    const c = r[0]?.bindings.get('x');
+    expect(c && toJSON(c)).toEqual({ true: 't', false: 'rule', h: 'w' });
+    expect(err(() => run('package t\ndefault c[true] := 1\ndefault c[true] := 2\n', 'x := 1')).regoCode).toBe('rego_type_error');
+  });
+});

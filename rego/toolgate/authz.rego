@@ -8,10 +8,12 @@
 # (agent, tool) pairs are present. Everything else is denied: NOT_GRANTED, or AGENT_NOT_FOUND
 # for an agent the manifest does not declare.
 #
-# Signs: when a consumer's sign policy signed an invoke edge to the tool `deny` or `hold` (in
-# data.toolgate.connectome.edges), a call the grant would allow is refused with SIGN_DENY or
-# SIGN_HOLD. A rejection the compile already decided keeps its own reason; unset, allow and
-# ungoverned signs change nothing.
+# Signs: when a consumer's sign policy signed an invoke edge to the tool `deny` or `hold`, a call
+# the grant would allow is refused with SIGN_DENY or SIGN_HOLD. The compile indexes those signs per
+# tool in data.toolgate.signs_by_tool ({"server::tool": {"deny": bool, "hold": bool}}, only tools
+# with either sign), so a decision is a lookup, not a scan of data.toolgate.connectome.edges.
+# A rejection the compile already decided keeps its own reason; unset, allow and ungoverned signs
+# change nothing.
 package toolgate.authz
 
 import rego.v1
@@ -43,21 +45,9 @@ reason := "AGENT_NOT_FOUND" if {
 } else := entry.reason
 
 sign_reason := "SIGN_DENY" if {
-	"deny" in tool_signs
+	tool_signs.deny == true
 } else := "SIGN_HOLD" if {
-	"hold" in tool_signs
+	tool_signs.hold == true
 }
 
-# The signs on invoke edges into the tool's connectome node (id server/tool/name, with "%" and
-# "/" escaped inside a component).
-tool_signs contains edge.sign if {
-	some edge in data.toolgate.connectome.edges
-	edge.kind == "invoke"
-	edge.to == tool_node
-}
-
-tool_node := concat("/", [escape_component(t.server), "tool", escape_component(t.name)]) if {
-	t := data.toolgate.tools[input.tool]
-}
-
-escape_component(s) := replace(replace(s, "%", "%25"), "/", "%2F")
+tool_signs := data.toolgate.signs_by_tool[input.tool]

@@ -69,80 +69,82 @@ test_missing_input_is_denied if {
 	d.allow == false
 }
 
-# Signs on the connectome's invoke edges (written by a consumer's sign policy).
-tools := {
-	"fs::read_file": {"server": "fs", "name": "read_file"},
-	"fs::write_file": {"server": "fs", "name": "write_file"},
-	"odd/srv::a%b": {"server": "odd/srv", "name": "a%b"},
-}
-
+# Signs, as the compile indexes them per tool (data.toolgate.signs_by_tool) from the connectome's
+# invoke edges (written by a consumer's sign policy).
 signed_agents := {"planner": {"tools": {
 	"fs::read_file": {"allow": true, "decision": "eligible", "reason": null, "risk_score": 0},
 	"fs::write_file": {"allow": false, "decision": "rejected", "reason": "DENY_VIOLATION", "risk_score": 1},
-	"odd/srv::a%b": {"allow": true, "decision": "eligible", "reason": null, "risk_score": 0},
+	"fs::stat": {"allow": true, "decision": "eligible", "reason": null, "risk_score": 0},
 }}}
 
-edges(sign) := [
-	{"from": "fs/server", "to": "fs/tool/read_file", "kind": "invoke", "provenance": "declared", "sign": sign},
-	{"from": "fs/server", "to": "fs/resource/x", "kind": "read", "provenance": "declared", "sign": "deny"},
-]
-
-signed_decision(tool, sign) := d if {
+signed_decision_with(tool, index) := d if {
 	d := authz.decision with input as {"agent": "planner", "tool": tool}
 		with data.toolgate.agents as signed_agents
-		with data.toolgate.tools as tools
-		with data.toolgate.connectome.edges as edges(sign)
+		with data.toolgate.signs_by_tool as index
 		with data.toolgate.profile as "strict"
 		with data.toolgate.graph_state as graph_state
 }
 
+signed_decision(tool, deny, hold) := signed_decision_with(tool, {tool: {"deny": deny, "hold": hold}})
+
 test_sign_deny_refuses_an_eligible_tool if {
-	d := signed_decision("fs::read_file", "deny")
+	d := signed_decision("fs::read_file", true, false)
 	d.allow == false
 	d.reason == "SIGN_DENY"
 }
 
 test_sign_hold_refuses_an_eligible_tool if {
-	d := signed_decision("fs::read_file", "hold")
+	d := signed_decision("fs::read_file", false, true)
 	d.allow == false
 	d.reason == "SIGN_HOLD"
 }
 
-test_allow_ungoverned_and_unset_signs_change_nothing if {
-	every s in ["allow", "ungoverned", "unset"] {
-		d := signed_decision("fs::read_file", s)
-		d.allow == true
-		d.reason == null
-	}
-}
-
 test_deny_outranks_hold_on_the_same_tool if {
-	d := authz.decision with input as {"agent": "planner", "tool": "fs::read_file"}
-		with data.toolgate.agents as signed_agents
-		with data.toolgate.tools as tools
-		with data.toolgate.connectome.edges as array.concat(edges("hold"), [{"from": "host/process/p", "to": "fs/tool/read_file", "kind": "invoke", "provenance": "declared", "sign": "deny"}])
-		with data.toolgate.profile as "strict"
-		with data.toolgate.graph_state as graph_state
+	d := signed_decision("fs::read_file", true, true)
+	d.allow == false
 	d.reason == "SIGN_DENY"
 }
 
+test_an_entry_with_neither_sign_changes_nothing if {
+	d := signed_decision("fs::read_file", false, false)
+	d.allow == true
+	d.reason == null
+}
+
+test_no_index_entry_changes_nothing if {
+	d := signed_decision_with("fs::read_file", {})
+	d.allow == true
+	d.reason == null
+}
+
+test_a_sign_on_another_tool_does_not_touch_this_one if {
+	d := signed_decision_with("fs::read_file", {"fs::stat": {"deny": true, "hold": true}})
+	d.allow == true
+	d.reason == null
+	e := signed_decision_with("fs::stat", {"fs::stat": {"deny": false, "hold": true}})
+	e.allow == false
+	e.reason == "SIGN_HOLD"
+}
+
 test_a_compiled_rejection_keeps_its_reason_under_a_sign if {
-	d := signed_decision("fs::write_file", "deny")
+	d := signed_decision("fs::write_file", true, true)
 	d.allow == false
 	d.reason == "DENY_VIOLATION"
 }
 
-test_a_sign_on_a_read_edge_does_not_touch_tools if {
-	d := signed_decision("fs::read_file", "unset")
-	d.allow == true
+test_a_sign_does_not_grant_an_ungranted_tool if {
+	d := signed_decision("fs::delete", false, false)
+	d.allow == false
+	d.reason == "NOT_GRANTED"
 }
 
-test_escaped_tool_node_ids_are_matched if {
-	d := authz.decision with input as {"agent": "planner", "tool": "odd/srv::a%b"}
+test_the_decision_does_not_read_the_edge_list if {
+	# Edges alone (no index entry) are not consulted: the compile's index is the one source.
+	d := authz.decision with input as {"agent": "planner", "tool": "fs::read_file"}
 		with data.toolgate.agents as signed_agents
-		with data.toolgate.tools as tools
-		with data.toolgate.connectome.edges as [{"from": "odd%2Fsrv/server", "to": "odd%2Fsrv/tool/a%25b", "kind": "invoke", "provenance": "declared", "sign": "hold"}]
+		with data.toolgate.signs_by_tool as {}
+		with data.toolgate.connectome.edges as [{"from": "fs/server", "to": "fs/tool/read_file", "kind": "invoke", "provenance": "declared", "sign": "deny"}]
 		with data.toolgate.profile as "strict"
 		with data.toolgate.graph_state as graph_state
-	d.reason == "SIGN_HOLD"
+	d.allow == true
 }

@@ -3,9 +3,14 @@
  * per agent, per granted tool, the decision and reason; tools with contract digests and annotation
  * self-claims; policies; digests and graph_state; and, when a connectome is compiled, its edges
  * with their signs. Sparse: a pair that is not granted is absent, and the Rego answers NOT_GRANTED.
+ *
+ * `signs_by_tool` indexes the signs the enforcement Rego reads: for each exposed tool that an
+ * invoke edge signed `deny` or `hold` ends at, `{deny, hold}`. authz.rego looks a call's tool up
+ * there (one lookup per decision) instead of scanning every edge; tools with neither sign are absent.
  */
 import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
+import { nodeId } from '../connectome/index.ts';
 import type { AgentDecisions } from './decisions.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
 
@@ -21,6 +26,22 @@ export interface DataEdge {
 }
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/** The enforcing signs on invoke edges, per qualified tool key (see the module comment). */
+export function signsByTool(tools: readonly ExposedTool[], edges: readonly DataEdge[]): Record<string, { deny: boolean; hold: boolean }> {
+  const out: Record<string, { deny: boolean; hold: boolean }> = {};
+  if (!edges.some((e) => e.sign === 'deny' || e.sign === 'hold')) return out;
+  const keyOfNode = new Map<string, string>();
+  for (const t of tools) keyOfNode.set(nodeId({ tag: 'tool', server: t.server, name: t.name }), t.tool_key);
+  for (const e of edges) {
+    if (e.kind !== 'invoke' || (e.sign !== 'deny' && e.sign !== 'hold')) continue;
+    const key = keyOfNode.get(e.to);
+    if (key === undefined) continue;
+    const entry = (out[key] ??= { deny: false, hold: false });
+    entry[e.sign] = true;
+  }
+  return out;
+}
 
 export function compileDataDocument(
   estate: Estate,
@@ -58,6 +79,7 @@ export function compileDataDocument(
       tools: toolDocs,
       policies,
       connectome: { edges },
+      signs_by_tool: signsByTool(tools, edges),
     },
   };
 }

@@ -5,17 +5,18 @@
  * verdict. Refusals come in the page's order: the options, the declared graph, the observed
  * graph, the window; the first found is the one reported.
  *
- * The work is linear: one hash index per side, and the classes come out already sorted because
- * both graphs' edges are in canonical order (a re-sort happens only when an id holds a code unit
- * where UTF-16 order and code-point order part).
+ * The work is linear: one merge of the two sorted node lists gives every id an integer position,
+ * then one merge of the two edge lists (both in canonical order) sorts every label into its class,
+ * already in order (a re-sort happens only when an id holds a code unit where UTF-16 order and
+ * code-point order part).
  */
 import { ByteSink } from '../canonical/bytes.ts';
 import { assertDigestAlgorithm, digestHex, digestOf, type DigestAlgorithm } from '../canonical/digest.ts';
 import { canonicalString, compareUtf16, quoteString } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
-import { checkGraph, describeValue, type Graph, type GraphInput } from './graph.ts';
-import { hasHighUnit } from './strings.ts';
-import type { EdgeKind, Sign } from './vocabulary.ts';
+import { checkGraph, describeValue, edgeEndpoints, type Graph, type GraphInput } from './graph.ts';
+import { compareCodePoints, hasHighUnit } from './strings.ts';
+import { EDGE_KINDS, type EdgeKind, type Sign } from './vocabulary.ts';
 
 /** The diff record's own schema version (its axis, not the graph's). */
 export const DIFF_SCHEMA_VERSION = 3 as const;
@@ -84,7 +85,15 @@ function admitted(side: 'declared' | 'observed', graph: Graph | GraphInput): Gra
   return g;
 }
 
-const key = (from: string, to: string, kind: string): string => `${from}\u0000${to}\u0000${kind}`;
+// Edge kinds in string order, the order canonical edges are sorted by within one (from, to).
+const KIND_RANK = new Map<string, number>([...EDGE_KINDS].sort().map((k, i) => [k, i] as const));
+
+/** 1 where a node's id holds a code unit past U+D7FF (where UTF-16 and code-point order can part). */
+function highUnits(nodes: Graph['nodes']): Uint8Array {
+  const out = new Uint8Array(nodes.length);
+  for (let i = 0; i < nodes.length; i++) if (hasHighUnit(nodes[i]!.id)) out[i] = 1;
+  return out;
+}
 
 function compareLabels(a: EdgeLabel, b: EdgeLabel): number {
   return compareUtf16(a.from, b.from) || compareUtf16(a.to, b.to) || compareUtf16(a.kind, b.kind);
@@ -115,50 +124,94 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
     refuse(`the window has no canonical bytes (${e.message}); its value: ${describeValue(window)}`, 'window', e);
   }
 
-  const oIndex = new Map<string, Sign>();
-  for (const e of o.edges) oIndex.set(key(e.from, e.to, e.kind), e.sign);
-  const dIds = new Set<string>();
-  for (const n of d.nodes) dIds.add(n.id);
-  const oIds = new Set<string>();
+  // Both node lists are in code-point order: one merge gives every id a position in their
+  // union, so an edge label becomes three integers and both edge lists (already in canonical
+  // order) are walked once, side by side.
+  const dn = d.nodes;
+  const on = o.nodes;
+  const dHigh = highUnits(dn);
+  const oHigh = highUnits(on);
+  const dAt = new Int32Array(dn.length);
+  const oAt = new Int32Array(on.length);
+  const dInO = new Uint8Array(dn.length);
+  const oInD = new Uint8Array(on.length);
   let nodesInBoth = 0;
-  for (const n of o.nodes) {
-    oIds.add(n.id);
-    if (dIds.has(n.id)) nodesInBoth++;
+  let i = 0;
+  let j = 0;
+  let u = 0;
+  while (i < dn.length && j < on.length) {
+    const a = dn[i]!.id;
+    const b = on[j]!.id;
+    if (a === b) {
+      dInO[i] = 1;
+      oInD[j] = 1;
+      nodesInBoth++;
+      dAt[i++] = u;
+      oAt[j++] = u++;
+    } else if (dHigh[i] === 1 && oHigh[j] === 1 ? compareCodePoints(a, b) < 0 : a < b) {
+      dAt[i++] = u++;
+    } else {
+      oAt[j++] = u++;
+    }
   }
+  while (i < dn.length) dAt[i++] = u++;
+  while (j < on.length) oAt[j++] = u++;
 
+  const de = d.edges;
+  const oe = o.edges;
+  const dEnds = edgeEndpoints(d);
+  const oEnds = edgeEndpoints(o);
   const changed: ChangedSign[] = [];
   const both: EdgeLabel[] = [];
   const dead: EdgeLabel[] = [];
   const drift: EdgeLabel[] = [];
-  const dKeys = new Set<string>();
   let declaredEndpointCovered = 0;
+  let observedEndpointDeclared = 0;
   let declaredSignOnly = 0;
   let observedSignOnly = 0;
   let high = false;
-  for (const e of d.edges) {
-    const k = key(e.from, e.to, e.kind);
-    dKeys.add(k);
-    if (!high && (hasHighUnit(e.from) || hasHighUnit(e.to))) high = true;
-    if (oIds.has(e.from) && oIds.has(e.to)) declaredEndpointCovered++;
-    const os = oIndex.get(k);
-    if (os === undefined) {
-      dead.push({ from: e.from, kind: e.kind, to: e.to });
-      continue;
-    }
-    const ds = e.sign;
-    if (ds !== 'unset' && os !== 'unset' && ds !== os) {
-      changed.push({ declared_sign: ds, from: e.from, kind: e.kind, observed_sign: os, to: e.to });
-    } else {
-      both.push({ from: e.from, kind: e.kind, to: e.to });
-      if (ds !== 'unset' && os === 'unset') declaredSignOnly++;
-      if (os !== 'unset' && ds === 'unset') observedSignOnly++;
-    }
+  for (let k = 0; k < de.length; k++) {
+    const f = dEnds.from[k]!;
+    const t = dEnds.to[k]!;
+    if (dInO[f] === 1 && dInO[t] === 1) declaredEndpointCovered++;
+    if (dHigh[f] === 1 || dHigh[t] === 1) high = true;
   }
-  let observedEndpointDeclared = 0;
-  for (const e of o.edges) {
-    if (!high && (hasHighUnit(e.from) || hasHighUnit(e.to))) high = true;
-    if (dIds.has(e.from) && dIds.has(e.to)) observedEndpointDeclared++;
-    if (!dKeys.has(key(e.from, e.to, e.kind))) drift.push({ from: e.from, kind: e.kind, to: e.to });
+  for (let k = 0; k < oe.length; k++) {
+    const f = oEnds.from[k]!;
+    const t = oEnds.to[k]!;
+    if (oInD[f] === 1 && oInD[t] === 1) observedEndpointDeclared++;
+    if (oHigh[f] === 1 || oHigh[t] === 1) high = true;
+  }
+  i = 0;
+  j = 0;
+  while (i < de.length || j < oe.length) {
+    let c: number;
+    if (i === de.length) c = 1;
+    else if (j === oe.length) c = -1;
+    else {
+      c =
+        dAt[dEnds.from[i]!]! - oAt[oEnds.from[j]!]! ||
+        dAt[dEnds.to[i]!]! - oAt[oEnds.to[j]!]! ||
+        KIND_RANK.get(de[i]!.kind)! - KIND_RANK.get(oe[j]!.kind)!;
+    }
+    if (c < 0) {
+      const e = de[i++]!;
+      dead.push({ from: e.from, kind: e.kind, to: e.to });
+    } else if (c > 0) {
+      const e = oe[j++]!;
+      drift.push({ from: e.from, kind: e.kind, to: e.to });
+    } else {
+      const e = de[i++]!;
+      const os = oe[j++]!.sign;
+      const ds = e.sign;
+      if (ds !== 'unset' && os !== 'unset' && ds !== os) {
+        changed.push({ declared_sign: ds, from: e.from, kind: e.kind, observed_sign: os, to: e.to });
+      } else {
+        both.push({ from: e.from, kind: e.kind, to: e.to });
+        if (ds !== 'unset' && os === 'unset') declaredSignOnly++;
+        if (os !== 'unset' && ds === 'unset') observedSignOnly++;
+      }
+    }
   }
   // Canonical edge order is code-point order; the record's is UTF-16. They differ only past U+D7FF.
   if (high) for (const list of [changed, both, dead, drift] as EdgeLabel[][]) list.sort(compareLabels);
@@ -186,24 +239,43 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
 export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgorithm } = {}): Uint8Array {
   const algorithm = options.algorithm ?? record.algorithm;
   assertDigestAlgorithm(algorithm);
-  const sink = new ByteSink();
+  const { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift } = record.classes;
+  // Size the buffer from the labels (exact for ASCII ids; the sink grows past it if it must).
+  let estimate = 1 << 16;
+  for (const list of [changed, both, dead, drift] as (readonly EdgeLabel[])[]) {
+    for (let i = 0; i < list.length; i++) estimate += list[i]!.from.length + list[i]!.to.length + 42;
+  }
+  estimate += changed.length * 40;
+  const sink = new ByteSink(estimate);
+  // The same ids recur in many labels: quote each once.
+  const quoted = new Map<string, string>();
+  const q = (s: string): string => {
+    let r = quoted.get(s);
+    if (r === undefined) {
+      r = quoteString(s);
+      quoted.set(s, r);
+    }
+    return r;
+  };
   let chunk = `{"algorithm":"${algorithm}","classes":{"changed_sign":[`;
-  const flush = (): void => {
+  for (let i = 0; i < changed.length; i++) {
+    const c = changed[i]!;
+    chunk += `${i ? ',' : ''}{"declared_sign":"${c.declared_sign}","from":${q(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${q(c.to)}}`;
     if (chunk.length > 8192) {
       sink.write(chunk);
       chunk = '';
     }
-  };
-  record.classes.changed_sign.forEach((c, i) => {
-    chunk += `${i ? ',' : ''}{"declared_sign":"${c.declared_sign}","from":${quoteString(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${quoteString(c.to)}}`;
-    flush();
-  });
-  for (const name of ['declared_and_observed', 'declared_never_observed', 'observed_but_undeclared'] as const) {
+  }
+  for (const [name, list] of [['declared_and_observed', both], ['declared_never_observed', dead], ['observed_but_undeclared', drift]] as const) {
     chunk += `],"${name}":[`;
-    record.classes[name].forEach((l, i) => {
-      chunk += `${i ? ',' : ''}{"from":${quoteString(l.from)},"kind":"${l.kind}","to":${quoteString(l.to)}}`;
-      flush();
-    });
+    for (let i = 0; i < list.length; i++) {
+      const l = list[i]!;
+      chunk += `${i ? ',' : ''}{"from":${q(l.from)},"kind":"${l.kind}","to":${q(l.to)}}`;
+      if (chunk.length > 8192) {
+        sink.write(chunk);
+        chunk = '';
+      }
+    }
   }
   chunk += `]},"coverage":${canonicalString(record.coverage)},"schema_version":${record.schema_version},"window":`;
   sink.write(chunk);

@@ -1,25 +1,37 @@
 /**
  * toolgate's query surface as an MCP server (MCP tools: `tools/list`, `tools/call`): the same
  * answers as the CLI's query commands, as structured content. Every tool is read-only and
- * idempotent and says so (`readOnlyHint`, `idempotentHint`). The estate is loaded afresh for each
- * call through the caller's `load`, so an edited manifest or a re-crawled catalog is picked up,
- * and every answer carries the graph state and input digests it was computed from. When an input
- * cannot be read or is refused, the call fails with a typed envelope
- * `{error_kind, retryable, message, code}` instead of a protocol error.
+ * idempotent and says so (`readOnlyHint`, `idempotentHint`). The estate comes from the caller's
+ * `load` on every call, so an edited manifest or a re-crawled catalog is picked up; the caller may
+ * hand back the same estate while its files are unchanged (cli/ caches on file identity), and then
+ * the input digests and the selector index computed for it are reused. Every answer carries the
+ * graph state and input digests it was computed from. When an input cannot be read or is refused,
+ * the call fails with a typed envelope `{error_kind, retryable, message, code}` instead of a
+ * protocol error.
  *
  * The transport is the caller's (cli/): this module does no I/O of its own.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { annotationContradictions } from '../audit/annotation-contradictions.ts';
+import { destructiveUnsafeguarded } from '../audit/destructive-unsafeguarded.ts';
+import { drift } from '../audit/drift.ts';
+import { orphanPolicies } from '../audit/orphan-policies.ts';
+import { unbackedEdges } from '../audit/unbacked-edges.ts';
+import { unmappedTools } from '../audit/unmapped-tools.ts';
+import { DIGEST_ALGORITHMS, digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
-import { decide } from '../compile/decisions.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
+import { diffConnectomes, encodeDiff, type Graph, type GraphInput } from '../connectome/index.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import { blastRadius } from '../governance/blast-radius.ts';
 import { checkAccess } from '../governance/check-access.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import { PROFILES, type GraphState, type Profile } from '../governance/types.ts';
 import { unsafeTools } from '../governance/unsafe-tools.ts';
+import { eligibleTools } from '../selector/eligible-tools.ts';
+import { rankFeatures } from '../selector/rank-features.ts';
+import { selectionExplain } from '../selector/selection-explain.ts';
 
 /** What one call computes from: the estate and the diagnostics loading it produced. */
 export interface LoadedEstate {
@@ -28,9 +40,29 @@ export interface LoadedEstate {
   readonly notices: readonly string[];
 }
 
+/** The files a `diff` call names, as the client wrote them. */
+export interface DiffFiles {
+  readonly declared: string;
+  readonly observed: string;
+  readonly window: string;
+}
+
+/** What `diff` computes from: the two graphs and the window, read and decoded by the caller. */
+export interface DiffInputs {
+  readonly declared: Graph | GraphInput;
+  readonly observed: Graph | GraphInput;
+  readonly window: unknown;
+}
+
 export interface ServeOptions {
-  /** Loads the estate for one call; throws ToolgateError when an input cannot be read or is invalid. */
+  /**
+   * Loads the estate for one call; throws ToolgateError when an input cannot be read or is invalid.
+   * It may return the same LoadedEstate while the inputs are unchanged (cli/ caches on file
+   * identity): the digests and the selector index are then reused as well.
+   */
   readonly load: () => LoadedEstate;
+  /** Reads and decodes the files of one `diff` call; throws ToolgateError (FILE_UNREADABLE, DIFF_REFUSED, ...). */
+  readonly loadDiff: (files: DiffFiles) => DiffInputs;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** Shared between the servers of one process (HTTP makes one per request) so generations count across calls. */
   readonly state?: GraphStateTracker;
@@ -62,91 +94,163 @@ export class GraphStateTracker {
 
 const ANNOTATIONS = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false } as const;
 
-interface ToolSpec {
-  readonly tool: Tool;
-  readonly run: (estate: Estate, args: Record<string, unknown>) => unknown;
+/** The argument shapes the tools take; `checkArguments` enforces exactly these. */
+type ArgSchema =
+  | { readonly type: 'string'; readonly minLength: 1; readonly description: string; readonly enum?: readonly string[] }
+  | { readonly type: 'boolean'; readonly description: string }
+  | { readonly type: 'array'; readonly items: { readonly type: 'string'; readonly minLength: 1 }; readonly minItems: 1; readonly description: string };
+
+interface ToolDef {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly args: Readonly<Record<string, ArgSchema>>;
+  readonly required: readonly string[];
+  readonly run: (ctx: RunContext) => unknown;
 }
 
-const str = (description: string) => ({ type: 'string', minLength: 1, description });
+interface RunContext {
+  readonly estate: Estate;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly options: ServeOptions;
+}
 
-const TOOLS: readonly ToolSpec[] = [
+const str = (description: string, values?: readonly string[]): ArgSchema => ({ type: 'string', minLength: 1, description, ...(values ? { enum: values } : {}) });
+const bool = (description: string): ArgSchema => ({ type: 'boolean', description });
+const strings = (description: string): ArgSchema => ({ type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, description });
+
+const AGENT = str('agent id');
+const CANDIDATES = strings('candidate tools, qualified server::tool or bare names; answered in input order');
+
+function audit(name: string, title: string, description: string, fn: (estate: Estate) => unknown): ToolDef {
+  return { name, title, description: `${description} Same answer as \`toolgate ${name.replaceAll('_', '-')}\`.`, args: {}, required: [], run: ({ estate }) => fn(estate) };
+}
+
+const DEFS: readonly ToolDef[] = [
   {
-    tool: {
-      name: 'check_access',
-      title: 'Check access',
-      description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence. Same answer as `toolgate check-access`.',
-      inputSchema: { type: 'object', properties: { agent: str('agent id'), tool: str('tool, qualified server::tool or a bare name exposed by exactly one server') }, required: ['agent', 'tool'], additionalProperties: false },
-      annotations: { title: 'Check access', ...ANNOTATIONS },
-    },
-    run: (estate, a) => checkAccess(estate, a.agent as string, a.tool as string),
+    name: 'check_access',
+    title: 'Check access',
+    description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence. Same answer as `toolgate check-access`.',
+    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name exposed by exactly one server') },
+    required: ['agent', 'tool'],
+    run: ({ estate, args }) => checkAccess(estate, args.agent as string, args.tool as string),
   },
   {
-    tool: {
-      name: 'unsafe_callable_tools',
-      title: 'Unsafe callable tools',
-      description: "The DENY policies AGENT's grants reach: violations, and with all=true also the rows an expected exception authorizes. Same answer as `toolgate unsafe-tools`.",
-      inputSchema: { type: 'object', properties: { agent: str('agent id'), all: { type: 'boolean', description: 'include authorized_but_governed rows' } }, required: ['agent'], additionalProperties: false },
-      annotations: { title: 'Unsafe callable tools', ...ANNOTATIONS },
-    },
-    run: (estate, a) => unsafeTools(estate, a.agent as string, (a.all as boolean | undefined) ?? false),
+    name: 'unsafe_callable_tools',
+    title: 'Unsafe callable tools',
+    description: "The DENY policies AGENT's grants reach: violations, and with all=true also the rows an expected exception authorizes. Same answer as `toolgate unsafe-tools`.",
+    args: { agent: AGENT, all: bool('include authorized_but_governed rows') },
+    required: ['agent'],
+    run: ({ estate, args }) => unsafeTools(estate, args.agent as string, (args.all as boolean | undefined) ?? false),
   },
   {
-    tool: {
-      name: 'blast_radius',
-      title: 'Blast radius',
-      description: 'Which tools and agents a change to a resource or a policy affects (found: false for an unknown name). Same answer as `toolgate blast-radius`.',
-      inputSchema: { type: 'object', properties: { target: str('resource URI or policy id') }, required: ['target'], additionalProperties: false },
-      annotations: { title: 'Blast radius', ...ANNOTATIONS },
-    },
-    run: (estate, a) => blastRadius(estate, a.target as string),
+    name: 'blast_radius',
+    title: 'Blast radius',
+    description: 'Which tools and agents a change to a resource or a policy affects (found: false for an unknown name). Same answer as `toolgate blast-radius`.',
+    args: { target: str('resource URI or policy id') },
+    required: ['target'],
+    run: ({ estate, args }) => blastRadius(estate, args.target as string),
+  },
+  audit('unmapped_tools', 'Unmapped tools', 'Granted tools with no READS/WRITES edge yet.', unmappedTools),
+  audit('orphan_policies', 'Orphan policies', 'Policies no agent reaches, with where the chain breaks.', orphanPolicies),
+  {
+    name: 'unbacked_edges',
+    title: 'Unbacked edges',
+    description: 'READS/WRITES and GOVERNED_BY edges that cite no evidence; include_grants=true adds CAN_CALL grants. Same answer as `toolgate unbacked-edges`.',
+    args: { include_grants: bool('also report CAN_CALL grants that cite no evidence') },
+    required: [],
+    run: ({ estate, args }) => unbackedEdges(estate, (args.include_grants as boolean | undefined) ?? false),
+  },
+  audit('drift', 'Drift', 'Governance references to tools no server in the catalog exposes.', drift),
+  audit('destructive_unsafeguarded', 'Destructive, unsafeguarded', 'Tools claiming destructiveHint with no GOVERNED_BY path (direct or via a resource).', destructiveUnsafeguarded),
+  audit('annotation_contradictions', 'Annotation contradictions', 'Authored WRITES edges on tools claiming readOnlyHint, citing both provenances.', annotationContradictions),
+  {
+    name: 'rank_features',
+    title: 'Rank features',
+    description: 'Per candidate, in input order: resolution, grant, verdict, DENY classification with evidence paths, drift, mapping, evidence coverage, annotation self-claims and the rule-based risk_score. agent_found: false for an unknown agent. Same answer as `toolgate rank-features`.',
+    args: { agent: AGENT, candidates: CANDIDATES },
+    required: ['agent', 'candidates'],
+    run: ({ estate, args }) => rankFeatures(estate, args.agent as string, args.candidates as string[]),
   },
   {
-    tool: {
-      name: 'eligible_tools',
-      title: 'Eligible tools',
-      description: "AGENT's granted tools under a selector profile (strict by default), split into eligible and rejected with the reason: the agent's decisions in the policy bundle `toolgate compile --profile` writes.",
-      inputSchema: {
-        type: 'object',
-        properties: { agent: str('agent id'), profile: { type: 'string', enum: [...PROFILES], description: 'selector profile (default strict)' } },
-        required: ['agent'],
-        additionalProperties: false,
-      },
-      annotations: { title: 'Eligible tools', ...ANNOTATIONS },
+    name: 'eligible_tools',
+    title: 'Eligible tools',
+    description:
+      "The selector's hard filter: the candidates (input order kept) split into eligible and rejected under a profile (strict by default), with the reason and, for a DENY reason, the evidence paths; agent_found: false for an unknown agent. Same answer as `toolgate eligible-tools AGENT CANDIDATES... --profile`. Without candidates, the candidates are AGENT's granted tools in key order (the decisions `toolgate compile --profile` writes for the agent).",
+    args: { agent: AGENT, candidates: CANDIDATES, profile: str('selector profile (default strict)', PROFILES) },
+    required: ['agent'],
+    run: ({ estate, args }) => {
+      const agent = args.agent as string;
+      const candidates = (args.candidates as string[] | undefined) ?? [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+      return eligibleTools(estate, agent, candidates, ((args.profile as string | undefined) ?? 'strict') as Profile);
     },
-    run: (estate, a) => eligibleTools(estate, a.agent as string, ((a.profile as string | undefined) ?? 'strict') as Profile),
+  },
+  {
+    name: 'selection_explain',
+    title: 'Selection explain',
+    description: "Short human reasons for AGENT's selection decision on TOOL under every profile. Same answer as `toolgate selection-explain`.",
+    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name') },
+    required: ['agent', 'tool'],
+    run: ({ estate, args }) => selectionExplain(estate, args.agent as string, args.tool as string),
+  },
+  {
+    name: 'diff',
+    title: 'Connectome diff',
+    description:
+      'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`.',
+    args: {
+      declared: str('path to the declared connectome (canonical JSON)'),
+      observed: str('path to the observed connectome (canonical JSON)'),
+      window: str('path to the window JSON file the observation covers'),
+      algorithm: str('digest algorithm (default sha256)', DIGEST_ALGORITHMS),
+    },
+    required: ['declared', 'observed', 'window'],
+    run: ({ args, options }) => {
+      const inputs = options.loadDiff({ declared: args.declared as string, observed: args.observed as string, window: args.window as string });
+      const algorithm = ((args.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
+      const bytes = encodeDiff(diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm }));
+      return { record: JSON.parse(new TextDecoder().decode(bytes)) as unknown, digest: `${algorithm}:${digestHex(bytes, algorithm)}` };
+    },
   },
 ];
 
-/** The eligible/rejected split of an agent's granted tools under a profile. */
-export function eligibleTools(estate: Estate, agent: string, profile: Profile) {
-  const grants = estate.grantsByAgent.get(agent);
-  const found = estate.agents.has(agent);
-  const decisions = [...(grants?.keys() ?? [])].sort(cmp).map((k) => decide(estate, agent, k, profile));
-  return {
-    agent,
-    agent_found: found,
-    profile,
-    eligible: decisions.filter((d) => d.decision === 'eligible'),
-    rejected: decisions.filter((d) => d.decision === 'rejected'),
-  };
-}
+const TOOLS: readonly Tool[] = DEFS.map((d) => ({
+  name: d.name,
+  title: d.title,
+  description: d.description,
+  inputSchema: { type: 'object', properties: d.args as Record<string, object>, required: [...d.required], additionalProperties: false },
+  annotations: { title: d.title, ...ANNOTATIONS },
+}));
 
 /** Names of the tools the server exposes. */
-export const SERVE_TOOL_NAMES: readonly string[] = TOOLS.map((t) => t.tool.name);
+export const SERVE_TOOL_NAMES: readonly string[] = DEFS.map((d) => d.name);
 
-function checkArguments(spec: ToolSpec, args: unknown): string | undefined {
+function checkArguments(def: ToolDef, args: unknown): string | undefined {
   if (args === undefined) args = {};
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return 'arguments must be an object';
-  const schema = spec.tool.inputSchema as { properties: Record<string, { type: string; enum?: string[] }>; required: string[] };
   const a = args as Record<string, unknown>;
-  for (const k of Object.keys(a)) if (!(k in schema.properties)) return `unknown argument ${JSON.stringify(k)}`;
-  for (const k of schema.required) if (a[k] === undefined) return `missing argument ${JSON.stringify(k)}`;
-  for (const [k, p] of Object.entries(schema.properties)) {
+  for (const k of Object.keys(a)) if (!Object.hasOwn(def.args, k)) return `unknown argument ${JSON.stringify(k)}`;
+  for (const k of def.required) if (a[k] === undefined) return `missing argument ${JSON.stringify(k)}`;
+  for (const [k, p] of Object.entries(def.args)) {
     const v = a[k];
     if (v === undefined) continue;
-    if (p.type === 'string' && (typeof v !== 'string' || v === '')) return `argument ${JSON.stringify(k)} must be a non-empty string`;
-    if (p.type === 'boolean' && typeof v !== 'boolean') return `argument ${JSON.stringify(k)} must be a boolean`;
-    if (p.enum && !p.enum.includes(v as string)) return `argument ${JSON.stringify(k)} must be one of ${p.enum.join(', ')}`;
+    const name = JSON.stringify(k);
+    switch (p.type) {
+      case 'string':
+        if (typeof v !== 'string' || v === '') return `argument ${name} must be a non-empty string`;
+        if (p.enum && !p.enum.includes(v)) return `argument ${name} must be one of ${p.enum.join(', ')}`;
+        break;
+      case 'boolean':
+        if (typeof v !== 'boolean') return `argument ${name} must be a boolean`;
+        break;
+      case 'array': {
+        if (!Array.isArray(v)) return `argument ${name} must be an array of non-empty strings`;
+        if (v.length < p.minItems) return `argument ${name} must hold at least ${p.minItems} item`;
+        const i = v.findIndex((x) => typeof x !== 'string' || x === '');
+        if (i !== -1) return `argument ${name}[${i}] must be a non-empty string`;
+        break;
+      }
+    }
   }
   return undefined;
 }
@@ -167,22 +271,34 @@ function failure(env: ErrorEnvelope): CallToolResult {
   return { isError: true, structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
 }
 
+const digestMemo = new WeakMap<Estate, InputDigests & { governance_digest: string; catalog_digest: string }>();
+
+/** The estate's input digests, computed once per estate object (a cached estate costs nothing here). */
+function inputDigests(estate: Estate): InputDigests & { governance_digest: string; catalog_digest: string } {
+  let d = digestMemo.get(estate);
+  if (!d) {
+    d = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: null };
+    digestMemo.set(estate, d);
+  }
+  return d;
+}
+
 /**
  * An MCP server answering toolgate's queries. Connect it to any server transport.
  *
  * @example
- * const server = createServeServer({ load, serverInfo: { name: 'toolgate', version: '0.1.0' } });
+ * const server = createServeServer({ load, loadDiff, serverInfo: { name: 'toolgate', version: '0.1.0' } });
  * await server.connect(new StdioServerTransport());
  */
 export function createServeServer(options: ServeOptions): Server {
   const state = options.state ?? new GraphStateTracker();
   const server = new Server({ name: options.serverInfo.name, version: options.serverInfo.version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS.map((t) => t.tool) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS] }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    const spec = TOOLS.find((t) => t.tool.name === req.params.name);
-    if (!spec) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${SERVE_TOOL_NAMES.join(', ')}`);
-    const bad = checkArguments(spec, req.params.arguments);
-    if (bad) return failure({ error_kind: 'invalid_arguments', retryable: false, message: `${spec.tool.name}: ${bad}`, code: null });
+    const def = DEFS.find((t) => t.name === req.params.name);
+    if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${SERVE_TOOL_NAMES.join(', ')}`);
+    const bad = checkArguments(def, req.params.arguments);
+    if (bad) return failure({ error_kind: 'invalid_arguments', retryable: false, message: `${def.name}: ${bad}`, code: null });
     let loaded: LoadedEstate;
     try {
       loaded = options.load();
@@ -191,9 +307,9 @@ export function createServeServer(options: ServeOptions): Server {
     }
     try {
       const { estate } = loaded;
-      const digests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: null };
+      const digests = inputDigests(estate);
       const graph_state = state.next(estate, digests);
-      const result = spec.run(estate, (req.params.arguments ?? {}) as Record<string, unknown>);
+      const result = def.run({ estate, args: req.params.arguments ?? {}, options });
       const structured = { result, graph_state, governance_digest: digests.governance_digest, catalog_digest: digests.catalog_digest, notices: [...loaded.notices] };
       return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
     } catch (e) {

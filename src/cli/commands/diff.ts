@@ -1,9 +1,9 @@
 /** `toolgate diff`: the declared-vs-observed record (connectome-diff.md, record schema_version 3). */
 import { parseStrictJson } from '../../canonical/strict-json.ts';
-import { diffConnectomes, encodeDiff } from '../../connectome/index.ts';
+import { diffConnectomes, encodeDiff, type Graph } from '../../connectome/index.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
-import type { Command } from '../command.ts';
+import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile } from '../fs-io.ts';
 import { algorithmOption, emit, pathIn, readGraphFile } from '../connectome-cli.ts';
@@ -25,6 +25,18 @@ function wrap(side: string, f: () => unknown): unknown {
   }
 }
 
+/**
+ * Reads the three files of a diff (paths relative to the working directory), in the refusal order:
+ * a fault in a file that was read is DIFF_REFUSED naming the side; an unreadable or oversized file
+ * keeps its own code. `toolgate serve` reads its `diff` calls' files through this too.
+ */
+export function readDiffInputs(io: CliIo, files: { declared: string; observed: string; window: string }): { declared: Graph; observed: Graph; window: unknown } {
+  const declared = wrap('declared', () => readGraphFile(io, files.declared).graph) as Graph;
+  const observed = wrap('observed', () => readGraphFile(io, files.observed).graph) as Graph;
+  const window = wrap('window', () => parseStrictJson(readTextFile(pathIn(io, files.window)), files.window));
+  return { declared, observed, window };
+}
+
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'diff a declared connectome against an observed one over a window',
@@ -39,9 +51,7 @@ export const diffCommand: Command = {
     if (values.declared === undefined || values.observed === undefined) usageError('--declared and --observed are required', usage);
     if (values.window === undefined) usageError('--window is required: a diff without a window is refused', usage);
     const algorithm = algorithmOption(values.algorithm);
-    const declared = wrap('declared', () => readGraphFile(io, values.declared!).graph) as ReturnType<typeof readGraphFile>['graph'];
-    const observed = wrap('observed', () => readGraphFile(io, values.observed!).graph) as ReturnType<typeof readGraphFile>['graph'];
-    const window = wrap('window', () => parseStrictJson(readTextFile(pathIn(io, values.window!)), values.window));
+    const { declared, observed, window } = readDiffInputs(io, { declared: values.declared!, observed: values.observed!, window: values.window });
     const record = diffConnectomes(declared, observed, { window, algorithm });
     emit(io, [{ path: values.out, bytes: encodeDiff(record) }]);
     return EXIT.OK;

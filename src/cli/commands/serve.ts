@@ -4,17 +4,21 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolgateError } from '../../errors.ts';
-import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type LoadedEstate } from '../../serve/server.ts';
+import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type DiffFiles, type DiffInputs, type LoadedEstate } from '../../serve/server.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
+import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
+import { readDiffInputs } from './diff.ts';
 
 const usage = `usage: toolgate serve [estate] [--http PORT]
 Serves toolgate's queries as MCP tools (${SERVE_TOOL_NAMES.join(', ')}), each read-only and
 idempotent, answering with structured content that carries the graph_state and input digests it
-was computed from. The estate files are read afresh for every call; an input that cannot be read
-gives a typed error envelope {error_kind, retryable, message, code}.
+was computed from. The estate is kept between calls while its files are unchanged (same device,
+inode, size, mtime and ctime) and read again as soon as one changes; an input that cannot be read
+gives a typed error envelope {error_kind, retryable, message, code}. The diff tool's file paths
+are resolved against the working directory.
   --http PORT   streamable HTTP on http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the
                 address is printed on stderr) instead of stdio
 ${ESTATE_USAGE}`;
@@ -32,13 +36,25 @@ export const serveCommand: Command = {
     if (port !== undefined && port > 65535) usageError(`--http expects a port number, got ${port}`, usage);
     const source = locateEstate(values, io);
     const strictDrift = values['strict-drift'] ?? false;
-    // Refuse a broken estate at start; after that each call reads it afresh and reports its own faults.
-    loadEstate(source, io, { strictDrift });
-    const load = (): LoadedEstate => loadQuietly(source, io, strictDrift);
+    const { load } = cachedEstateLoader(source, io, strictDrift);
+    // Refuse a broken estate at start (and warm the cache); after that each call reports its own faults.
+    for (const n of load().notices) io.stderr(`toolgate: ${n}\n`);
+    const loadDiff = (files: DiffFiles): DiffInputs => readDiffInputs(io, files);
     const state = new GraphStateTracker();
-    return port === undefined ? serveStdio(load, state) : serveHttp(port, load, state, io);
+    return port === undefined ? serveStdio(load, loadDiff, state) : serveHttp(port, load, loadDiff, state, io);
   },
 };
+
+/**
+ * The estate loader `serve` answers from: parsed once and kept while the manifest and catalog
+ * files are unchanged (see FileKeyedCache), with the DRIFT and warning lines loading printed
+ * collected as notices instead. `stats` counts calls and actual loads.
+ */
+export function cachedEstateLoader(source: EstateSource, io: CliIo, strictDrift: boolean): { load: () => LoadedEstate; stats: () => CacheStats } {
+  const cache = new FileKeyedCache<LoadedEstate>();
+  const paths = [source.manifestPath, source.catalogPath];
+  return { load: () => cache.get(paths, () => loadQuietly(source, io, strictDrift)), stats: () => cache.stats() };
+}
 
 function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): LoadedEstate {
   const notices: string[] = [];
@@ -46,8 +62,8 @@ function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): Loa
   return { estate: loadEstate(source, quiet, { strictDrift }), notices };
 }
 
-async function serveStdio(load: () => LoadedEstate, state: GraphStateTracker): Promise<number> {
-  const server = createServeServer({ load, serverInfo: SERVER_INFO, state });
+async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker): Promise<number> {
+  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -59,7 +75,7 @@ async function serveStdio(load: () => LoadedEstate, state: GraphStateTracker): P
   return EXIT.OK;
 }
 
-async function serveHttp(port: number, load: () => LoadedEstate, state: GraphStateTracker, io: CliIo): Promise<number> {
+async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, io: CliIo): Promise<number> {
   let bound = port;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     // Loopback only, and only under a loopback Host name: refuses DNS-rebinding requests.
@@ -73,7 +89,7 @@ async function serveHttp(port: number, load: () => LoadedEstate, state: GraphSta
       return;
     }
     // Stateless: one server and transport per request, sharing the graph-state tracker.
-    const server = createServeServer({ load, serverInfo: SERVER_INFO, state });
+    const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();

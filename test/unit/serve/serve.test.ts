@@ -40,8 +40,28 @@ describe('toolgate serve (stdio) on the quickstart', () => {
 
   it('lists its tools, each read-only and idempotent', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['check_access', 'unsafe_callable_tools', 'blast_radius', 'eligible_tools']);
-    for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(tools.map((t) => t.name)).toEqual([
+      'check_access',
+      'unsafe_callable_tools',
+      'blast_radius',
+      'unmapped_tools',
+      'orphan_policies',
+      'unbacked_edges',
+      'drift',
+      'destructive_unsafeguarded',
+      'annotation_contradictions',
+      'rank_features',
+      'eligible_tools',
+      'selection_explain',
+      'diff',
+    ]);
+    for (const t of tools) {
+      expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false });
+      expect(t.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+    }
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect(byName.get('eligible_tools')!.inputSchema.properties).toMatchObject({ candidates: { type: 'array', items: { type: 'string' }, minItems: 1 } });
+    expect(byName.get('diff')!.inputSchema.required).toEqual(['declared', 'observed', 'window']);
   });
 
   it.each([
@@ -72,7 +92,7 @@ describe('toolgate serve (stdio) on the quickstart', () => {
     expect(structured.result).toEqual((await cli(['blast-radius', target, '--example', 'quickstart'])).json);
   });
 
-  it('eligible_tools matches the decisions and graph_state of the compiled policy bundle', async () => {
+  it('eligible_tools without candidates: the agent\'s granted tools, as the compiled policy bundle decides them', async () => {
     const out = mkdtempSync(join(tmpdir(), 'toolgate-serve-test-'));
     for (const profile of ['strict', 'explore'] as const) {
       expect((await cli(['compile', '--example', 'quickstart', '--out', out, '--profile', profile], { SOURCE_DATE_EPOCH: '0' })).code).toBe(0);
@@ -96,10 +116,76 @@ describe('toolgate serve (stdio) on the quickstart', () => {
     }
   });
 
-  it('answers bad arguments with the typed envelope', async () => {
-    const { isError, structured } = await call(client, 'check_access', { agent: 'ci-bot' });
+  it.each([
+    ['unmapped_tools', {}, ['unmapped-tools']],
+    ['orphan_policies', {}, ['orphan-policies']],
+    ['unbacked_edges', {}, ['unbacked-edges']],
+    ['unbacked_edges', { include_grants: true }, ['unbacked-edges', '--include-grants']],
+    ['drift', {}, ['drift']],
+    ['destructive_unsafeguarded', {}, ['destructive-unsafeguarded']],
+    ['annotation_contradictions', {}, ['annotation-contradictions']],
+  ] as const)('audit %s %j gives the CLI answer', async (name, args, argv) => {
+    const { isError, structured } = await call(client, name, args);
+    expect(isError).toBe(false);
+    expect(structured.result).toEqual((await cli([...argv, '--example', 'quickstart'])).json);
+    expect((structured as unknown as Structured).graph_state.generation).toBe(1);
+  });
+
+  const CANDIDATES = ['git::git_show', 'git_log', 'filesystem::read_file', 'filesystem::list_directory', 'no_such_tool', 'notes::publish_note', 'nowhere::x'];
+
+  it.each([
+    ['ci-bot', 'strict'],
+    ['ci-bot', 'review'],
+    ['ops-agent', 'explore'],
+    ['publisher', 'strict'],
+    ['nobody', 'strict'],
+  ])('eligible_tools %s over candidates (--profile %s) gives the CLI answer', async (agent, profile) => {
+    const { isError, structured } = await call(client, 'eligible_tools', { agent, candidates: CANDIDATES, profile });
+    expect(isError).toBe(false);
+    const want = await cli(['eligible-tools', agent, ...CANDIDATES, '--profile', profile, '--example', 'quickstart']);
+    expect(want.code).toBe(agent === 'nobody' ? 1 : 0);
+    expect(structured.result).toEqual(want.json);
+  });
+
+  it('eligible_tools defaults to the strict profile, as the CLI does', async () => {
+    const { structured } = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: CANDIDATES });
+    expect(structured.result).toEqual((await cli(['eligible-tools', 'ci-bot', ...CANDIDATES, '--example', 'quickstart'])).json);
+  });
+
+  it.each(['ci-bot', 'ops-agent', 'nobody'])('rank_features %s gives the CLI answer', async (agent) => {
+    const { structured } = await call(client, 'rank_features', { agent, candidates: CANDIDATES });
+    expect(structured.result).toEqual((await cli(['rank-features', agent, ...CANDIDATES, '--example', 'quickstart'])).json);
+  });
+
+  it.each([
+    ['ci-bot', 'git::git_show'],
+    ['ops-agent', 'filesystem::write_file'],
+    ['publisher', 'git_log'],
+    ['ci-bot', 'no_such_tool'],
+    ['nobody', 'git::git_log'],
+  ])('selection_explain %s %s gives the CLI answer', async (agent, tool) => {
+    const { structured } = await call(client, 'selection_explain', { agent, tool });
+    expect(structured.result).toEqual((await cli(['selection-explain', agent, tool, '--example', 'quickstart'])).json);
+  });
+
+  it.each([
+    ['check_access', { agent: 'ci-bot' }, 'missing argument "tool"'],
+    ['check_access', { agent: 'ci-bot', tool: '' }, 'non-empty string'],
+    ['check_access', { agent: 'ci-bot', tool: 'git::git_log', extra: 1 }, 'unknown argument "extra"'],
+    ['unsafe_callable_tools', { agent: 'ci-bot', all: 'yes' }, 'must be a boolean'],
+    ['rank_features', { agent: 'ci-bot' }, 'missing argument "candidates"'],
+    ['rank_features', { agent: 'ci-bot', candidates: 'git::git_log' }, 'must be an array'],
+    ['eligible_tools', { agent: 'ci-bot', candidates: [] }, 'at least 1 item'],
+    ['eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log', 3] }, '"candidates"[1] must be a non-empty string'],
+    ['eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log', ''] }, '"candidates"[1] must be a non-empty string'],
+    ['eligible_tools', { agent: 'ci-bot', profile: 'lenient' }, 'must be one of strict, review, explore'],
+    ['diff', { declared: 'd.json', observed: 'o.json' }, 'missing argument "window"'],
+    ['diff', { declared: 'd.json', observed: 'o.json', window: 'w.json', algorithm: 'md5' }, 'must be one of sha256, sha384, sha512'],
+  ] as const)('answers %s %j with the invalid_arguments envelope', async (name, args, message) => {
+    const { isError, structured } = await call(client, name, args);
     expect(isError).toBe(true);
-    expect(structured).toMatchObject({ error_kind: 'invalid_arguments', retryable: false, graph_state: null });
+    expect(structured).toMatchObject({ error_kind: 'invalid_arguments', retryable: false, graph_state: null, code: null });
+    expect(structured.message).toContain(message);
   });
 });
 

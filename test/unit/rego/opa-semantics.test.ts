@@ -125,3 +125,22 @@ describe('default rules at ref-head paths', () => {
     expect(err(() => run('package t\ndefault c[true] := 1\ndefault c[true] := 2\n', 'x := 1')).regoCode).toBe('rego_type_error');
   });
 });
+
+describe("arithmetic as OPA's big.Float path computes it", () => {
+  it('non-integer results are rounded to a 64-bit mantissa and kept as the shortest decimal', () => {
+    const m = `package t
+r := [0.1 + 0.2, 0.3 - 0.2, 0.1 * 0.2, 0.3 / 0.1, 15.3 / 3, 13 / 4, 1 / 3, -1 / 3, 2 / 1e18, 6 / 3, 0 / 5, 1.5 + 1]
+`;
+    expect(run(m, 'x := data.t.r')).toEqual([
+      { x: [0.3, 0.1, 0.02, 3, 5.1, 3.25, 0.3333333333333333, -0.3333333333333333, 2e-18, 2, 0, 2.5] },
+    ]);
+    // the JS doubles above hide the 20th digit: compare the exact texts
+    const ok = run(`${m}ok := [r[1] == 0.1, r[1] == 0.10000000000000000001, r[6] == 0.3333333333333333, r[6] == 0.33333333333333333334, r[0] == 0.3]\n`, 'x := data.t.ok');
+    expect(ok).toEqual([{ x: [false, true, false, true, true] }]);
+  });
+
+  it('integers stay exact at any size', () => {
+    const m = 'package t\nr := [sprintf("%v", [x]) | some x in [1e30 + 1, 9223372036854775807 + 1, 2147483647 * 2147483647]]\n';
+    expect(run(m, 'x := data.t.r')).toEqual([{ x: ['1000000000000000000000000000001', '9223372036854775808', '4611686014132420609'] }]);
+  });
+});

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -189,6 +190,76 @@ describe('toolgate serve (stdio) on the quickstart', () => {
   });
 });
 
+describe('toolgate serve diff', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-serve-diff-'));
+  const at = (f: string) => join(dir, f);
+  let client: Client;
+  beforeAll(async () => {
+    writeFileSync(at('events.jsonl'), ['{"server":"git","kind":"invoke","target":"git_show"}', '{"server":"git","kind":"invoke","target":"git_show"}', '{"server":"notes","kind":"invoke","target":"draft_note"}', ''].join('\n'));
+    expect((await cli(['graph', 'build', '--catalog', join(QUICKSTART, 'catalog.json'), '--out', at('declared.json')])).code).toBe(0);
+    const observed = ['observe', '--events', at('events.jsonl'), '--window-start', '2026-01-01T00:00:00Z', '--window-end', '2026-01-02T00:00:00Z'];
+    expect((await cli([...observed, '--out', at('observed.json'), '--window-out', at('window.json')])).code).toBe(0);
+    client = await connect(['--example', 'quickstart']);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it.each(['sha256', 'sha512'])('gives the CLI record and the digest of its bytes (%s)', async (algorithm) => {
+    const { isError, structured } = await call(client, 'diff', { declared: at('declared.json'), observed: at('observed.json'), window: at('window.json'), algorithm });
+    expect(isError).toBe(false);
+    let bytes = '';
+    const code = await main(['diff', '--declared', at('declared.json'), '--observed', at('observed.json'), '--window', at('window.json'), '--algorithm', algorithm], {
+      stdout: (t) => void (bytes += t),
+      stderr: () => {},
+      cwd: REPO,
+      env: {},
+      stdin: async () => '',
+    });
+    expect(code).toBe(0);
+    const result = structured.result as { record: { classes: Record<string, unknown[]> }; digest: string };
+    expect(result.record).toEqual(JSON.parse(bytes));
+    expect(result.record.classes.observed_but_undeclared).toEqual([{ from: 'notes/server', kind: 'invoke', to: 'notes/tool/draft_note' }]);
+    expect(result.digest).toBe(`${algorithm}:${createHash(algorithm).update(bytes, 'utf8').digest('hex')}`);
+    expect((structured as unknown as Structured).graph_state.generation).toBe(1);
+  });
+
+  it('reports a missing file as input_unreadable (retryable) and swapped graphs as input_invalid', async () => {
+    const gone = await call(client, 'diff', { declared: at('declared.json'), observed: at('observed.json'), window: at('no-window.json') });
+    expect(gone.isError).toBe(true);
+    expect(gone.structured).toMatchObject({ error_kind: 'input_unreadable', retryable: true, code: 'FILE_UNREADABLE', graph_state: null });
+    expect(gone.structured.message).toContain('no-window.json');
+    const swapped = await call(client, 'diff', { declared: at('observed.json'), observed: at('declared.json'), window: at('window.json') });
+    expect(swapped.structured).toMatchObject({ error_kind: 'input_invalid', retryable: false, code: 'DIFF_REFUSED', graph_state: null });
+  });
+});
+
+describe('toolgate serve audits on the fleet example', () => {
+  it('gives the CLI answer for each audit, findings included', async () => {
+    const client = await connect(['--example', 'fleet']);
+    try {
+      let findings = 0;
+      for (const [name, argv] of [
+        ['unmapped_tools', 'unmapped-tools'],
+        ['orphan_policies', 'orphan-policies'],
+        ['unbacked_edges', 'unbacked-edges'],
+        ['drift', 'drift'],
+        ['destructive_unsafeguarded', 'destructive-unsafeguarded'],
+        ['annotation_contradictions', 'annotation-contradictions'],
+      ] as const) {
+        const { isError, structured } = await call(client, name, {});
+        expect(isError).toBe(false);
+        const want = (await cli([argv, '--example', 'fleet'])).json as { count: number };
+        expect(structured.result).toEqual(want);
+        findings += want.count;
+      }
+      expect(findings).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+});
+
 describe('toolgate serve when its inputs change under it', () => {
   it('reports an unreadable or invalid input as a typed envelope, and counts generations', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-serve-test-'));
@@ -223,6 +294,16 @@ describe('toolgate serve when its inputs change under it', () => {
       const changed = await call(client, 'check_access', args);
       expect(changed.isError).toBe(false);
       expect((changed.structured as unknown as Structured).graph_state.generation).toBe(2);
+
+      // Kept between calls once the file is old enough to trust its times; a same-size rewrite
+      // that puts the mtime back is still seen (by its ctime).
+      const old = new Date(Date.now() - 3600_000);
+      utimesSync(catalog, old, old);
+      expect((await call(client, 'check_access', args)).structured.graph_state).toEqual({ instance_id: (changed.structured as unknown as Structured).graph_state.instance_id, generation: 2 });
+      writeFileSync(catalog, JSON.stringify(edited).replace('brand_new_tool', 'brand_old_tool'));
+      utimesSync(catalog, old, old);
+      const sameSize = await call(client, 'check_access', args);
+      expect((sameSize.structured as unknown as Structured).graph_state.generation).toBe(3);
     } finally {
       await client.close();
     }

@@ -321,8 +321,9 @@ export class SetValue {
 
   add(v: Value): this {
     if (v === null || typeof v !== 'object') {
-      if (!this.prim.has(v)) {
-        this.prim.set(v, v);
+      const n = this.prim.size;
+      this.prim.set(v, v); // one hash lookup; a member already there is left as it was
+      if (this.prim.size !== n) {
         this.sortedCache = undefined;
         this.keyCache = undefined;
       }

@@ -33,6 +33,20 @@ export interface EvalOptions {
   readonly print?: (line: string) => void;
   /** A query made of one expression yields its value even when false (regorus's convention). */
   readonly keepSingleFalse?: boolean;
+  /** Rule documents shared across evaluations with the same `data` (see `SharedDocs`). */
+  readonly shared?: SharedDocs;
+}
+
+/**
+ * Rule documents shared across evaluations: the documents of `nodes` (rule nodes whose value depends on
+ * `data` alone; engines/data-only.ts finds them) are computed once and reused by every evaluation whose
+ * `data` is this same `data` value (by identity), outside any `with`. A new data document needs a new
+ * SharedDocs.
+ */
+export interface SharedDocs {
+  readonly nodes: ReadonlySet<DataNode>;
+  readonly data: Value;
+  readonly docs: Map<DataNode, Value | undefined>;
 }
 
 /** Cache marker for "computed, and undefined" (`null` is a Rego value and cannot serve). */
@@ -126,7 +140,13 @@ export class Evaluator {
     this.strict = opts.strict ?? false;
     this.keepSingleFalse = opts.keepSingleFalse ?? false;
     this.opts = opts;
+    this.top = this.s;
+    this.shared = opts.shared !== undefined && opts.shared.data === this.s.base ? opts.shared : undefined;
   }
+
+  /** The state outside every `with`: the only one whose documents may be shared. */
+  private readonly top: WithState;
+  private readonly shared: SharedDocs | undefined;
 
   private readonly opts: EvalOptions;
   private ctxCache: BuiltinContext | undefined;
@@ -704,6 +724,12 @@ export class Evaluator {
   private nodeDoc(node: DataNode, base: Value | undefined): Value | undefined {
     const cached = this.s.cache.get(node);
     if (cached !== undefined) return cached === UNDEF ? undefined : cached;
+    const shared = this.shared !== undefined && this.s === this.top && this.shared.nodes.has(node) ? this.shared.docs : undefined;
+    if (shared?.has(node)) {
+      const doc = shared.get(node);
+      this.s.cache.set(node, doc === undefined ? UNDEF : doc);
+      return doc;
+    }
     if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
     this.depth++;
     let doc: Value | undefined;
@@ -713,6 +739,7 @@ export class Evaluator {
       this.depth--;
     }
     this.s.cache.set(node, doc === undefined ? UNDEF : doc);
+    shared?.set(node, doc);
     return doc;
   }
 

@@ -1,17 +1,28 @@
-/** The `builtin` engine: toolgate's own Rego interpreter behind the engine interface (compiled once). */
+/**
+ * The `builtin` engine: toolgate's own Rego interpreter behind the engine interface (compiled once).
+ * Rule documents that depend on `data` alone (data-only.ts) are computed once per data document and
+ * shared by every evaluation until `setData` replaces it: a sign policy's `violated` set is derived
+ * once, not once per edge.
+ */
 import { ToolgateError } from '../../errors.ts';
+import type { SharedDocs } from '../eval.ts';
+import { dataOnlyNodes } from './data-only.ts';
 import { compileModules, fromJSON, isSet, toJSON, typeName, type ModuleSource, type RegoVersion, type Value } from '../index.ts';
 import { dottedEntrypoint, type LoadedPolicy } from '../engine.ts';
 
 export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1'): LoadedPolicy {
   const policy = compileModules(modules, { regoVersion });
+  const dataOnly = dataOnlyNodes(policy.compiled);
+  const sharedFor = (d: Value): SharedDocs | undefined => (dataOnly.size > 0 ? { nodes: dataOnly, data: d, docs: new Map() } : undefined);
   let data: Value = fromJSON({});
+  let shared = sharedFor(data);
   const refs = new Map<string, string>();
   return {
     engine: 'builtin',
     entrypoints: [],
     setData(d: unknown) {
       data = fromJSON(d);
+      shared = sharedFor(data);
     },
     evaluate(input: unknown, entrypoint: string) {
       let ref = refs.get(entrypoint);
@@ -21,7 +32,7 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
       }
       let v: Value | undefined;
       try {
-        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data });
+        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data, ...(shared ? { shared } : {}) });
       } catch (e) {
         if (e instanceof ToolgateError) throw e;
         throw new ToolgateError('REGO_EVAL_ERROR', `${ref}: ${(e as Error).message}`, { cause: e });

@@ -16,9 +16,9 @@ import {
   EDGE_KINDS,
   PROVENANCES,
   SCHEMA_VERSION,
+  SIGNS,
   isLevel,
   isNodeKind,
-  isSign,
   levelRank,
   type EdgeKind,
   type Level,
@@ -321,10 +321,14 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
   // Edges. An endpoint found as it is in the index is an NFC id already (well-formed, and NFC is
   // idempotent), so only an endpoint not found is checked and normalised before a second look.
   const inEdges = input.edges as readonly unknown[];
-  const built: ConnectomeEdge[] = [];
+  // Each admitted edge as integers; its object is made once the order is known, so edges lie in
+  // memory in canonical order (what the encoder and the diff walk).
+  let count = 0;
   const fromAt = new Int32Array(inEdges.length);
   // (to position, kind rank, provenance rank) in one integer: to * 8 + kind * 2 + provenance.
   const rest = new Int32Array(inEdges.length);
+  const signAt = new Uint8Array(inEdges.length);
+  let weights: (Weight | undefined)[] | undefined;
   for (let i = 0; i < inEdges.length; i++) {
     const e = inEdges[i];
     if (!isPlainObject(e)) {
@@ -358,7 +362,8 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
       faults.add(`edges[${i}].provenance`, `${edgeNamed(from, to)}: unknown provenance ${describeValue(e.provenance)}`);
       ok = false;
     }
-    if (!isSign(e.sign)) {
+    const sr = SIGN_RANK.get(e.sign);
+    if (sr === undefined) {
       faults.add(`edges[${i}].sign`, `${edgeNamed(from, to)}: unknown sign ${describeValue(e.sign)}`);
       ok = false;
     }
@@ -374,49 +379,48 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
       faults.add(`edges[${i}].to`, `${edgeNamed(from, to)}: dangling endpoint, no node ${JSON.stringify(to)}`);
       ok = false;
     }
-    if (!ok || fi === undefined || ti === undefined || kr === undefined || pr === undefined) continue;
-    // The endpoints are the nodes' own id strings (equal to the NFC of what the edge named).
-    const f = nodes[fi]!.node.id;
-    const t = nodes[ti]!.node.id;
-    const edge: ConnectomeEdge =
-      e.weight === undefined
-        ? { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign }
-        : { from: f, to: t, kind: e.kind as EdgeKind, provenance: e.provenance as Provenance, sign: e.sign as Sign, weight: e.weight as Weight };
-    fromAt[built.length] = fi;
-    rest[built.length] = ti * 8 + kr * 2 + pr;
-    built.push(edge);
+    if (!ok || fi === undefined || ti === undefined || kr === undefined || pr === undefined || sr === undefined) continue;
+    fromAt[count] = fi;
+    rest[count] = ti * 8 + kr * 2 + pr;
+    signAt[count] = sr;
+    if (e.weight !== undefined) (weights ??= [])[count] = e.weight as Weight;
+    count++;
   }
   faults.throwIfAny();
   // Node positions are in code-point order, kind and provenance ranks in string order, so
   // comparing (from position, rest) is comparing (from, to, kind, provenance) as strings.
-  const count = built.length;
   const order = edgeOrder(fromAt, rest, count, nodes.length);
-  let edges: ConnectomeEdge[] = built;
-  const edgeFrom = new Int32Array(count);
-  const edgeTo = new Int32Array(count);
-  if (order === undefined) {
-    for (let i = 0; i < count; i++) {
-      edgeFrom[i] = fromAt[i]!;
-      edgeTo[i] = rest[i]! >> 3;
-    }
-  } else {
-    edges = new Array<ConnectomeEdge>(count);
-    for (let i = 0; i < count; i++) {
-      const j = order[i]!;
-      edges[i] = built[j]!;
-      edgeFrom[i] = fromAt[j]!;
-      edgeTo[i] = rest[j]! >> 3;
-    }
+  if (order !== undefined) {
     for (let i = 1; i < count; i++) {
       const a = order[i - 1]!;
       const b = order[i]!;
       if (fromAt[a] === fromAt[b] && rest[a] === rest[b]) {
-        const d = built[b]!;
-        faults.add('edges', `edge ${JSON.stringify(d.from)} -> ${JSON.stringify(d.to)} (${d.kind}, ${d.provenance}) appears twice: an edge's identity is (from, to, kind, provenance)`);
+        const r = rest[b]!;
+        faults.add(
+          'edges',
+          `edge ${JSON.stringify(nodes[fromAt[b]!]!.node.id)} -> ${JSON.stringify(nodes[r >> 3]!.node.id)} (${KINDS_BY_RANK[(r >> 1) & 3]!}, ${PROVENANCES_BY_RANK[r & 1]!}) appears twice: an edge's identity is (from, to, kind, provenance)`,
+        );
       }
     }
   }
   faults.throwIfAny();
+  const edges = new Array<ConnectomeEdge>(count);
+  const edgeFrom = new Int32Array(count);
+  const edgeTo = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const j = order === undefined ? i : order[i]!;
+    const r = rest[j]!;
+    // The endpoints are the nodes' own id strings (equal to the NFC of what the edge named).
+    const from = nodes[fromAt[j]!]!.node.id;
+    const to = nodes[r >> 3]!.node.id;
+    const kind = KINDS_BY_RANK[(r >> 1) & 3]!;
+    const provenance = PROVENANCES_BY_RANK[r & 1]!;
+    const sign = SIGNS[signAt[j]!]!;
+    const weight = weights?.[j];
+    edges[i] = weight === undefined ? { from, to, kind, provenance, sign } : { from, to, kind, provenance, sign, weight };
+    edgeFrom[i] = fromAt[j]!;
+    edgeTo[i] = r >> 3;
+  }
   const graph = new Graph(
     nodes.map((n) => n.node),
     edges,
@@ -432,8 +436,11 @@ function edgeNamed(from: string, to: string): string {
 }
 
 // Ranks in string order: invoke < message < read < supervise; declared < observed.
-const EDGE_KIND_RANK = new Map<unknown, number>([...EDGE_KINDS].sort().map((k, i) => [k, i] as const));
-const PROVENANCE_RANK = new Map<unknown, number>([...PROVENANCES].sort().map((k, i) => [k, i] as const));
+const KINDS_BY_RANK: readonly EdgeKind[] = [...EDGE_KINDS].sort();
+const PROVENANCES_BY_RANK: readonly Provenance[] = [...PROVENANCES].sort();
+const EDGE_KIND_RANK = new Map<unknown, number>(KINDS_BY_RANK.map((k, i) => [k, i] as const));
+const PROVENANCE_RANK = new Map<unknown, number>(PROVENANCES_BY_RANK.map((k, i) => [k, i] as const));
+const SIGN_RANK = new Map<unknown, number>(SIGNS.map((k, i) => [k, i] as const));
 
 /**
  * The order that sorts edges by (from position, rest), or undefined when they are sorted

@@ -33,13 +33,17 @@ sign := "deny" if {
 	input.to.kind == "prompt"
 } else := "ungoverned"
 
-# The qualified key (server::tool) of the tool an invoke edge ends at. Connectome ids escape "%"
-# and "/" inside a component; a tool node's id is server/tool/name.
-tool := key if {
+# The qualified key (server::tool) of the tool an invoke edge ends at.
+tool := tool_by_node[input.edge.to] if {
 	input.edge.kind == "invoke"
 	input.to.kind == "tool"
+}
+
+# Each tool's connectome node id -> its qualified key. Connectome ids escape "%" and "/" inside a
+# component; a tool node's id is server/tool/name. This and the sets below read only data, so an
+# engine may derive them once per data document rather than once per edge.
+tool_by_node[concat("/", [escape(t.server), "tool", escape(t.name)])] := key if {
 	some key, t in data.toolgate.tools
-	input.edge.to == concat("/", [escape(t.server), "tool", escape(t.name)])
 }
 
 escape(s) := replace(replace(s, "%", "%25"), "/", "%2F")

@@ -21,17 +21,20 @@ sign := "deny" if {
 } else := "hold" if {
 	data.toolgate.tools[tool].annotations.destructiveHint == true
 } else := "allow" if {
-	some agent
-	data.toolgate.agents[agent].tools[tool].allow == true
+	eligible[tool]
 } else := "ungoverned"
 
-# The qualified key (server::tool) of the tool an invoke edge ends at. Connectome ids escape
-# "%" and "/" inside a component; the tool node's id is server/tool/name.
-tool := key if {
+# The qualified key (server::tool) of the tool an invoke edge ends at.
+tool := tool_by_node[input.edge.to] if {
 	input.edge.kind == "invoke"
 	input.to.kind == "tool"
+}
+
+# Each tool's connectome node id -> its qualified key. Connectome ids escape "%" and "/" inside a
+# component; a tool node's id is server/tool/name. This and the sets below read only data, so an
+# engine may derive them once per data document rather than once per edge.
+tool_by_node[concat("/", [escape(t.server), "tool", escape(t.name)])] := key if {
 	some key, t in data.toolgate.tools
-	input.edge.to == concat("/", [escape(t.server), "tool", escape(t.name)])
 }
 
 escape(s) := replace(replace(s, "%", "%25"), "/", "%2F")
@@ -39,4 +42,9 @@ escape(s) := replace(replace(s, "%", "%25"), "/", "%2F")
 violated contains key if {
 	some agent, key
 	data.toolgate.agents[agent].tools[key].reason == "DENY_VIOLATION"
+}
+
+eligible contains key if {
+	some agent, key
+	data.toolgate.agents[agent].tools[key].allow == true
 }

@@ -78,6 +78,7 @@ export async function signsFromOptions(
           enforcement: enforcement.map((m) => ({ name: m.path, text: m.text })),
         })
       : [];
+  if (source.kind !== 'rego') io.stderr(`toolgate: note: ${values.signs} is compiled wasm, not Rego source: bundle.tar.gz carries no sign policy\n`);
   policy.setData(data);
   return { graph: signEdges(graph, policy, { entrypoint, policyName: values.signs }).graph, regoModules };
 }

@@ -14,6 +14,7 @@ import { consumerBundleModules } from '../../../src/signs/bundle-rego.ts';
 import { readTarball } from '../../../src/bundle/read-tarball.ts';
 import { bundleDecider } from '../../../src/bundle/index.ts';
 import { enforcementRego } from '../../../src/cli/commands/compile.ts';
+import { abiFixtureWasm } from '../engines/abi-fixture.ts';
 
 const env = { SOURCE_DATE_EPOCH: '0' };
 const enforcement = enforcementRego().map((m) => ({ name: m.path, text: m.text }));
@@ -112,6 +113,17 @@ describe('compile --signs ships the consumer Rego', () => {
     expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/signs/helpers/helpers.rego', 'toolgate/signs/signs.rego']);
     const decider = await bundleDecider(readFileSync(join(out, 'bundle.tar.gz')));
     expect(decider.decide('ci-bot', 'git::git_log')).toMatchObject({ allow: false, reason: 'SIGN_HOLD' });
+  });
+
+  it('ships nothing for a compiled wasm policy, and says so', async () => {
+    const wasm = join(dir, 'fixture.wasm');
+    writeFileSync(wasm, await abiFixtureWasm());
+    const out = join(dir, 'wasm-out');
+    const r = await runCli(['compile', '--example', 'quickstart', '--signs', wasm, '--sign-entrypoint', 'fixture/sign', '--out', out], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/carries no sign policy/);
+    const names = (await readTarball(readFileSync(join(out, 'bundle.tar.gz')), 'b')).map((f) => f.name).sort();
+    expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json']);
   });
 
   it.each([

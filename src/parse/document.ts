@@ -4,23 +4,24 @@
  *
  * JSON goes through JSON.parse and YAML through js-yaml (YAML 1.2 core schema: `yes` stays a string,
  * no implicit timestamps; duplicate keys and multiple documents refused; alias expansion capped);
- * both are fast. The `yaml` package's CST, used to turn a path into `line:col`, is built only when
- * an error needs one.
+ * both are fast. The index that turns a path into `line:col` (./locator.ts) is built only when an
+ * error or notice needs one.
  */
-import { parseDocument, LineCounter, isNode, isMap, isScalar, type Document } from 'yaml';
 import { load as loadYaml, CORE_SCHEMA, YAMLException } from 'js-yaml';
 import { ToolgateError, type SourceAt } from '../errors.ts';
+import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
+
+export { pointer, type PathSegment } from './locator.ts';
 
 /** Deepest nesting accepted in any input document. */
 export const MAX_DEPTH = 128;
 
-export type PathSegment = string | number;
 
 export interface ParsedDocument {
   readonly file: string;
   readonly value: unknown;
   /** Location of the value at `path` (or of its nearest located ancestor); `key` points at the mapping key instead. */
-  locate(path: readonly PathSegment[], target?: 'key' | 'value'): SourceAt;
+  readonly locate: Locate;
 }
 
 export function isYamlFile(file: string): boolean {
@@ -80,18 +81,6 @@ function parseYaml(file: string, text: string): ParsedDocument {
   return { file, value, locate: lazyLocator(file, text) };
 }
 
-/** A locator that builds the `yaml` CST (which reads JSON too) only on its first use. */
-function lazyLocator(file: string, text: string): ParsedDocument['locate'] {
-  let located: { doc: Document; lc: LineCounter } | undefined;
-  return (path, target) => {
-    if (!located) {
-      const lc = new LineCounter();
-      located = { doc: parseDocument(text, { lineCounter: lc, uniqueKeys: false }), lc };
-    }
-    return locateIn(file, located.doc, located.lc, path, target);
-  };
-}
-
 function emptyDocument(file: string): ParsedDocument {
   return { file, value: null, locate: (path) => ({ file, line: 1, col: 1, path: pointer(path) }) };
 }
@@ -129,33 +118,4 @@ function checkShape(file: string, value: unknown, sourceLength: number): void {
     const children = Array.isArray(v) ? v : Object.values(v);
     for (const c of children) if (c !== null && typeof c === 'object') stack.push([c, d + 1]);
   }
-}
-
-function locateIn(file: string, doc: Document, lc: LineCounter, path: readonly PathSegment[], target: 'key' | 'value' = 'value'): SourceAt {
-  // A path ending in a mapping key that is itself at fault (e.g. an unknown key) points at the key.
-  if (path.length > 0) {
-    const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-    const last = path[path.length - 1];
-    if (isMap(parent)) {
-      const pair = parent.items.find((it) => isScalar(it.key) && String(it.key.value) === String(last));
-      if (pair && isNode(pair.key) && pair.key.range && (target === 'key' || !isNode(pair.value))) {
-        const pos = lc.linePos(pair.key.range[0]);
-        return { file, line: pos.line, col: pos.col, path: pointer(path) };
-      }
-    }
-  }
-  // Walk down as far as the path exists; report the deepest node found.
-  for (let n = path.length; n >= 0; n--) {
-    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
-    if (isNode(node) && node.range) {
-      const pos = lc.linePos(node.range[0]);
-      return { file, line: pos.line, col: pos.col, path: pointer(path) };
-    }
-  }
-  return { file, path: pointer(path) };
-}
-
-/** RFC 6901 JSON pointer of a path. */
-export function pointer(path: readonly PathSegment[]): string {
-  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }

@@ -581,7 +581,12 @@ export function toJSON(v: Value): JsonLike {
   if (Array.isArray(v)) return v.map(toJSON);
   if (v instanceof SetValue) return v.values().map(toJSON);
   const o: { [k: string]: JsonLike } = {};
-  for (const [k, x] of v.entries()) o[typeof k === 'string' ? k : toJSONText(k)] = toJSON(x);
+  for (const [k, x] of v.entries()) {
+    const key = typeof k === 'string' ? k : toJSONText(k);
+    // A "__proto__" key must become an own property, as JSON.parse makes it, not the prototype.
+    if (key === '__proto__') Object.defineProperty(o, key, { value: toJSON(x), enumerable: true, writable: true, configurable: true });
+    else o[key] = toJSON(x);
+  }
   return o;
 }
 

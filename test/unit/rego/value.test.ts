@@ -128,6 +128,7 @@ describe('JSON conversion', () => {
         expect(valueEquals(fromJSON(JSON.parse(toJSONText(v))), v)).toBe(true);
         expect(valueEquals(fromJSON(toJSON(v)), v)).toBe(true);
       }),
+      { examples: [[JSON.parse('{"__proto__": []}') as never]] }, // once found by fast-check: the key must stay an own property
     );
   });
 

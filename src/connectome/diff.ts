@@ -240,27 +240,23 @@ export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgo
   const algorithm = options.algorithm ?? record.algorithm;
   assertDigestAlgorithm(algorithm);
   const { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift } = record.classes;
-  // Size the buffer from the labels (exact for ASCII ids; the sink grows past it if it must).
-  let estimate = 1 << 16;
-  for (const list of [changed, both, dead, drift] as (readonly EdgeLabel[])[]) {
-    for (let i = 0; i < list.length; i++) estimate += list[i]!.from.length + list[i]!.to.length + 42;
+  // Size the buffer once, from a sample of the labels with room to spare: a fresh buffer's
+  // untouched pages cost nothing, a regrowth copies all written so far. It grows if it must.
+  const lists = [changed, both, dead, drift] as const;
+  let labels = 0;
+  let sampled = 0;
+  let sampledChars = 0;
+  for (const list of lists) {
+    labels += list.length;
+    const step = Math.max(1, Math.floor(list.length / 256));
+    for (let i = 0; i < list.length; i += step, sampled++) sampledChars += list[i]!.from.length + list[i]!.to.length;
   }
-  estimate += changed.length * 40;
-  const sink = new ByteSink(estimate);
-  // The same ids recur in many labels: quote each once.
-  const quoted = new Map<string, string>();
-  const q = (s: string): string => {
-    let r = quoted.get(s);
-    if (r === undefined) {
-      r = quoteString(s);
-      quoted.set(s, r);
-    }
-    return r;
-  };
+  const perLabel = 48 + (sampled === 0 ? 0 : sampledChars / sampled);
+  const sink = new ByteSink(Math.ceil(labels * perLabel * 1.5) + changed.length * 40 + (1 << 16));
   let chunk = `{"algorithm":"${algorithm}","classes":{"changed_sign":[`;
   for (let i = 0; i < changed.length; i++) {
     const c = changed[i]!;
-    chunk += `${i ? ',' : ''}{"declared_sign":"${c.declared_sign}","from":${q(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${q(c.to)}}`;
+    chunk += `${i ? ',' : ''}{"declared_sign":"${c.declared_sign}","from":${quoteString(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${quoteString(c.to)}}`;
     if (chunk.length > 8192) {
       sink.write(chunk);
       chunk = '';
@@ -270,7 +266,7 @@ export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgo
     chunk += `],"${name}":[`;
     for (let i = 0; i < list.length; i++) {
       const l = list[i]!;
-      chunk += `${i ? ',' : ''}{"from":${q(l.from)},"kind":"${l.kind}","to":${q(l.to)}}`;
+      chunk += `${i ? ',' : ''}{"from":${quoteString(l.from)},"kind":"${l.kind}","to":${quoteString(l.to)}}`;
       if (chunk.length > 8192) {
         sink.write(chunk);
         chunk = '';

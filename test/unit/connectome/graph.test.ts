@@ -113,6 +113,38 @@ describe('buildGraph', () => {
       { numRuns: 300 },
     );
   });
+
+  // Many edges over few nodes take the linear (counting) sort rather than a comparison sort.
+  it('orders a large graph by (from, to, kind, provenance) in code-point order, whatever the input order', () => {
+    const ids = ['a', 'b', '\u00e9', 'e\u0301x', '\uff01', '\u{1f600}', '%2F', 'Z'];
+    const nodes = [server, ...ids.map((n) => tool(n))];
+    const kinds = ['invoke', 'read', 'message', 'supervise'] as const;
+    const edges: ConnectomeEdge[] = [];
+    for (const f of nodes) for (const t of nodes) for (const kind of kinds) for (const provenance of ['declared', 'observed'] as const) edges.push({ from: f.id, to: t.id, kind, provenance, sign: 'unset' });
+    const cp = (s: string): number[] => [...s.normalize('NFC')].map((c) => c.codePointAt(0)!);
+    const cmp = (a: number[], b: number[]): number => {
+      for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+      return a.length - b.length;
+    };
+    const key = (e: ConnectomeEdge): number[][] => [cp(e.from), cp(e.to), cp(e.kind), cp(e.provenance)];
+    const expected = [...edges].sort((x, y) => {
+      const [p, q] = [key(x), key(y)];
+      return cmp(p[0]!, q[0]!) || cmp(p[1]!, q[1]!) || cmp(p[2]!, q[2]!) || cmp(p[3]!, q[3]!);
+    });
+    let seed = 12345;
+    const shuffled = [...edges];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const j = seed % (i + 1);
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    const g = buildGraph({ nodes: [...nodes].reverse(), edges: shuffled });
+    expect(g.edges.length).toBe(edges.length);
+    expect(g.edges.map((e) => `${e.from}|${e.to}|${e.kind}|${e.provenance}`)).toEqual(expected.map((e) => `${e.from.normalize('NFC')}|${e.to.normalize('NFC')}|${e.kind}|${e.provenance}`));
+    expect(encodeGraphText({ nodes, edges: [...shuffled].reverse() })).toBe(encodeGraphText(g));
+    // A repeated edge among many is still refused, by name.
+    refused({ nodes, edges: [...shuffled, { ...shuffled[100]!, from: shuffled[100]!.from.normalize('NFD') }] }, `${JSON.stringify(shuffled[100]!.from.normalize('NFC'))} -> ${JSON.stringify(shuffled[100]!.to.normalize('NFC'))}`);
+  });
 });
 
 describe('decodeGraph', () => {

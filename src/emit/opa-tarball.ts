@@ -1,7 +1,7 @@
 /**
  * A deterministic OPA bundle tarball (reference/opa-bundle-format.md): gzip-compressed tar with
  * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, and gzip at a
- * fixed level with Node's fixed header (mtime 0), so identical inputs give identical bytes.
+ * fixed level (6) with Node's fixed header (mtime 0), so identical inputs give identical bytes.
  */
 import { pack as tarPack } from 'tar-stream';
 import { gzipSync } from 'node:zlib';
@@ -37,5 +37,6 @@ export async function emitTarGz(entries: readonly TarEntry[]): Promise<Uint8Arra
   }
   p.finalize();
   await done;
-  return new Uint8Array(gzipSync(Buffer.concat(chunks), { level: 9 }));
+  // Level 6 (zlib's default): a third of level 9's time on large data documents, a few percent larger.
+  return new Uint8Array(gzipSync(Buffer.concat(chunks), { level: 6 }));
 }

@@ -44,12 +44,7 @@ export function assess(estate: Estate, agent: string, toolKey: string): Assessme
       });
     }
   }
-  let unbacked = grant !== undefined && !isBacked(grant.provenance);
-  for (const a of access) {
-    if (!isBacked(a.provenance)) unbacked = true;
-    for (const b of estate.bindingsByTarget.get(a.resource) ?? []) if (!isBacked(b.provenance)) unbacked = true;
-  }
-  for (const b of estate.bindingsByTarget.get(toolKey) ?? []) if (!isBacked(b.provenance)) unbacked = true;
+  const unbacked = (grant !== undefined && !isBacked(grant.provenance)) || toolHasUnbackedEdge(estate, toolKey);
   return {
     agent,
     tool_key: toolKey,
@@ -60,6 +55,26 @@ export function assess(estate: Estate, agent: string, toolKey: string): Assessme
     deny_evidence,
     violations,
   };
+}
+
+// Whether a tool's own load-bearing edges (its data access, and the bindings on its resources and
+// on itself) cite evidence does not depend on the agent: compute it once per tool and estate.
+const unbackedByEstate = new WeakMap<Estate, Map<string, boolean>>();
+
+function toolHasUnbackedEdge(estate: Estate, toolKey: string): boolean {
+  let cache = unbackedByEstate.get(estate);
+  if (!cache) unbackedByEstate.set(estate, (cache = new Map()));
+  let unbacked = cache.get(toolKey);
+  if (unbacked === undefined) {
+    unbacked = false;
+    for (const a of estate.accessByTool.get(toolKey) ?? []) {
+      if (!isBacked(a.provenance)) unbacked = true;
+      for (const b of estate.bindingsByTarget.get(a.resource) ?? []) if (!isBacked(b.provenance)) unbacked = true;
+    }
+    for (const b of estate.bindingsByTarget.get(toolKey) ?? []) if (!isBacked(b.provenance)) unbacked = true;
+    cache.set(toolKey, unbacked);
+  }
+  return unbacked;
 }
 
 /** The peer's rule-based risk table, first match wins. */

@@ -26,8 +26,28 @@ export function exceptionCovers(estate: Estate, x: ExpectedException, agent: str
 
 /** The first exception covering this agent's reach, if any. */
 export function exceptionFor(estate: Estate, agent: string, reach: DenyReach): ExpectedException | undefined {
-  for (const x of estate.exceptions) if (exceptionCovers(estate, x, agent, reach)) return x;
+  for (const x of exceptionsFor(estate, agent)) if (exceptionCovers(estate, x, agent, reach)) return x;
   return undefined;
+}
+
+// The exceptions that can apply to an agent (its own and the `*` ones), in manifest order, indexed
+// once per estate so classifying a row does not scan every exception of every agent.
+const byAgentCache = new WeakMap<Estate, Map<string, readonly ExpectedException[]>>();
+
+function exceptionsFor(estate: Estate, agent: string): readonly ExpectedException[] {
+  let index = byAgentCache.get(estate);
+  if (!index) {
+    index = new Map();
+    for (const x of estate.exceptions) {
+      for (const a of x.agent === '*' ? [...estate.agents.keys()] : [x.agent]) {
+        const list = (index.get(a) ?? []) as ExpectedException[];
+        list.push(x);
+        index.set(a, list);
+      }
+    }
+    byAgentCache.set(estate, index);
+  }
+  return index.get(agent) ?? [];
 }
 
 /** Warnings for exceptions that classify no row, each saying why. */

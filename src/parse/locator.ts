@@ -31,7 +31,6 @@ interface EventIndex {
   readonly next: Int32Array;
   readonly style: Uint8Array;
   readonly length: number;
-  readonly lineStarts: Int32Array;
 }
 
 interface ScalarEvent {
@@ -80,9 +79,13 @@ function buildIndex(text: string): EventIndex {
     }
     n++;
   }
+  return { kind, start, next, style, length: n };
+}
+
+function lineIndex(text: string): Int32Array {
   const lines = [0];
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.push(i + 1);
-  return { kind, start, next, style, length: n, lineStarts: Int32Array.from(lines) };
+  return Int32Array.from(lines);
 }
 
 /** The index of the event after the node at `i` and everything inside it. */
@@ -107,57 +110,87 @@ function keyText(ix: EventIndex, text: string, i: number): string | undefined {
   return raw;
 }
 
-function lineCol(ix: EventIndex, offset: number): { line: number; col: number } {
+function lineCol(lineStarts: Int32Array, offset: number): { line: number; col: number } {
   let lo = 0;
-  let hi = ix.lineStarts.length - 1;
+  let hi = lineStarts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (ix.lineStarts[mid]! <= offset) lo = mid;
+    if (lineStarts[mid]! <= offset) lo = mid;
     else hi = mid - 1;
   }
-  return { line: lo + 1, col: offset - ix.lineStarts[lo]! + 1 };
+  return { line: lo + 1, col: offset - lineStarts[lo]! + 1 };
 }
 
-/** Returns `locate`, building the index on first use. */
+/**
+ * The top-level section of a block-style YAML document that holds `key`: from the line `key:` at
+ * column 0 to the next line that starts another top-level entry. Indexing only that section keeps
+ * a location in `expected_exceptions` from paying for 200,000 grants above it.
+ */
+function topLevelSection(text: string, key: string): { offset: number; text: string } | undefined {
+  const quoted = key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const head = new RegExp(`^(?:${quoted}|"${quoted}"|'${quoted}')[ \t]*:`, 'm').exec(text);
+  if (!head) return undefined;
+  const rest = /\n(?=[^\s#-])/g;
+  rest.lastIndex = head.index + 1;
+  const end = rest.exec(text);
+  return { offset: head.index, text: text.slice(head.index, end ? end.index + 1 : text.length) };
+}
+
+/** Returns `locate`, building an index on first use (per top-level section of block YAML). */
 export function lazyLocator(file: string, text: string): Locate {
-  let ix: EventIndex | null | undefined;
-  return (path, target = 'value') => {
-    const where = pointer(path);
-    if (ix === undefined) {
+  const indexes = new Map<string, { ix: EventIndex | null; offset: number }>();
+  const indexFor = (section: string, sliceText: string, offset: number) => {
+    let entry = indexes.get(section);
+    if (!entry) {
+      let ix: EventIndex | null;
       try {
-        ix = buildIndex(text);
+        ix = buildIndex(sliceText);
       } catch {
         ix = null; // text the event parser cannot read: report the file alone
       }
+      indexes.set(section, (entry = { ix, offset }));
     }
-    if (!ix || ix.length === 0) return { file, path: where };
-    let node = 0; // the root node
-    let keyAt = -1;
-    for (const seg of path) {
-      const k = ix.kind[node];
-      let found = -1;
-      keyAt = -1;
-      if (k === SEQUENCE && typeof seg === 'number') {
-        let i = node + 1;
-        for (let c = 0; i < ix.next[node]! && c < seg; c++) i = skip(ix, i);
-        if (i < ix.next[node]!) found = i;
-      } else if (k === MAPPING) {
-        for (let i = node + 1; i < ix.next[node]!; ) {
-          const valueAt = skip(ix, i);
-          if (keyText(ix, text, i) === String(seg)) {
-            keyAt = i;
-            found = valueAt;
-            break;
-          }
-          i = skip(ix, valueAt);
-        }
-      }
-      if (found === -1) break; // report the deepest node that exists
-      node = found;
-    }
-    const offset = target === 'key' && keyAt !== -1 ? ix.start[keyAt]! : ix.start[node]!;
-    return { file, ...lineCol(ix, offset), path: where };
+    return entry;
   };
+  const lines = lineIndex(text);
+  return (path, target = 'value') => {
+    const where = pointer(path);
+    const first = path[0];
+    const section = typeof first === 'string' && !/^\s*[{[]/.test(text) ? topLevelSection(text, first) : undefined;
+    const { ix, offset } = section ? indexFor(`/${first}`, section.text, section.offset) : indexFor('', text, 0);
+    if (!ix || ix.length === 0) return { file, path: where };
+    const at = find(ix, section ? section.text : text, path, target);
+    return { file, ...lineCol(lines, offset + at), path: where };
+  };
+}
+
+/** The source offset of the node at `path` (or of the deepest node on it that exists). */
+function find(ix: EventIndex, text: string, path: readonly PathSegment[], target: 'key' | 'value'): number {
+  let node = 0; // the root node
+  let keyAt = -1;
+  for (const seg of path) {
+    const k = ix.kind[node];
+    let found = -1;
+    keyAt = -1;
+    if (k === SEQUENCE && typeof seg === 'number') {
+      let i = node + 1;
+      for (let c = 0; i < ix.next[node]! && c < seg; c++) i = skip(ix, i);
+      if (i < ix.next[node]!) found = i;
+    } else if (k === MAPPING) {
+      for (let i = node + 1; i < ix.next[node]!; ) {
+        const valueAt = skip(ix, i);
+        if (keyText(ix, text, i) === String(seg)) {
+          keyAt = i;
+          found = valueAt;
+          break;
+        }
+        i = skip(ix, valueAt);
+      }
+    }
+    if (found === -1) break; // report the deepest node that exists
+    node = found;
+  }
+  return target === 'key' && keyAt !== -1 ? ix.start[keyAt]! : ix.start[node]!;
 }
 
 /** RFC 6901 JSON pointer of a path. */

@@ -20,6 +20,15 @@ export interface CanonicalOptions {
 
 const encoder = new TextEncoder();
 
+/**
+ * Text that is already canonical JSON, spliced in verbatim. For producers that encode a large,
+ * regular member faster by hand than the generic walk can (see src/compile/decisions-json.ts);
+ * the producer answers for the text being canonical.
+ */
+export class CanonicalText {
+  constructor(readonly text: string) {}
+}
+
 /** Canonical bytes of a JSON-like value. @example canonicalBytes({b: 1, a: [true]}) // '{"a":[true],"b":1}' */
 export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): Uint8Array {
   return encoder.encode(canonicalString(value, options));
@@ -140,6 +149,7 @@ function write(value: unknown, options: CanonicalOptions, path: (string | number
         }
         return `${out}]`;
       }
+      if (value instanceof CanonicalText) return value.text;
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) refuse(path, 'a class instance');
       const obj = value as Record<string, unknown>;

@@ -12,6 +12,7 @@ import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import { nodeId } from '../connectome/index.ts';
 import type { AgentDecisions } from './decisions.ts';
+import { dataAgentsText } from './decisions-json.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
 
 export const DATA_ROOT = 'toolgate';
@@ -50,14 +51,8 @@ export function compileDataDocument(
   decisions: readonly AgentDecisions[],
   edges: readonly DataEdge[] = [],
 ): Record<string, unknown> {
-  const agents: Record<string, unknown> = {};
-  for (const a of decisions) {
-    const byTool: Record<string, unknown> = {};
-    for (const d of a.decisions) {
-      byTool[d.tool_key] = { allow: d.decision === 'eligible', decision: d.decision, reason: d.reason ?? null, risk_score: d.risk_score };
-    }
-    agents[a.agent] = { tools: byTool };
-  }
+  // Pre-encoded canonical text: the per-agent rows are nearly all of the document (decisions-json.ts).
+  const agents = dataAgentsText(decisions);
   const toolDocs: Record<string, unknown> = {};
   for (const t of tools) {
     const ann = estate.tools.get(t.tool_key)?.contract?.annotations ?? {};

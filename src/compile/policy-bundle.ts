@@ -8,6 +8,7 @@ import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
 import type { AgentDecisions } from './decisions.ts';
+import { bundleAgentsText } from './decisions-json.ts';
 import { toolContractDigest } from './digests.ts';
 
 export const POLICY_BUNDLE_KIND = 'toolgate.policy-bundle';
@@ -38,15 +39,8 @@ export function exposedTools(estate: Estate): ExposedTool[] {
 }
 
 export function compilePolicyBundle(header: BundleHeader, tools: readonly ExposedTool[], decisions: readonly AgentDecisions[]): Record<string, unknown> {
-  const agents: Record<string, unknown> = {};
-  for (const a of decisions) {
-    const byTool: Record<string, unknown> = {};
-    for (const d of a.decisions) {
-      const { tool_key, ...rest } = d;
-      byTool[tool_key] = rest;
-    }
-    agents[a.agent] = { tools: byTool };
-  }
+  // The agents member is pre-encoded canonical text (the bulk of the bundle); see decisions-json.ts.
+  const agents = bundleAgentsText(decisions);
   return {
     kind: POLICY_BUNDLE_KIND,
     schema_version: 1,

@@ -77,6 +77,7 @@ export function featureRow(idx: SelectorIndex, view: AgentView, candidate: strin
   if (r.status === 'not_found') return unresolvedRow(candidate, 'TOOL_NOT_FOUND');
   if (r.status === 'ambiguous') return unresolvedRow(candidate, 'AMBIGUOUS_TOOL', r.candidates);
   const facts = idx.tool(r.key);
+  const claims = idx.claims(r.key);
   const a: Assessment = idx.assess(view, r.key);
   const grant = view.grants.get(r.key);
   const deny = a.deny_evidence.map((e) => ({
@@ -103,7 +104,7 @@ export function featureRow(idx: SelectorIndex, view: AgentView, candidate: strin
     mapped: a.mapped,
     unbacked: a.unbacked,
     evidence_coverage: { edges: facts.edges + grantEdge, backed: facts.backed + grantBacked },
-    annotations: { ...facts.claims, provenance: facts.claimsProvenance },
+    annotations: { ...claims.claims, provenance: claims.claimsProvenance },
     risk_score: riskScore(a),
   };
 }

@@ -1,9 +1,9 @@
 /**
  * What the selector commands share, computed once per estate (one graph state) and memoised:
- * candidate resolution, per-tool facts (exposure, mapping, evidence coverage, DENY reach,
- * annotation claims) and per-agent views (grants, the expected exceptions that can apply). A
- * batch then costs a few map lookups per candidate; each tool's graph facts are gathered once,
- * however many batches or agents ask about it.
+ * candidate resolution, per-tool facts (exposure, mapping, evidence coverage, DENY reach),
+ * annotation claims (only when a feature row asks) and per-agent views (grants, the expected
+ * exceptions that can apply). A batch then costs a few map lookups per candidate; each tool's
+ * graph facts are gathered once, however many batches or agents ask about it.
  *
  * The assessment built here is the same value `assess()` returns (tested), so risk scores and
  * profile decisions come from the same rule functions as `compile`.
@@ -26,6 +26,10 @@ export interface ToolFacts {
   /** How many of those cite evidence. */
   readonly backed: number;
   readonly reach: readonly DenyReach[];
+}
+
+/** The annotation self-claims of a tool, only `rank-features` and `selection-explain` read them. */
+export interface ToolClaims {
   readonly claims: AnnotationClaims;
   /** The claims' provenance: crawled, medium confidence, citing the server's tools/list. */
   readonly claimsProvenance: ReportedProvenance;
@@ -41,10 +45,12 @@ export interface AgentView {
 export class SelectorIndex {
   private readonly resolutions = new Map<string, ToolResolution>();
   private readonly facts = new Map<string, ToolFacts>();
+  private readonly claimsByTool = new Map<string, ToolClaims>();
   private readonly views = new Map<string, AgentView | null>();
 
   constructor(readonly estate: Estate) {}
 
+  /** How a candidate resolves, memoised: a repeated batch then allocates nothing to resolve. */
   resolve(candidate: string): ToolResolution {
     let r = this.resolutions.get(candidate);
     if (r === undefined) {
@@ -65,31 +71,51 @@ export class SelectorIndex {
   }
 
   tool(key: string): ToolFacts {
-    let f = this.facts.get(key);
-    if (f === undefined) {
-      f = this.gather(key);
-      this.facts.set(key, f);
-    }
-    return f;
+    return this.facts.get(key) ?? this.gather(key);
   }
 
+  claims(key: string): ToolClaims {
+    let c = this.claimsByTool.get(key);
+    if (c === undefined) {
+      const node = this.estate.tools.get(key);
+      c = {
+        claims: annotationClaims(this.estate, key),
+        claimsProvenance: { source: 'crawled', confidence: 'medium', evidence: `${node?.server ?? '?'} tools/list: ${node?.name ?? key}.annotations (self-claims)` },
+      };
+      this.claimsByTool.set(key, c);
+    }
+    return c;
+  }
+
+  // Written without closures: this runs once per tool on a cold batch, and under tsx every
+  // closure created here would also be renamed (esbuild's keepNames) on each call.
   private gather(key: string): ToolFacts {
     const e = this.estate;
-    const access = e.accessByTool.get(key) ?? [];
+    const access = e.accessByTool.get(key);
     let edges = 0;
     let backed = 0;
-    const count = (p: Parameters<typeof isBacked>[0]) => {
-      edges++;
-      if (isBacked(p)) backed++;
-    };
-    for (const a of access) {
-      count(a.provenance);
-      for (const b of e.bindingsByTarget.get(a.resource) ?? []) count(b.provenance);
+    if (access !== undefined) {
+      for (const a of access) {
+        edges++;
+        if (isBacked(a.provenance)) backed++;
+        const bindings = e.bindingsByTarget.get(a.resource);
+        if (bindings === undefined) continue;
+        for (const b of bindings) {
+          edges++;
+          if (isBacked(b.provenance)) backed++;
+        }
+      }
     }
-    for (const b of e.bindingsByTarget.get(key) ?? []) count(b.provenance);
-    const node = e.tools.get(key);
-    const claimsProvenance: ReportedProvenance = { source: 'crawled', confidence: 'medium', evidence: `${node?.server ?? '?'} tools/list: ${node?.name ?? key}.annotations (self-claims)` };
-    return { key, exposed: node?.exposed ?? false, mapped: access.length > 0, edges, backed, reach: e.denyReach(key), claims: annotationClaims(e, key), claimsProvenance };
+    const own = e.bindingsByTarget.get(key);
+    if (own !== undefined) {
+      for (const b of own) {
+        edges++;
+        if (isBacked(b.provenance)) backed++;
+      }
+    }
+    const f: ToolFacts = { key, exposed: e.tools.get(key)?.exposed ?? false, mapped: access !== undefined && access.length > 0, edges, backed, reach: e.denyReach(key) };
+    this.facts.set(key, f);
+    return f;
   }
 
   /** The assessment of (agent, tool), equal to `assess(estate, agent, key)`. */
@@ -100,7 +126,13 @@ export class SelectorIndex {
     let violations = 0;
     if (grant) {
       for (const reach of facts.reach) {
-        const x = view.exceptions.find((x) => exceptionCovers(this.estate, x, view.agent, reach));
+        let x: ExpectedException | undefined;
+        for (const candidate of view.exceptions) {
+          if (exceptionCovers(this.estate, candidate, view.agent, reach)) {
+            x = candidate;
+            break;
+          }
+        }
         if (!x) violations++;
         deny_evidence.push({
           ...reach,

@@ -1,26 +1,56 @@
 /**
  * Selector batch (issue 6): `eligible-tools` over 1,000 candidates on the synthetic estate, as
- * candidates per second, against 1,000 single `checkAccess` calls on the same estate in the same
- * run (nothing reloaded; one call per candidate). Each side gets a freshly built estate so neither
- * inherits the other's caches; the batch is also timed again on its warm index (a consumer asking
- * again at the same graph state). Candidates: the agent's 100 grants, unknown and ambiguous names,
- * and random other tools, shuffled.
+ * candidates per second, against 1,000 single `check-access` answers in the same run. Target: the
+ * batch at least 20x faster. Two views, never asserted:
+ *
+ * 1. Library: 1,000 `checkAccess` calls vs one `eligibleTools` batch. Each side gets a freshly
+ *    built estate (built from the same parsed inputs; every cache lives on the estate object), so
+ *    neither inherits the other's caches; the batch is timed cold (first batch on that estate) and
+ *    again on its warm selector index (a consumer asking again at the same graph state).
+ * 2. Consumer: an in-process MCP client linked to `toolgate serve`'s server
+ *    (`InMemoryTransport.createLinkedPair`), the estate loaded by serve's own cached loader: 1,000
+ *    `check_access` tool calls vs ONE `eligible_tools` call carrying the 1,000 candidates. The first
+ *    call (which parses the estate and computes its digests) is excluded and stated; after it both
+ *    sides answer from the same cached estate. The first `eligible_tools` call at that graph state
+ *    (selector index cold) is reported apart from the repeated rounds.
+ *
+ * Candidates: agent-0's 100 grants, 20 unknown and 20 ambiguous names, random other tools; shuffled.
+ * Every timing is preceded by a full GC and a short pause (so the concurrent sweep of a ~1 GB heap
+ * is not charged to the next side). The warm library batch is the mean of 10 consecutive batches
+ * (one batch is ~1 ms, below the noise of a shared machine). Medians of 5 rounds, as wall time and
+ * as the process's CPU time (all threads, so background GC work counts against the side it runs
+ * beside): on a shared machine the wall time of a 20 ms region can be mostly other processes'
+ * time slices.
+ *
+ * Measured (`npm run bench -- selector`, 2 cores shared with other work, load average ~6):
+ *   see the report in the commit that last changed this comment for the figures of that run.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { parseCatalog } from '../src/catalog/parse.ts';
+import type { CliIo } from '../src/cli/command.ts';
+import { cachedEstateLoader } from '../src/cli/commands/serve.ts';
+import { readDiffInputs } from '../src/cli/commands/diff.ts';
 import { checkAccess } from '../src/governance/check-access.ts';
 import { buildEstate } from '../src/governance/estate.ts';
 import { parseManifest } from '../src/manifest/parse.ts';
 import { eligibleTools } from '../src/selector/eligible-tools.ts';
+import { createServeServer } from '../src/serve/server.ts';
 import { writeSyntheticEstate } from './synthetic-estate.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tg-bench-selector-'));
 const files = writeSyntheticEstate(dir, 1);
-const manifestText = readFileSync(files.manifest, 'utf8');
-const catalogText = readFileSync(files.catalog, 'utf8');
-const fresh = () => buildEstate(parseManifest(files.manifest, manifestText), parseCatalog(files.catalog, catalogText));
+// Old enough that serve's cache trusts the files' times from the first call (see estate-cache.ts).
+const hourAgo = new Date(Date.now() - 3600_000);
+utimesSync(files.manifest, hourAgo, hourAgo);
+utimesSync(files.catalog, hourAgo, hourAgo);
+const manifest = parseManifest(files.manifest, readFileSync(files.manifest, 'utf8'));
+const catalog = parseCatalog(files.catalog, readFileSync(files.catalog, 'utf8'));
+const fresh = () => buildEstate(manifest, catalog);
 
 const agent = 'agent-0';
 let seed = 7;
@@ -36,36 +66,108 @@ for (let i = candidates.length - 1; i > 0; i--) {
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-function time(fn: () => void): number {
+async function settle(): Promise<void> {
   gc();
-  const t0 = performance.now();
-  fn();
-  return performance.now() - t0;
+  await sleep(200);
 }
 
+/** Wall and CPU time (this process, all threads) of one run of fn, in ms. */
+interface Timing {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+async function time(fn: () => unknown): Promise<Timing> {
+  await settle();
+  const u = process.cpuUsage();
+  const t0 = performance.now();
+  await fn();
+  const wall = performance.now() - t0;
+  const d = process.cpuUsage(u);
+  return { wall, cpu: (d.user + d.system) / 1000 };
+}
+
+const median = (xs: readonly Timing[]): Timing => {
+  const m = (k: keyof Timing) => [...xs].map((x) => x[k]).sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return { wall: m('wall'), cpu: m('cpu') };
+};
+const rate = (ms: number) => `${Math.round(candidates.length / (ms / 1000)).toLocaleString('en-US')}/s`;
+const line = (label: string, t: Timing, base?: Timing) =>
+  `  ${label.padEnd(44)} wall ${t.wall.toFixed(2).padStart(8)} ms (${rate(t.wall).padStart(10)})  cpu ${t.cpu.toFixed(2).padStart(8)} ms (${rate(t.cpu).padStart(10)})` +
+  (base === undefined ? '' : `  ratio wall ${(base.wall / t.wall).toFixed(1)}x, cpu ${(base.cpu / t.cpu).toFixed(1)}x`);
+
 const rounds = 5;
-const single: number[] = [];
-const cold: number[] = [];
-const warm: number[] = [];
 let sink = 0;
+
+// 1. Library level.
+const single: Timing[] = [];
+const cold: Timing[] = [];
+const warm: Timing[] = [];
 for (let r = 0; r < rounds; r++) {
   const a = fresh();
-  single.push(time(() => {
-    for (const c of candidates) sink += checkAccess(a, agent, c).deny_evidence.length;
-  }));
+  single.push(
+    await time(() => {
+      for (const c of candidates) sink += checkAccess(a, agent, c).deny_evidence.length;
+    }),
+  );
   const b = fresh();
-  cold.push(time(() => void (sink += eligibleTools(b, agent, candidates, 'strict').eligible.length)));
-  warm.push(time(() => void (sink += eligibleTools(b, agent, candidates, 'strict').eligible.length)));
+  cold.push(await time(() => void (sink += eligibleTools(b, agent, candidates, 'strict').eligible.length)));
+  const w = await time(() => {
+    for (let i = 0; i < 10; i++) sink += eligibleTools(b, agent, candidates, 'strict').eligible.length;
+  });
+  warm.push({ wall: w.wall / 10, cpu: w.cpu / 10 });
 }
-const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
 const s = median(single);
-const c = median(cold);
-const w = median(warm);
-const r = eligibleTools(e0, agent, candidates, 'strict');
+const r0 = eligibleTools(e0, agent, candidates, 'strict');
 console.log(`synthetic estate: ${JSON.stringify(files.counts)}`);
-console.log(`candidates: ${candidates.length} (${r.eligible.length} eligible, ${r.rejected.length} rejected), median of ${rounds} rounds`);
-console.log(`  1,000 single checkAccess calls   ${s.toFixed(2)} ms  (${Math.round(candidates.length / (s / 1000)).toLocaleString('en-US')} candidates/s)`);
-console.log(`  eligible-tools batch, cold index ${c.toFixed(2)} ms  (${Math.round(candidates.length / (c / 1000)).toLocaleString('en-US')} candidates/s)  ratio ${(s / c).toFixed(1)}x`);
-console.log(`  eligible-tools batch, warm index ${w.toFixed(2)} ms  (${Math.round(candidates.length / (w / 1000)).toLocaleString('en-US')} candidates/s)  ratio ${(s / w).toFixed(1)}x (target >= 20x)`);
+console.log(`candidates: ${candidates.length} (${r0.eligible.length} eligible, ${r0.rejected.length} rejected under strict), median of ${rounds} rounds; rates in candidates per second`);
+console.log('library (fresh estate for each side):');
+console.log(line('1,000 single checkAccess calls', s));
+console.log(line('eligibleTools batch, cold selector index', median(cold), s));
+console.log(`${line('eligibleTools batch, warm index (mean of 10)', median(warm), s)} (target >= 20x)`);
+
+// 2. Consumer level: MCP tool calls over an in-process linked transport.
+const quiet: CliIo = { stdout: () => {}, stderr: () => {}, cwd: dir, env: {}, stdin: async () => '' };
+const loader = cachedEstateLoader({ manifestPath: files.manifest, catalogPath: files.catalog }, quiet, false);
+const server = createServeServer({ load: loader.load, loadDiff: (f) => readDiffInputs(quiet, f), serverInfo: { name: 'toolgate', version: 'bench' } });
+const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+await server.connect(serverSide);
+const client = new Client({ name: 'selector-bench', version: '1.0.0' });
+await client.connect(clientSide);
+
+const callTool = async (name: string, args: Record<string, unknown>) => {
+  const r = await client.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.structuredContent)}`);
+  return r.structuredContent as { result: { deny_evidence?: unknown[]; eligible?: unknown[]; rejected?: unknown[] } };
+};
+
+const first = await time(() => callTool('check_access', { agent: 'agent-1', tool: 'srv-1::tool_1' }));
+const firstBatch = await time(async () => {
+  sink += (await callTool('eligible_tools', { agent, candidates, profile: 'strict' })).result.eligible!.length;
+});
+const mcpSingle: Timing[] = [];
+const mcpBatch: Timing[] = [];
+for (let r = 0; r < rounds; r++) {
+  mcpSingle.push(
+    await time(async () => {
+      for (const c of candidates) sink += (await callTool('check_access', { agent, tool: c })).result.deny_evidence!.length;
+    }),
+  );
+  mcpBatch.push(
+    await time(async () => {
+      const res = (await callTool('eligible_tools', { agent, candidates, profile: 'strict' })).result;
+      if (res.eligible!.length + res.rejected!.length !== candidates.length) throw new Error('eligible_tools lost candidates');
+      sink += res.eligible!.length;
+    }),
+  );
+}
+const ms = median(mcpSingle);
+const stats = loader.stats();
+console.log(`MCP client over InMemoryTransport (serve's cached estate; first call excluded: ${(first.wall / 1000).toFixed(1)} s wall to parse the estate and digest it):`);
+console.log(line('1,000 check_access tool calls', ms));
+console.log(line('one eligible_tools call, first at this state', firstBatch, ms));
+console.log(`${line('one eligible_tools call (1,000 candidates)', median(mcpBatch), ms)} (target >= 20x)`);
+console.log(`  estate loads: ${stats.loads} over ${stats.gets} tool calls`);
+await client.close();
 if (sink < 0) console.log(sink);
 rmSync(dir, { recursive: true, force: true });

@@ -3,7 +3,8 @@
  * estate, as a ratio to a baseline that only reads and parses the same inputs (the same parsers:
  * JSON.parse and js-yaml) and
  * writes the same number of JSON bytes; and at 1/10 scale, to show how time grows with input.
- * Each measurement runs in its own process so peak RSS is its own.
+ * Each measurement runs in its own process so peak RSS is its own, with the V8 flags the `toolgate`
+ * bin runs with (both sides alike).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync, rmSync } from 'node:fs';
@@ -38,7 +39,7 @@ async function child(mode: string, manifest: string, catalog: string, out: strin
 
 function measure(mode: string, manifest: string, catalog: string, bytes = 0): { ms: number; maxRssMiB: number; out: string } {
   const out = mkdtempSync(join(tmpdir(), `tg-bench-${mode}-`));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=8192', self, mode, manifest, catalog, out, String(bytes)], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=8192', '--max-semi-space-size=64', self, mode, manifest, catalog, out, String(bytes)], { encoding: 'utf8', maxBuffer: 1 << 20 });
   if (r.status !== 0) throw new Error(`${mode} failed: ${r.stderr}`);
   return { ...(JSON.parse(r.stdout) as { ms: number; maxRssMiB: number }), out };
 }

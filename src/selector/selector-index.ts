@@ -1,8 +1,8 @@
 /**
  * What the selector commands share, computed once per estate (one graph state) and memoised:
  * candidate resolution, per-tool facts (exposure, mapping, evidence coverage, DENY reach),
- * annotation claims (only when a feature row asks) and per-agent views (grants, the expected
- * exceptions that can apply). A batch then costs a few map lookups per candidate; each tool's
+ * annotation claims (only when a feature row asks), per-agent views (grants, the expected
+ * exceptions that can apply) and each (agent, tool) assessment once asked for. A batch then costs a few map lookups per candidate; each tool's
  * graph facts are gathered once, however many batches or agents ask about it.
  *
  * The assessment built here is the same value `assess()` returns (tested), so risk scores and
@@ -47,6 +47,7 @@ export class SelectorIndex {
   private readonly facts = new Map<string, ToolFacts>();
   private readonly claimsByTool = new Map<string, ToolClaims>();
   private readonly views = new Map<string, AgentView | null>();
+  private readonly assessments = new Map<string, Map<string, Assessment>>();
 
   constructor(readonly estate: Estate) {}
 
@@ -118,8 +119,22 @@ export class SelectorIndex {
     return f;
   }
 
-  /** The assessment of (agent, tool), equal to `assess(estate, agent, key)`. */
+  /** The assessment of (agent, tool), equal to `assess(estate, agent, key)`; memoised per agent. */
   assess(view: AgentView, key: string): Assessment {
+    let byTool = this.assessments.get(view.agent);
+    if (byTool === undefined) {
+      byTool = new Map();
+      this.assessments.set(view.agent, byTool);
+    }
+    let a = byTool.get(key);
+    if (a === undefined) {
+      a = this.assessNow(view, key);
+      byTool.set(key, a);
+    }
+    return a;
+  }
+
+  private assessNow(view: AgentView, key: string): Assessment {
     const facts = this.tool(key);
     const grant = view.grants.get(key);
     const deny_evidence: DenyEvidence[] = [];

@@ -590,8 +590,8 @@ export function toJSON(v: Value): JsonLike {
   return o;
 }
 
-/** Exact JSON text of a value (keys in sorted order, numbers exact, sets as sorted arrays). */
-export function toJSONText(v: Value): string {
+/** The text of a scalar (null, boolean, number of any kind, string written by `quote`); undefined for an array, set or object. */
+export function scalarText(v: Value, quote: (s: string) => string): string | undefined {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'boolean':
@@ -600,13 +600,22 @@ export function toJSONText(v: Value): string {
     case 'bigint':
       return numberToString(v);
     case 'string':
-      return JSON.stringify(v);
+      return quote(v);
   }
   if (v instanceof Decimal) return v.toString();
+  return undefined;
+}
+
+const jsonQuote = (s: string): string => JSON.stringify(s);
+
+/** Exact JSON text of a value (keys in sorted order, numbers exact, sets as sorted arrays). */
+export function toJSONText(v: Value): string {
+  const scalar = scalarText(v, jsonQuote);
+  if (scalar !== undefined) return scalar; // what is left is an array, a set or an object
   if (Array.isArray(v)) return `[${v.map(toJSONText).join(',')}]`;
   if (v instanceof SetValue) return `[${v.values().map(toJSONText).join(',')}]`;
   const parts: string[] = [];
-  for (const [k, x] of v.entries()) parts.push(`${JSON.stringify(typeof k === 'string' ? k : toJSONText(k))}:${toJSONText(x)}`);
+  for (const [k, x] of (v as ObjectValue).entries()) parts.push(`${JSON.stringify(typeof k === 'string' ? k : toJSONText(k))}:${toJSONText(x)}`);
   return `{${parts.join(',')}}`;
 }
 

@@ -1,5 +1,5 @@
 /** JSON text <-> Rego values, exact for numbers of any size (Go's encoding/json as OPA uses it). */
-import { type Value, ObjectValue, SetValue, numberToString, parseNumber, Decimal } from '../../value.ts';
+import { type Value, ObjectValue, SetValue, parseNumber, scalarText } from '../../value.ts';
 
 export class JsonSyntaxError extends Error {}
 
@@ -140,19 +140,8 @@ export function marshalJson(v: Value): string {
 
 /** Go's json.MarshalIndent layout. */
 export function marshalIndent(v: Value, prefix: string, indent: string, depth: number, pretty = true): string {
-  if (v === null) return 'null';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'number':
-    case 'bigint':
-      return numberToString(v);
-    case 'string':
-      return goJsonString(v);
-    default:
-      break;
-  }
-  if (v instanceof Decimal) return v.toString();
+  const scalar = scalarText(v, goJsonString);
+  if (scalar !== undefined) return scalar; // what is left is an array, a set or an object
   const nl = (d: number): string => (pretty ? `\n${prefix}${indent.repeat(d)}` : '');
   const items: string[] = [];
   if (Array.isArray(v) || v instanceof SetValue) {
@@ -161,7 +150,7 @@ export function marshalIndent(v: Value, prefix: string, indent: string, depth: n
     for (const x of xs) items.push(nl(depth + 1) + marshalIndent(x, prefix, indent, depth + 1, pretty));
     return `[${items.join(',')}${nl(depth)}]`;
   }
-  const entries = [...v.entries()].map(([k, x]) => [keyText(k), x] as const);
+  const entries = [...(v as ObjectValue).entries()].map(([k, x]) => [keyText(k), x] as const);
   entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   if (entries.length === 0) return '{}';
   for (const [k, x] of entries) {

@@ -13,6 +13,7 @@
  */
 import { ToolgateError } from '../errors.ts';
 import type { ModuleSource, RegoVersion } from './index.ts';
+import { scalarTypeName } from './value.ts';
 
 export const ENGINES = ['builtin', 'wasm', 'opa'] as const;
 export type EngineName = (typeof ENGINES)[number];
@@ -80,19 +81,8 @@ export function slashEntrypoint(entrypoint: string): string {
 
 /** The JSON type of a plain value. */
 export function jsonType(v: unknown): ResultType {
-  if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  switch (typeof v) {
-    case 'boolean':
-      return 'boolean';
-    case 'number':
-    case 'bigint':
-      return 'number';
-    case 'string':
-      return 'string';
-    default:
-      return 'object';
-  }
+  return scalarTypeName(v) ?? 'object';
 }
 
 /** Loads a policy into the chosen engine (default: `builtin` for Rego, `wasm` for wasm and bundles). */

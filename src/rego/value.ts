@@ -65,7 +65,8 @@ export function isScalar(v: Value): v is Scalar {
   return v === null || typeof v !== 'object';
 }
 
-export function typeName(v: Value): TypeName {
+/** The type of a scalar (null, boolean, number, string) by its JavaScript type; undefined for anything else. */
+export function scalarTypeName(v: unknown): 'null' | 'boolean' | 'number' | 'string' | undefined {
   if (v === null) return 'null';
   switch (typeof v) {
     case 'boolean':
@@ -76,11 +77,17 @@ export function typeName(v: Value): TypeName {
     case 'string':
       return 'string';
     default:
-      if (Array.isArray(v)) return 'array';
-      if (v instanceof SetValue) return 'set';
-      if (v instanceof ObjectValue) return 'object';
-      return 'number'; // Decimal
+      return undefined;
   }
+}
+
+export function typeName(v: Value): TypeName {
+  const scalar = scalarTypeName(v);
+  if (scalar !== undefined) return scalar;
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof SetValue) return 'set';
+  if (v instanceof ObjectValue) return 'object';
+  return 'number'; // Decimal
 }
 
 const TYPE_RANK: Record<TypeName, number> = { null: 0, boolean: 1, number: 2, string: 3, array: 6, object: 7, set: 8 };

@@ -22,8 +22,20 @@
  * beside): on a shared machine the wall time of a 20 ms region can be mostly other processes'
  * time slices.
  *
- * Measured (`npm run bench -- selector`, 2 cores shared with other work, load average ~6):
- *   see the report in the commit that last changed this comment for the figures of that run.
+ * Measured (`npm run bench -- selector`, Node 20, 2 cores shared with other work, load average ~6;
+ * medians, candidates per second; expect run-to-run swings of 2x on such a machine):
+ *   library  1,000 checkAccess               wall 19.1 ms (52k/s)     cpu 11.4 ms (88k/s)
+ *            eligibleTools, cold index       wall  8.4 ms (119k/s)    cpu 11.0 ms (91k/s)   2.3x / 1.0x
+ *            eligibleTools, warm index       wall 0.46 ms (2.2M/s)    cpu 0.45 ms (2.2M/s)  41x / 25x  (target >= 20x)
+ *   MCP      1,000 check_access calls        wall 261 ms (3.8k/s)     cpu 150 ms (6.7k/s)
+ *            eligible_tools, first at state  wall 40.9 ms (24k/s)     cpu 40.6 ms (25k/s)   6.4x / 3.7x
+ *            eligible_tools, repeated        wall 3.0 ms (333k/s)     cpu 3.6 ms (280k/s)   87x / 42x  (target >= 20x)
+ *   first MCP call (parse 200,000 grants, build, digest; excluded above): 9.5-24 s wall across runs;
+ *   estate loads: 1 over 5,007 tool calls.
+ * A cold batch and 1,000 single calls do the same per-tool work once each (the ~100 granted tools'
+ * DENY reach; the 900 others are one lookup either way), so cold they stay within ~2x of each other;
+ * the batch's gain is that this work is kept for the graph state, and over MCP that one call
+ * replaces 1,000 round trips (~150-200 us each).
  */
 import { mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';

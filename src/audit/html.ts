@@ -25,7 +25,7 @@ table{border-collapse:collapse;margin:.5rem 0} td,th{border:1px solid #ccc;paddi
 th{background:#f5f5f5} .n{text-align:right}
 .violation{color:#c62828;font-weight:600} .authorized{color:#b26a00}
 .picture{border:1px solid #ddd;overflow:auto;max-height:900px;padding:.5rem;background:#fff}
-.picture svg{max-width:none;height:auto}
+.picture svg{max-width:100%;height:auto}
 .legend span{display:inline-block;margin-right:1.2rem} .swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.3em}
 .note{color:#555;font-style:italic} ul.evidence{margin:.1rem 0 .5rem 0;color:#444;font-size:.9em}
 `;

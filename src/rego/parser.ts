@@ -11,6 +11,8 @@ import { parseNumber, SetValue, ObjectValue, type Value } from './value.ts';
 export type RegoVersion = 'v0' | 'v1';
 
 const INFIX_REL: Record<string, string> = { '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' };
+const INFIX_OR: Record<string, string> = { '|': 'or' };
+const INFIX_AND: Record<string, string> = { '&': 'and' };
 const INFIX_ADD: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const INFIX_MUL: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
@@ -423,53 +425,35 @@ class Parser {
   }
 
   private parseRelation(noOr = false): Term {
-    let lhs = this.parseOr(noOr);
-    while (this.tok.type === 'op' && INFIX_REL[this.tok.text]) {
-      const t = this.next();
-      const rhs = this.parseOr(noOr);
-      lhs = { type: 'call', name: INFIX_REL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
-    }
-    return lhs;
+    return this.parseBinary(INFIX_REL, () => this.parseOr(noOr));
   }
 
   private parseOr(noOr: boolean): Term {
-    let lhs = this.parseAnd();
-    while (!noOr && this.isOp('|')) {
-      this.next();
-      const rhs = this.parseAnd();
-      lhs = { type: 'call', name: 'or', args: [lhs, rhs], loc: lhs.loc };
-    }
-    return lhs;
+    return noOr ? this.parseAnd() : this.parseBinary(INFIX_OR, () => this.parseAnd());
   }
 
   private parseAnd(): Term {
-    let lhs = this.parseArith();
-    while (this.isOp('&')) {
-      this.next();
-      const rhs = this.parseArith();
-      lhs = { type: 'call', name: 'and', args: [lhs, rhs], loc: lhs.loc };
-    }
-    return lhs;
+    return this.parseBinary(INFIX_AND, () => this.parseArith());
   }
 
   private parseArith(): Term {
-    let lhs = this.parseFactor();
-    while (this.tok.type === 'op' && INFIX_ADD[this.tok.text]) {
-      const t = this.next();
-      const rhs = this.parseFactor();
-      lhs = { type: 'call', name: INFIX_ADD[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
-    }
-    return lhs;
+    return this.parseBinary(INFIX_ADD, () => this.parseFactor());
   }
 
   private parseFactor(): Term {
-    let lhs = this.parseUnary();
-    while (this.tok.type === 'op' && INFIX_MUL[this.tok.text]) {
-      const t = this.next();
-      const rhs = this.parseUnary();
-      lhs = { type: 'call', name: INFIX_MUL[t.text] as string, args: [lhs, rhs], loc: lhs.loc };
+    return this.parseBinary(INFIX_MUL, () => this.parseUnary());
+  }
+
+  /** `operand (op operand)*` for the operators of one level, left-associative: each op becomes a call of its builtin. */
+  private parseBinary(ops: Record<string, string>, operand: () => Term): Term {
+    let lhs = operand();
+    for (;;) {
+      const name = this.tok.type === 'op' ? ops[this.tok.text] : undefined;
+      if (name === undefined) return lhs;
+      this.next();
+      const rhs = operand();
+      lhs = { type: 'call', name, args: [lhs, rhs], loc: lhs.loc };
     }
-    return lhs;
   }
 
   /** A single term: OPA allows `-` only in front of a numeric literal (whitespace may separate them). */

@@ -12,14 +12,17 @@ import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, estateFromArgs } from '../estate-input.ts';
 import { writeFilesAtomic } from '../fs-io.ts';
 import { printJson } from '../output.ts';
+import { readGraphFile } from '../connectome-cli.ts';
 
 const FORMATS = ['json', 'markdown', 'html'] as const;
 
-const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out FILE] [estate]
+const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out FILE] [--connectome FILE] [estate]
 Counts, every audit finding with its evidence, per-agent exposure and notices. html is one
 self-contained file with SVG pictures of the governance graph (DENY paths coloured) and the
 declared connectome (signs coloured). Without --out the report goes to stdout; with --out it is
 written privately and atomically and stdout gets {out, format, bytes, artifact_digest}.
+  --connectome FILE  draw this connectome (e.g. a compile's connectome.json after --signs, so the
+                     signs show) instead of the declared one built from the catalog
 Advisory: exit 0 whatever it finds; 1 when an input is refused; 2 on bad usage.
 ${ESTATE_USAGE}`;
 
@@ -28,16 +31,17 @@ export const auditReportCommand: Command = {
   summary: 'the whole-estate audit (json, markdown, or self-contained html with graph pictures)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, format: { type: 'string' }, out: { type: 'string' } }, usage);
+    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, connectome: { type: 'string' } }, usage);
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
     const format = values.format ?? 'json';
     if (!(FORMATS as readonly string[]).includes(format)) usageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, usage);
     const estate = estateFromArgs(values, io);
+    const graph = values.connectome === undefined ? undefined : readGraphFile(io, values.connectome).graph;
     const report = auditReport(estate);
     const bytes =
       format === 'json'
         ? jsonFileBytes(report)
-        : new TextEncoder().encode(format === 'markdown' ? renderMarkdown(report) : renderHtml(report, await reportPictures(estate, report)));
+        : new TextEncoder().encode(format === 'markdown' ? renderMarkdown(report) : renderHtml(report, await reportPictures(estate, report, graph)));
     if (values.out === undefined) {
       io.stdout(new TextDecoder().decode(bytes));
       return EXIT.OK;

@@ -80,4 +80,16 @@ describe('toolgate audit-report', () => {
     expect((await runCli(['audit-report', '--example', 'fleet', '--format', 'pdf'])).code).toBe(2);
     expect((await runCli(['audit-report', '--manifest', '/nonexistent.yaml', '--catalog', '/nonexistent.json'])).code).toBe(1);
   });
+  it('draws a signed connectome given with --connectome, its signs coloured', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'toolgate-report-signed-'));
+    const c = await runCli(['compile', '--example', 'quickstart', '--signs', 'examples/quickstart/signs.rego', '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
+    expect(c.code, c.stderr).toBe(0);
+    const signed = await runCli(['audit-report', '--example', 'quickstart', '--format', 'html', '--connectome', join(out, 'connectome.json')]);
+    expect(signed.code, signed.stderr).toBe(0);
+    expect(signed.stdout).toContain('invoke (deny)');
+    expect(signed.stdout).toContain('invoke (hold)');
+    const declared = await runCli(['audit-report', '--example', 'quickstart', '--format', 'html']);
+    expect(declared.stdout).not.toContain('invoke (deny)');
+    expect(declared.stdout).toContain('invoke (unset)');
+  });
 });

@@ -1,27 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileModules, fromJSON, ObjectValue, RegoError, toJSON, type EvalOptions, type Value } from '../../../src/rego/index.ts';
-
-function run(text: string | string[], query: string, opts: EvalOptions & { v0?: boolean } = {}): unknown[] {
-  const texts = Array.isArray(text) ? text : [text];
-  const p = compileModules(
-    texts.map((t, i) => ({ name: `m${i}.rego`, text: t })),
-    { regoVersion: opts.v0 ? 'v0' : 'v1' },
-  );
-  return p
-    .prepareQuery(query)
-    .evaluate(opts)
-    .map((r) => Object.fromEntries([...r.bindings].map(([k, v]) => [k, toJSON(v)])));
-}
-
-function err(fn: () => unknown): RegoError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RegoError) return e;
-    throw e;
-  }
-  throw new Error('expected a RegoError');
-}
+import { fromJSON, ObjectValue, RegoError, type Value } from '../../../src/rego/index.ts';
+import { regoError as err, run } from './helpers.ts';
 
 const pkg = 'package t\n';
 

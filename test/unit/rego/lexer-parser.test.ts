@@ -4,16 +4,7 @@ import { tokenize } from '../../../src/rego/lexer.ts';
 import { parseModule, parseQuery } from '../../../src/rego/parser.ts';
 import { RegoError } from '../../../src/rego/errors.ts';
 import { parseNumber, valueEquals } from '../../../src/rego/value.ts';
-
-function regoError(fn: () => unknown): RegoError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RegoError) return e;
-    throw e;
-  }
-  throw new Error('expected a RegoError');
-}
+import { regoError } from './helpers.ts';
 
 describe('lexer', () => {
   it('reads back any string written with JSON escapes', () => {

@@ -1,24 +1,7 @@
 /** OPA semantics the regorus corpus review turned up (each case checked against OPA's behaviour). */
 import { describe, expect, it } from 'vitest';
-import { compileModules, fromJSON, RegoError, toJSON, type EvalOptions } from '../../../src/rego/index.ts';
-
-function run(text: string, query: string, opts: EvalOptions & { v0?: boolean } = {}): unknown[] {
-  const p = compileModules([{ name: 'm.rego', text }], { regoVersion: opts.v0 ? 'v0' : 'v1' });
-  return p
-    .prepareQuery(query)
-    .evaluate(opts)
-    .map((r) => Object.fromEntries([...r.bindings].map(([k, v]) => [k, toJSON(v)])));
-}
-
-function err(fn: () => unknown): RegoError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof RegoError) return e;
-    throw e;
-  }
-  throw new Error('expected a RegoError');
-}
+import { compileModules, fromJSON, toJSON } from '../../../src/rego/index.ts';
+import { regoError as err, run } from './helpers.ts';
 
 describe('null-valued documents', () => {
   it('a rule whose value is null stays null when read again (not undefined)', () => {

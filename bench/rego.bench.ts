@@ -9,21 +9,11 @@
  * Figures only; nothing here asserts on speed.
  */
 import { compileModules, fromJSON, type Value } from '../src/rego/index.ts';
+import { rng } from './synthetic-estate.ts';
 
 const AGENTS = 2000;
 const TOOLS = 100;
 const INPUTS = 100_000;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 

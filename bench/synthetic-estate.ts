@@ -14,7 +14,7 @@ export interface EstateFiles {
 }
 
 /** A small deterministic PRNG (mulberry32) so every run builds the same estate. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -150,21 +150,7 @@ class Parser {
       } else break;
     }
     let args: Term[] | undefined;
-    if (this.isOp('(') && !this.tok.nl) {
-      this.next();
-      args = [];
-      if (!this.isOp(')')) {
-        for (;;) {
-          args.push(this.parseInExpr());
-          if (this.isOp(',')) {
-            this.next();
-            continue;
-          }
-          break;
-        }
-      }
-      this.expectOp(')');
-    }
+    if (this.isOp('(') && !this.tok.nl) args = this.parseArgs();
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
@@ -539,22 +525,24 @@ class Parser {
       } else if (this.isOp('(')) {
         const name = callName(term);
         if (name === undefined) this.fail('invalid function name');
-        this.next();
-        const args: Term[] = [];
-        if (!this.isOp(')')) {
-          for (;;) {
-            args.push(this.parseInExpr());
-            if (this.isOp(',')) {
-              this.next();
-              continue;
-            }
-            break;
-          }
-        }
-        this.expectOp(')');
-        term = { type: 'call', name, args, loc: term.loc };
+        term = { type: 'call', name, args: this.parseArgs(), loc: term.loc };
       } else return term;
     }
+  }
+
+  /** `(term, ...)` from the opening parenthesis on: a call's arguments or a function head's parameters. */
+  private parseArgs(): Term[] {
+    this.next();
+    const args: Term[] = [];
+    if (!this.isOp(')')) {
+      for (;;) {
+        args.push(this.parseInExpr());
+        if (!this.isOp(',')) break;
+        this.next();
+      }
+    }
+    this.expectOp(')');
+    return args;
   }
 
   /**

@@ -312,28 +312,10 @@ export function compositeKey(v: CompKeyed): string {
 
 // ---------------------------------------------------------------- sets
 
-/** Scalar members past this count are spread over SHARDS tables (see SetValue). */
-const SHARD_AT = 2048;
-const SHARDS = 16;
-
-/** A cheap, deterministic shard for a scalar member (equal members share a shard; O(1) for strings). */
-function shardOf(v: Scalar): number {
-  if (typeof v === 'string') {
-    const n = v.length;
-    if (n === 0) return 0;
-    return (v.charCodeAt(n - 1) + 7 * (n > 1 ? v.charCodeAt(n - 2) : 0) + 3 * n) & (SHARDS - 1);
-  }
-  if (typeof v === 'number') return v & (SHARDS - 1);
-  return 0;
-}
-
 export class SetValue {
-  // Scalar members live in one JS Set until the set grows past SHARD_AT members, then in SHARDS smaller
-  // ones. One big table would be reallocated (doubling) into fresh large-object memory as it grows, whose
-  // cost per member rises with the set's size; smaller tables keep building a large set linear.
+  // A Set, not a Map of each member to itself: two words a member instead of three, which shows when a
+  // large set's table is built (bench/rego.bench.ts (b)).
   private prim = new Set<Scalar>();
-  private shards: Set<Scalar>[] | undefined;
-  private nprim = 0;
   private comp: Map<string, Value> | undefined;
   private sortedCache: Value[] | undefined;
   private keyCache: string | undefined;
@@ -343,19 +325,16 @@ export class SetValue {
   }
 
   get size(): number {
-    return this.nprim + (this.comp ? this.comp.size : 0);
+    return this.prim.size + (this.comp ? this.comp.size : 0);
   }
 
   add(v: Value): this {
     if (v === null || typeof v !== 'object') {
-      const t = this.shards ? (this.shards[shardOf(v)] as Set<Scalar>) : this.prim;
-      const n = t.size;
-      t.add(v); // one hash lookup; a member already there is left as it was
-      if (t.size !== n) {
-        this.nprim++;
+      const n = this.prim.size;
+      this.prim.add(v); // one hash lookup; a member already there is left as it was
+      if (this.prim.size !== n) {
         this.sortedCache = undefined;
         this.keyCache = undefined;
-        if (this.shards === undefined && this.nprim > SHARD_AT) this.split();
       }
       return this;
     }
@@ -369,33 +348,16 @@ export class SetValue {
     return this;
   }
 
-  private split(): void {
-    const shards: Set<Scalar>[] = [];
-    for (let i = 0; i < SHARDS; i++) shards.push(new Set());
-    for (const v of this.prim) (shards[shardOf(v)] as Set<Scalar>).add(v);
-    this.shards = shards;
-    this.prim = new Set();
-  }
-
   has(v: Value): boolean {
-    if (v === null || typeof v !== 'object') return (this.shards ? (this.shards[shardOf(v)] as Set<Scalar>) : this.prim).has(v);
+    if (v === null || typeof v !== 'object') return this.prim.has(v);
     if (!this.comp) return false;
     return this.comp.has(v instanceof Decimal ? `d${v.toString()}` : compositeKey(v));
-  }
-
-  /** Scalar members (in insertion order within each table). */
-  private primValues(): Iterable<Scalar> {
-    if (!this.shards) return this.prim.values();
-    const shards = this.shards;
-    return (function* () {
-      for (const t of shards) yield* t;
-    })();
   }
 
   /** Members in OPA's sorted order. */
   values(): readonly Value[] {
     if (!this.sortedCache) {
-      const out: Value[] = [...this.primValues()];
+      const out: Value[] = [...this.prim.values()];
       if (this.comp) for (const v of this.comp.values()) out.push(v);
       out.sort(compareValues);
       this.sortedCache = out;
@@ -403,13 +365,13 @@ export class SetValue {
     return this.sortedCache;
   }
 
-  /** Members in no particular order (cheaper; use when order does not matter). */
+  /** Members in insertion order (cheaper; use when order does not matter). */
   unordered(): Iterable<Value> {
-    const prim = this.primValues();
-    if (!this.comp) return prim;
+    if (!this.comp) return this.prim.values();
+    const prim = this.prim;
     const comp = this.comp;
     return (function* () {
-      yield* prim;
+      yield* prim.values();
       yield* comp.values();
     })();
   }
@@ -421,7 +383,7 @@ export class SetValue {
   canonicalKey(): string {
     if (this.keyCache === undefined) {
       const ks: string[] = [];
-      for (const v of this.primValues()) ks.push(scalarKeyText(v));
+      for (const v of this.prim.values()) ks.push(scalarKeyText(v));
       if (this.comp) for (const k of this.comp.keys()) ks.push(k);
       ks.sort();
       this.keyCache = `{s${ks.join(',')}}`;

@@ -86,7 +86,8 @@ function admitted(side: 'declared' | 'observed', graph: Graph | GraphInput): Gra
 }
 
 // Edge kinds in string order, the order canonical edges are sorted by within one (from, to).
-const KIND_RANK = new Map<string, number>([...EDGE_KINDS].sort().map((k, i) => [k, i] as const));
+const KINDS_SORTED: readonly EdgeKind[] = [...EDGE_KINDS].sort();
+const KIND_RANK = new Map<string, number>(KINDS_SORTED.map((k, i) => [k, i] as const));
 
 /** 1 where a node's id holds a code unit past U+D7FF (where UTF-16 and code-point order can part). */
 function highUnits(nodes: Graph['nodes']): Uint8Array {
@@ -98,6 +99,48 @@ function highUnits(nodes: Graph['nodes']): Uint8Array {
 function compareLabels(a: EdgeLabel, b: EdgeLabel): number {
   return compareUtf16(a.from, b.from) || compareUtf16(a.to, b.to) || compareUtf16(a.kind, b.kind);
 }
+
+/** A growable pair of endpoint-position lists (union node positions), one entry per label. */
+class LabelEnds {
+  from: Int32Array;
+  to: Int32Array;
+  /** The kind's rank in KINDS_SORTED. */
+  kind: Uint8Array;
+  length = 0;
+  constructor(capacity: number) {
+    this.from = new Int32Array(Math.max(16, capacity));
+    this.to = new Int32Array(Math.max(16, capacity));
+    this.kind = new Uint8Array(Math.max(16, capacity));
+  }
+  add(f: number, t: number, kind: number): void {
+    if (this.length === this.from.length) {
+      const from = new Int32Array(this.length * 2);
+      const to = new Int32Array(this.length * 2);
+      const kinds = new Uint8Array(this.length * 2);
+      from.set(this.from);
+      to.set(this.to);
+      kinds.set(this.kind);
+      this.from = from;
+      this.to = to;
+      this.kind = kinds;
+    }
+    this.from[this.length] = f;
+    this.to[this.length] = t;
+    this.kind[this.length++] = kind;
+  }
+}
+
+/**
+ * What diffConnectomes knows of its record's labels and encodeDiff uses to write them without
+ * reading an id string per label: the union of both graphs' node ids, in code-point order, and
+ * each class's labels as endpoint positions in it. Keyed by the (frozen) classes object, so a
+ * record assembled by hand, or one whose classes were replaced, is written from its strings.
+ */
+interface Positions {
+  readonly ids: readonly string[];
+  readonly ends: readonly [LabelEnds, LabelEnds, LabelEnds, LabelEnds];
+}
+const POSITIONS = new WeakMap<object, Positions>();
 
 /**
  * The diff record of a declared and an observed graph over the consumer's window.
@@ -135,6 +178,7 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   const oAt = new Int32Array(on.length);
   const dInO = new Uint8Array(dn.length);
   const oInD = new Uint8Array(on.length);
+  const ids: string[] = [];
   let nodesInBoth = 0;
   let i = 0;
   let j = 0;
@@ -146,16 +190,25 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
       dInO[i] = 1;
       oInD[j] = 1;
       nodesInBoth++;
+      ids.push(a);
       dAt[i++] = u;
       oAt[j++] = u++;
     } else if (dHigh[i] === 1 && oHigh[j] === 1 ? compareCodePoints(a, b) < 0 : a < b) {
+      ids.push(a);
       dAt[i++] = u++;
     } else {
+      ids.push(b);
       oAt[j++] = u++;
     }
   }
-  while (i < dn.length) dAt[i++] = u++;
-  while (j < on.length) oAt[j++] = u++;
+  while (i < dn.length) {
+    ids.push(dn[i]!.id);
+    dAt[i++] = u++;
+  }
+  while (j < on.length) {
+    ids.push(on[j]!.id);
+    oAt[j++] = u++;
+  }
 
   const de = d.edges;
   const oe = o.edges;
@@ -182,6 +235,9 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
     if (oInD[f] === 1 && oInD[t] === 1) observedEndpointDeclared++;
     if (oHigh[f] === 1 || oHigh[t] === 1) high = true;
   }
+  // Each label's endpoints as union positions, per class, in the record's order (for encodeDiff).
+  const ends = [new LabelEnds(Math.min(de.length, oe.length)), new LabelEnds(Math.min(de.length, oe.length)), new LabelEnds(de.length), new LabelEnds(oe.length)] as const;
+  const [changedEnds, bothEnds, deadEnds, driftEnds] = ends;
   i = 0;
   j = 0;
   while (i < de.length || j < oe.length) {
@@ -195,18 +251,24 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
         KIND_RANK.get(de[i]!.kind)! - KIND_RANK.get(oe[j]!.kind)!;
     }
     if (c < 0) {
+      deadEnds.add(dAt[dEnds.from[i]!]!, dAt[dEnds.to[i]!]!, KIND_RANK.get(de[i]!.kind)!);
       const e = de[i++]!;
       dead.push({ from: e.from, kind: e.kind, to: e.to });
     } else if (c > 0) {
+      driftEnds.add(oAt[oEnds.from[j]!]!, oAt[oEnds.to[j]!]!, KIND_RANK.get(oe[j]!.kind)!);
       const e = oe[j++]!;
       drift.push({ from: e.from, kind: e.kind, to: e.to });
     } else {
+      const f = dAt[dEnds.from[i]!]!;
+      const t = dAt[dEnds.to[i]!]!;
       const e = de[i++]!;
       const os = oe[j++]!.sign;
       const ds = e.sign;
       if (ds !== 'unset' && os !== 'unset' && ds !== os) {
+        changedEnds.add(f, t, KIND_RANK.get(e.kind)!);
         changed.push({ declared_sign: ds, from: e.from, kind: e.kind, observed_sign: os, to: e.to });
       } else {
+        bothEnds.add(f, t, KIND_RANK.get(e.kind)!);
         both.push({ from: e.from, kind: e.kind, to: e.to });
         if (ds !== 'unset' && os === 'unset') declaredSignOnly++;
         if (os !== 'unset' && ds === 'unset') observedSignOnly++;
@@ -214,10 +276,18 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
     }
   }
   // Canonical edge order is code-point order; the record's is UTF-16. They differ only past U+D7FF.
+  // (The re-sort would part the labels from their recorded endpoints: encodeDiff then reads the strings.)
   if (high) for (const list of [changed, both, dead, drift] as EdgeLabel[][]) list.sort(compareLabels);
+  const classes = Object.freeze({
+    changed_sign: Object.freeze(changed),
+    declared_and_observed: Object.freeze(both),
+    declared_never_observed: Object.freeze(dead),
+    observed_but_undeclared: Object.freeze(drift),
+  });
+  if (!high) POSITIONS.set(classes, { ids, ends });
   return {
     algorithm,
-    classes: { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift },
+    classes,
     coverage: {
       declared_and_observed: changed.length + both.length,
       declared_edges: d.edges.length,
@@ -239,6 +309,129 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
 export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgorithm } = {}): Uint8Array {
   const algorithm = options.algorithm ?? record.algorithm;
   assertDigestAlgorithm(algorithm);
+  const head = `{"algorithm":"${algorithm}","classes":{"changed_sign":[`;
+  const tail = `]},"coverage":${canonicalString(record.coverage)},"schema_version":${record.schema_version},"window":${canonicalString(record.window)}}`;
+  const positions = POSITIONS.get(record.classes);
+  return positions === undefined ? encodeFromStrings(record, head, tail) : encodeFromPositions(record, positions, head, tail);
+}
+
+const encoder = new TextEncoder();
+/**
+ * Writes the labels from their endpoint positions: every id is quoted and encoded once, into
+ * one byte buffer with offsets by position, and each label copies two byte ranges out of it
+ * instead of reading (and quoting) two id strings that lie all over the heap. A first pass sums
+ * the exact size from the positions alone; the writing pass checks every label still holds the
+ * strings its positions name (a pointer comparison) and, if one does not (the record was changed
+ * after it was made), the record is written from its strings instead.
+ */
+function encodeFromPositions(record: DiffRecord, positions: Positions, head: string, tail: string): Uint8Array {
+  const { ids, ends } = positions;
+  const { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift } = record.classes;
+  const lists = [changed, both, dead, drift] as const;
+  const quoted = new ByteSink(ids.length * 32 + 64);
+  const off = new Int32Array(ids.length + 1);
+  for (let k = 0; k < ids.length; k++) {
+    quoted.write(quoteString(ids[k]!));
+    off[k + 1] = quoted.length;
+  }
+  const q = quoted.bytes();
+  const headBytes = encoder.encode(head);
+  const tailBytes = encoder.encode(tail);
+  const kindBytes = KINDS_SORTED.map((k) => encoder.encode(`,"kind":"${k}","to":`));
+  const fromKey = encoder.encode('{"from":');
+  let size = headBytes.length + tailBytes.length;
+  for (let c = 0; c < 4; c++) {
+    const { from, to, kind, length } = ends[c]!;
+    if (length !== lists[c]!.length) return encodeFromStrings(record, head, tail);
+    if (c > 0) size += CLASS_NAMES[c]!.length + 6;
+    if (length > 0) size += length - 1; // commas
+    for (let k = 0; k < length; k++) {
+      const f = from[k]!;
+      const t = to[k]!;
+      size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind[k]!]!.length + 1;
+    }
+  }
+  // The changed labels (a few) carry their signs: written from their text, counted here.
+  const changedText: Uint8Array[] = [];
+  for (let k = 0; k < changed.length; k++) {
+    const b = encoder.encode(labelText(changed[k]!, true));
+    changedText.push(b);
+    const f = ends[0].from[k]!;
+    const t = ends[0].to[k]!;
+    size += b.length - (off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[ends[0].kind[k]!]!.length + 1);
+  }
+  // The quoted ids and the fixed pieces lie in the same buffer, past the record's bytes, so each
+  // piece is one copyWithin (a native memmove, no view object made per piece).
+  const pieces = [fromKey, ...kindBytes];
+  let extra = q.length;
+  for (const p of pieces) extra += p.length;
+  const buf = new Uint8Array(size + extra);
+  buf.set(q, size);
+  const at: number[] = [];
+  let p = size + q.length;
+  for (const piece of pieces) {
+    buf.set(piece, p);
+    at.push(p);
+    p += piece.length;
+  }
+  buf.set(headBytes, 0);
+  let len = headBytes.length;
+  for (let k = 0; k < changedText.length; k++) {
+    if (k > 0) buf[len++] = 0x2c;
+    buf.set(changedText[k]!, len);
+    len += changedText[k]!.length;
+  }
+  const fromAt = at[0]!;
+  const fromEnd = fromAt + fromKey.length;
+  const midAt = Int32Array.from(at.slice(1));
+  const midLen = Int32Array.from(kindBytes.map((b) => b.length));
+  for (let c = 1; c < 4; c++) {
+    const list = lists[c]!;
+    const { from, to, kind, length } = ends[c]!;
+    const open = encoder.encode(`],"${CLASS_NAMES[c]}":[`);
+    buf.set(open, len);
+    len += open.length;
+    for (let k = 0; k < length; k++) {
+      const l = list[k]!;
+      const f = from[k]!;
+      const t = to[k]!;
+      const m = kind[k]!;
+      if (l.from !== ids[f] || l.to !== ids[t] || l.kind !== KINDS_SORTED[m]) return encodeFromStrings(record, head, tail);
+      if (k > 0) buf[len++] = 0x2c;
+      buf.copyWithin(len, fromAt, fromEnd);
+      len += fromEnd - fromAt;
+      const fs = size + off[f]!;
+      const fe = size + off[f + 1]!;
+      buf.copyWithin(len, fs, fe);
+      len += fe - fs;
+      const ms = midAt[m]!;
+      buf.copyWithin(len, ms, ms + midLen[m]!);
+      len += midLen[m]!;
+      const ts = size + off[t]!;
+      const te = size + off[t + 1]!;
+      buf.copyWithin(len, ts, te);
+      len += te - ts;
+      buf[len++] = 0x7d;
+    }
+  }
+  buf.set(tailBytes, len);
+  len += tailBytes.length;
+  if (len !== size) throw new Error(`encodeDiff: wrote ${len} bytes of ${size}`);
+  return buf.subarray(0, size);
+}
+
+const CLASS_NAMES = ['changed_sign', 'declared_and_observed', 'declared_never_observed', 'observed_but_undeclared'] as const;
+
+function labelText(l: EdgeLabel, changed: boolean): string {
+  if (changed) {
+    const c = l as ChangedSign;
+    return `{"declared_sign":"${c.declared_sign}","from":${quoteString(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${quoteString(c.to)}}`;
+  }
+  return `{"from":${quoteString(l.from)},"kind":"${l.kind}","to":${quoteString(l.to)}}`;
+}
+
+/** Writes the labels from their strings (a record assembled by hand, or one re-sorted). */
+function encodeFromStrings(record: DiffRecord, head: string, tail: string): Uint8Array {
   const { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift } = record.classes;
   // Size the buffer once, from a sample of the labels with room to spare: a fresh buffer's
   // untouched pages cost nothing, a regrowth copies all written so far. It grows if it must.
@@ -253,30 +446,20 @@ export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgo
   }
   const perLabel = 48 + (sampled === 0 ? 0 : sampledChars / sampled);
   const sink = new ByteSink(Math.ceil(labels * perLabel * 1.5) + changed.length * 40 + (1 << 16));
-  let chunk = `{"algorithm":"${algorithm}","classes":{"changed_sign":[`;
-  for (let i = 0; i < changed.length; i++) {
-    const c = changed[i]!;
-    chunk += `${i ? ',' : ''}{"declared_sign":"${c.declared_sign}","from":${quoteString(c.from)},"kind":"${c.kind}","observed_sign":"${c.observed_sign}","to":${quoteString(c.to)}}`;
-    if (chunk.length > 8192) {
-      sink.write(chunk);
-      chunk = '';
-    }
-  }
-  for (const [name, list] of [['declared_and_observed', both], ['declared_never_observed', dead], ['observed_but_undeclared', drift]] as const) {
-    chunk += `],"${name}":[`;
+  let chunk = head;
+  for (let c = 0; c < 4; c++) {
+    const list = lists[c]!;
+    if (c > 0) chunk += `],"${CLASS_NAMES[c]}":[`;
     for (let i = 0; i < list.length; i++) {
-      const l = list[i]!;
-      chunk += `${i ? ',' : ''}{"from":${quoteString(l.from)},"kind":"${l.kind}","to":${quoteString(l.to)}}`;
+      chunk += `${i ? ',' : ''}${labelText(list[i]!, c === 0)}`;
       if (chunk.length > 8192) {
         sink.write(chunk);
         chunk = '';
       }
     }
   }
-  chunk += `]},"coverage":${canonicalString(record.coverage)},"schema_version":${record.schema_version},"window":`;
   sink.write(chunk);
-  sink.write(canonicalString(record.window));
-  sink.write('}');
+  sink.write(tail);
   return sink.bytes();
 }
 

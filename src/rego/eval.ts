@@ -260,20 +260,31 @@ export class Evaluator {
   private evalLiteral(l: Literal, f: Frame, k: K): boolean {
     this.tick();
     if (l.withs.length) return this.evalWith(l, f, 0, [], k);
-    if (l.negated) {
-      let found = false;
-      this.evalExpr(l.expr, f, () => (found = true));
-      return found ? false : k();
-    }
+    if (l.negated) return this.negation(l.expr, f) ? false : k();
     return this.evalExpr(l.expr, f, k);
   }
 
-  private evalLiteralCore(l: Literal, f: Frame, k: K): boolean {
-    if (l.negated) {
-      let found = false;
-      this.evalExpr(l.expr, f, () => (found = true));
-      return found ? false : k();
+  /** Set by `markFound` while `negation` enumerates its expression. */
+  private negFound = false;
+  private readonly markFound: K = () => {
+    this.negFound = true;
+    return false; // every solution is still enumerated, as OPA does (an error in a later one surfaces)
+  };
+
+  /** Whether an expression has a solution (no closure per call: the flag is saved and restored). */
+  private negation(e: Expr, f: Frame): boolean {
+    const outer = this.negFound;
+    this.negFound = false;
+    try {
+      this.evalExpr(e, f, this.markFound);
+      return this.negFound;
+    } finally {
+      this.negFound = outer;
     }
+  }
+
+  private evalLiteralCore(l: Literal, f: Frame, k: K): boolean {
+    if (l.negated) return this.negation(l.expr, f) ? false : k();
     return this.evalExpr(l.expr, f, k);
   }
 
@@ -619,6 +630,12 @@ export class Evaluator {
         if (this.s.input === undefined) return false;
         return this.walk(this.s.input, t.path, 0, f, k);
       }
+    }
+    if (head.type === 'var' && head.slot !== undefined) {
+      // a bound local (the common `item.risk`): no continuation closure for the head
+      const v = f[head.slot];
+      if (v === undefined) throw new RegoError('rego_unsafe_var_error', `var ${head.name} is unsafe`, head.loc);
+      return this.walk(v, t.path, 0, f, k);
     }
     return this.evalTerm(head, f, (v) => this.walk(v, t.path, 0, f, k));
   }

@@ -139,6 +139,15 @@ class LabelEnds {
 interface Positions {
   readonly ids: readonly string[];
   readonly ends: readonly [LabelEnds, LabelEnds, LabelEnds, LabelEnds];
+  /** Each class's label list once made (a caller read it); until then there is nothing to check. */
+  readonly made: readonly (readonly EdgeLabel[] | undefined)[];
+}
+
+/** A class's labels, made from their positions. */
+function labelsOf(ids: readonly string[], e: LabelEnds): EdgeLabel[] {
+  const out: EdgeLabel[] = new Array<EdgeLabel>(e.length);
+  for (let k = 0; k < e.length; k++) out[k] = { from: ids[e.from[k]!]!, kind: KINDS_SORTED[e.kind[k]!]!, to: ids[e.to[k]!]! };
+  return out;
 }
 const POSITIONS = new WeakMap<object, Positions>();
 
@@ -215,9 +224,6 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   const dEnds = edgeEndpoints(d);
   const oEnds = edgeEndpoints(o);
   const changed: ChangedSign[] = [];
-  const both: EdgeLabel[] = [];
-  const dead: EdgeLabel[] = [];
-  const drift: EdgeLabel[] = [];
   let declaredEndpointCovered = 0;
   let observedEndpointDeclared = 0;
   let declaredSignOnly = 0;
@@ -251,13 +257,9 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
         KIND_RANK.get(de[i]!.kind)! - KIND_RANK.get(oe[j]!.kind)!;
     }
     if (c < 0) {
-      deadEnds.add(dAt[dEnds.from[i]!]!, dAt[dEnds.to[i]!]!, KIND_RANK.get(de[i]!.kind)!);
-      const e = de[i++]!;
-      dead.push({ from: e.from, kind: e.kind, to: e.to });
+      deadEnds.add(dAt[dEnds.from[i]!]!, dAt[dEnds.to[i]!]!, KIND_RANK.get(de[i++]!.kind)!);
     } else if (c > 0) {
-      driftEnds.add(oAt[oEnds.from[j]!]!, oAt[oEnds.to[j]!]!, KIND_RANK.get(oe[j]!.kind)!);
-      const e = oe[j++]!;
-      drift.push({ from: e.from, kind: e.kind, to: e.to });
+      driftEnds.add(oAt[oEnds.from[j]!]!, oAt[oEnds.to[j]!]!, KIND_RANK.get(oe[j++]!.kind)!);
     } else {
       const f = dAt[dEnds.from[i]!]!;
       const t = dAt[dEnds.to[i]!]!;
@@ -269,27 +271,36 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
         changed.push({ declared_sign: ds, from: e.from, kind: e.kind, observed_sign: os, to: e.to });
       } else {
         bothEnds.add(f, t, KIND_RANK.get(e.kind)!);
-        both.push({ from: e.from, kind: e.kind, to: e.to });
         if (ds !== 'unset' && os === 'unset') declaredSignOnly++;
         if (os !== 'unset' && ds === 'unset') observedSignOnly++;
       }
     }
   }
-  // Canonical edge order is code-point order; the record's is UTF-16. They differ only past U+D7FF.
-  // (The re-sort would part the labels from their recorded endpoints: encodeDiff then reads the strings.)
-  if (high) for (const list of [changed, both, dead, drift] as EdgeLabel[][]) list.sort(compareLabels);
-  const classes = Object.freeze({
-    changed_sign: Object.freeze(changed),
-    declared_and_observed: Object.freeze(both),
-    declared_never_observed: Object.freeze(dead),
-    observed_but_undeclared: Object.freeze(drift),
-  });
-  if (!high) POSITIONS.set(classes, { ids, ends });
+  let classes: DiffRecord['classes'];
+  if (high) {
+    // Canonical edge order is code-point order; the record's is UTF-16. They differ only past
+    // U+D7FF; the re-sort parts the labels from their positions, so encodeDiff reads the strings.
+    const lists = [changed, labelsOf(ids, bothEnds), labelsOf(ids, deadEnds), labelsOf(ids, driftEnds)] as const;
+    for (const list of lists) list.sort(compareLabels);
+    classes = { changed_sign: lists[0], declared_and_observed: lists[1], declared_never_observed: lists[2], observed_but_undeclared: lists[3] };
+  } else {
+    // The three label lists are made only when read (encodeDiff writes from the positions).
+    const made: (readonly EdgeLabel[] | undefined)[] = [changed, undefined, undefined, undefined];
+    const lazy = (c: 1 | 2 | 3) => ({ enumerable: true, get: () => (made[c] ??= Object.freeze(labelsOf(ids, ends[c]))) });
+    classes = Object.freeze(
+      Object.defineProperties({ changed_sign: Object.freeze(changed) } as DiffRecord['classes'], {
+        declared_and_observed: lazy(1),
+        declared_never_observed: lazy(2),
+        observed_but_undeclared: lazy(3),
+      }),
+    );
+    POSITIONS.set(classes, { ids, ends, made });
+  }
   return {
     algorithm,
     classes,
     coverage: {
-      declared_and_observed: changed.length + both.length,
+      declared_and_observed: changed.length + bothEnds.length,
       declared_edges: d.edges.length,
       declared_endpoint_covered: declaredEndpointCovered,
       declared_nodes: d.nodes.length,
@@ -325,9 +336,8 @@ const encoder = new TextEncoder();
  * after it was made), the record is written from its strings instead.
  */
 function encodeFromPositions(record: DiffRecord, positions: Positions, head: string, tail: string): Uint8Array {
-  const { ids, ends } = positions;
-  const { changed_sign: changed, declared_and_observed: both, declared_never_observed: dead, observed_but_undeclared: drift } = record.classes;
-  const lists = [changed, both, dead, drift] as const;
+  const { ids, ends, made } = positions;
+  const changed = record.classes.changed_sign;
   const quoted = new ByteSink(ids.length * 32 + 64);
   const off = new Int32Array(ids.length + 1);
   for (let k = 0; k < ids.length; k++) {
@@ -342,7 +352,8 @@ function encodeFromPositions(record: DiffRecord, positions: Positions, head: str
   let size = headBytes.length + tailBytes.length;
   for (let c = 0; c < 4; c++) {
     const { from, to, kind, length } = ends[c]!;
-    if (length !== lists[c]!.length) return encodeFromStrings(record, head, tail);
+    const list = c === 0 ? changed : made[c];
+    if (list !== undefined && length !== list.length) return encodeFromStrings(record, head, tail);
     if (c > 0) size += CLASS_NAMES[c]!.length + 6;
     if (length > 0) size += length - 1; // commas
     for (let k = 0; k < length; k++) {
@@ -386,17 +397,19 @@ function encodeFromPositions(record: DiffRecord, positions: Positions, head: str
   const midAt = Int32Array.from(at.slice(1));
   const midLen = Int32Array.from(kindBytes.map((b) => b.length));
   for (let c = 1; c < 4; c++) {
-    const list = lists[c]!;
+    const list = made[c];
     const { from, to, kind, length } = ends[c]!;
     const open = encoder.encode(`],"${CLASS_NAMES[c]}":[`);
     buf.set(open, len);
     len += open.length;
     for (let k = 0; k < length; k++) {
-      const l = list[k]!;
       const f = from[k]!;
       const t = to[k]!;
       const m = kind[k]!;
-      if (l.from !== ids[f] || l.to !== ids[t] || l.kind !== KINDS_SORTED[m]) return encodeFromStrings(record, head, tail);
+      if (list !== undefined) {
+        const l = list[k]!;
+        if (l.from !== ids[f] || l.to !== ids[t] || l.kind !== KINDS_SORTED[m]) return encodeFromStrings(record, head, tail);
+      }
       if (k > 0) buf[len++] = 0x2c;
       buf.copyWithin(len, fromAt, fromEnd);
       len += fromEnd - fromAt;

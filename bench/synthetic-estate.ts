@@ -3,6 +3,7 @@
  * 1,000 servers, 20,000 tools, 2,000 agents, 200,000 grants, 50,000 data_access rows,
  * 2,000 policies (half DENY), bindings on a third of the resources, and a few exceptions.
  */
+import { mulberry32 } from '../src/rego/prng.ts';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -14,16 +15,7 @@ export interface EstateFiles {
 }
 
 /** A small deterministic PRNG (mulberry32) so every run builds the same estate. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = mulberry32;
 
 export function writeSyntheticEstate(dir: string, scale = 1): EstateFiles {
   mkdirSync(dir, { recursive: true });

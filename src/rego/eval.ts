@@ -6,6 +6,7 @@
  * Documents under `data` merge the base document (the store) with the virtual documents of rules; a rule's
  * document is computed once per evaluation (and again under `with`, which swaps the caches).
  */
+import { mulberry32 } from './prng.ts';
 import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
 import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks, WITH_FUNC_VALUES } from './compiler.ts';
@@ -69,17 +70,6 @@ interface WithState {
 type Override = { kind: 'value'; value: Value } | { kind: 'target'; target: CallTarget };
 
 const EMPTY_OBJECT = new ObjectValue();
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function childOf(v: Value, key: Value, store = false): Value | undefined {
   if (v instanceof ObjectValue) {

@@ -75,3 +75,17 @@ export const CATALOG_SCHEMA_VERSION = 1;
 export function toolKey(server: string, tool: string): string {
   return `${server}::${tool}`;
 }
+
+/** The four MCP annotation hints, self-claims a server makes about its own tool. */
+export const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+export type AnnotationHint = (typeof ANNOTATION_HINTS)[number];
+
+/** The hints a tool's server actually sent as booleans (absent or non-boolean hints are left out). */
+export function hintsSent(annotations: ToolAnnotations | undefined): Partial<Record<AnnotationHint, boolean>> {
+  const sent: Partial<Record<AnnotationHint, boolean>> = {};
+  for (const h of ANNOTATION_HINTS) {
+    const v = annotations?.[h];
+    if (typeof v === 'boolean') sent[h] = v;
+  }
+  return sent;
+}

@@ -8,6 +8,7 @@
  * invoke edge signed `deny` or `hold` ends at, `{deny, hold}`. authz.rego looks a call's tool up
  * there (one lookup per decision) instead of scanning every edge; tools with neither sign are absent.
  */
+import { hintsSent } from '../catalog/types.ts';
 import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import { nodeId } from '../connectome/index.ts';
@@ -25,8 +26,6 @@ export interface DataEdge {
   readonly provenance: string;
   readonly sign: string;
 }
-
-const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
 
 /** The enforcing signs on invoke edges, per qualified tool key (see the module comment). */
 export function signsByTool(tools: readonly ExposedTool[], edges: readonly DataEdge[]): Record<string, { deny: boolean; hold: boolean }> {
@@ -55,9 +54,7 @@ export function compileDataDocument(
   const agents = dataAgentsText(decisions);
   const toolDocs: Record<string, unknown> = {};
   for (const t of tools) {
-    const ann = estate.tools.get(t.tool_key)?.contract?.annotations ?? {};
-    const claims: Record<string, boolean> = {};
-    for (const h of HINTS) if (typeof ann[h] === 'boolean') claims[h] = ann[h] as boolean;
+    const claims = hintsSent(estate.tools.get(t.tool_key)?.contract?.annotations);
     toolDocs[t.tool_key] = { server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest, annotations: claims };
   }
   const policies: Record<string, unknown> = {};

@@ -6,24 +6,18 @@
  * (process/module nodes, message/supervise/invoke edges, boundary declarations). Every sign is
  * `unset`: toolgate writes no other.
  */
-import type { Catalog, CatalogTool } from '../catalog/types.ts';
+import { hintsSent, type Catalog, type CatalogTool } from '../catalog/types.ts';
 import { ToolgateError } from '../errors.ts';
 import { buildGraph, checkGraph, describeValue, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph, type GraphInput, type LabelValue } from './graph.ts';
 import { canonicalString } from '../canonical/json.ts';
 
 type MutableLabels = { [key: string]: LabelValue };
 
-const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
-
 function toolLabels(tool: CatalogTool): MutableLabels {
   const labels: MutableLabels = { name: tool.name };
   const title = tool.title ?? tool.annotations?.title;
   if (typeof title === 'string') labels.title = title;
-  const claims: MutableLabels = {};
-  for (const h of HINTS) {
-    const v = tool.annotations?.[h];
-    if (typeof v === 'boolean') claims[h] = v;
-  }
+  const claims = hintsSent(tool.annotations);
   if (Object.keys(claims).length > 0) labels.annotations = claims;
   return labels;
 }

@@ -8,8 +8,8 @@
 import type { Estate } from './estate.ts';
 import type { ReportedProvenance } from './types.ts';
 
-export const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
-export type Hint = (typeof HINTS)[number];
+export { ANNOTATION_HINTS as HINTS, type AnnotationHint as Hint } from '../catalog/types.ts';
+import type { AnnotationHint as Hint } from '../catalog/types.ts';
 
 /** Each hint as the server sent it, null where it sent none (or sent a non-boolean). */
 export type AnnotationClaims = { readonly [H in Hint]: boolean | null };

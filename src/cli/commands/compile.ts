@@ -6,7 +6,6 @@ import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
-import { PROFILES, type Profile } from '../../governance/types.ts';
 import { reconcile } from '../../governance/reconcile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv } from '../clock.ts';
@@ -15,6 +14,7 @@ import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
 import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
 import { printJson } from '../output.ts';
+import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
@@ -87,8 +87,7 @@ export const compileCommand: Command = {
     const source = locateEstate(values, io);
     const outArg = values.out ?? (source.config?.out as string | undefined);
     if (outArg === undefined) usageError('--out DIR is required', usage);
-    const profile = (values.profile ?? (source.config?.profile as string | undefined) ?? 'strict') as Profile;
-    if (!PROFILES.includes(profile)) usageError(`--profile must be one of ${PROFILES.join(', ')}, got ${JSON.stringify(profile)}`, usage);
+    const profile = profileOption(values.profile ?? (source.config?.profile as string | undefined), usage);
     const format = values.format ?? 'toolgate';
     if (format !== 'toolgate' && format !== 'toolgraph-v1') usageError(`--format must be toolgate or toolgraph-v1, got ${JSON.stringify(format)}`, usage);
     if (format === 'toolgraph-v1' && values.agent === undefined) usageError('--format toolgraph-v1 needs --agent A', usage);

@@ -5,6 +5,7 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, estateFromArgs } from '../estate-input.ts';
 import { printJson } from '../output.ts';
+import { agentExit } from '../selector-args.ts';
 
 const usage = `usage: toolgate unsafe-tools AGENT [estate] [--all] [--fail-on-violation]
   --all                 include rows an expected exception authorizes (authorized_but_governed)
@@ -22,10 +23,7 @@ export const unsafeToolsCommand: Command = {
     const estate = estateFromArgs(values, io);
     const result = unsafeTools(estate, positionals[0]!, values.all ?? false);
     printJson(io, result);
-    if (!result.agent_found) {
-      io.stderr(`toolgate: AGENT_NOT_FOUND: ${result.agent}\n`);
-      return EXIT.FAILED;
-    }
+    if (!result.agent_found) return agentExit(io, result.agent, false);
     return values['fail-on-violation'] && result.violations > 0 ? EXIT.FAILED : EXIT.OK;
   },
 };

@@ -28,12 +28,8 @@ export interface ConnectomeOptions {
 
 const encoder = new TextEncoder();
 
-export function declaredConnectome(catalog: Catalog, hostGraph?: Graph | GraphInput): Graph {
-  return buildDeclaredConnectome(catalog, hostGraph);
-}
-
 export async function connectomeArtifacts(catalog: Catalog, options: ConnectomeOptions = {}): Promise<ConnectomeArtifacts> {
-  const graph = options.signedGraph ?? declaredConnectome(catalog, options.hostGraph);
+  const graph = options.signedGraph ?? buildDeclaredConnectome(catalog, options.hostGraph);
   const algorithm = options.algorithm ?? 'sha256';
   const bytes = encodeGraph(graph, { algorithm });
   const meta = options.signature ?? {};

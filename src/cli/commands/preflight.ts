@@ -8,8 +8,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
-import { declaredConnectome } from '../../compile/connectome-artifacts.ts';
-import { encodeGraph } from '../../connectome/index.ts';
+import { buildDeclaredConnectome, encodeGraph } from '../../connectome/index.ts';
 import { catalogDigest, governanceDigest } from '../../compile/digests.ts';
 import { nextGraphState, type PreviousState } from '../../compile/graph-state.ts';
 import { isToolgateError, ToolgateError } from '../../errors.ts';
@@ -75,7 +74,7 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
 /** The declared connectome's digest as a default `compile` records it (no host graph, sha256), so both derive the same graph_state. */
 function connectomeDigest(estate: Estate): string | null {
   try {
-    return digestHex(encodeGraph(declaredConnectome(estate.catalog), { algorithm: 'sha256' }));
+    return digestHex(encodeGraph(buildDeclaredConnectome(estate.catalog), { algorithm: 'sha256' }));
   } catch (e) {
     // A catalog the connectome refuses cannot compile either; the preflight still stands without it.
     if (isToolgateError(e)) return null;

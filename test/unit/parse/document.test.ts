@@ -4,22 +4,25 @@ import { dump } from 'js-yaml';
 import { parseText } from '../../../src/parse/document.ts';
 import { scrubUri } from '../../../src/governance/provenance.ts';
 
-// JSON values without -0 (JSON and YAML both write it as 0) and with plain-object keys.
-const jsonValue = fc.jsonValue().filter((v) => !JSON.stringify(v).includes('-0') && !JSON.stringify(v).includes('__proto__'));
+// JSON values with plain-object keys. Values are compared after a JSON round trip, which writes
+// -0 as 0 (so does JSON text itself): the sign of zero is not what these tests are about.
+const jsonValue = fc.jsonValue().filter((v) => !JSON.stringify(v).includes('__proto__'));
+const plain = (v: unknown): unknown => JSON.parse(JSON.stringify(v));
 
 describe('parseText', () => {
   it('reads back any JSON value written as JSON', () => {
     fc.assert(
       fc.property(jsonValue, (v) => {
-        expect(parseText('x.json', JSON.stringify(v)).value).toEqual(v);
+        expect(plain(parseText('x.json', JSON.stringify(v)).value)).toEqual(plain(v));
       }),
+      { examples: [[{ '': -0 }]] }, // once found by fast-check in CI
     );
   });
 
   it('reads back any JSON value written as YAML', () => {
     fc.assert(
       fc.property(jsonValue, (v) => {
-        expect(parseText('x.yaml', dump(v)).value).toEqual(v);
+        expect(plain(parseText('x.yaml', dump(v)).value)).toEqual(plain(v));
       }),
     );
   });

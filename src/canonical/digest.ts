@@ -9,7 +9,7 @@ import { ToolgateError } from '../errors.ts';
 export type DigestAlgorithm = 'sha256' | 'sha384' | 'sha512';
 export const DIGEST_ALGORITHMS: readonly DigestAlgorithm[] = ['sha256', 'sha384', 'sha512'];
 
-const HASHES: Record<DigestAlgorithm, (b: Uint8Array) => Uint8Array> = { sha256, sha384, sha512 };
+const HASHES = { sha256, sha384, sha512 } as const;
 
 export function isDigestAlgorithm(name: unknown): name is DigestAlgorithm {
   return typeof name === 'string' && (DIGEST_ALGORITHMS as readonly string[]).includes(name);
@@ -29,6 +29,18 @@ export function assertDigestAlgorithm(name: unknown): asserts name is DigestAlgo
 export function digestOf(bytes: Uint8Array, algorithm: DigestAlgorithm = 'sha256'): Uint8Array {
   assertDigestAlgorithm(algorithm);
   return HASHES[algorithm](bytes);
+}
+
+/** An incremental digest: feed it bytes in pieces, then take the digest once. */
+export interface IncrementalDigest {
+  update(bytes: Uint8Array): IncrementalDigest;
+  digest(): Uint8Array;
+}
+
+/** Starts an incremental digest. @example createDigest('sha256').update(a).update(b).digest() */
+export function createDigest(algorithm: DigestAlgorithm = 'sha256'): IncrementalDigest {
+  assertDigestAlgorithm(algorithm);
+  return HASHES[algorithm].create();
 }
 
 /** Lowercase hex digest. @example digestHex(new TextEncoder().encode('abc')) // 'ba7816bf…' */

@@ -11,12 +11,13 @@
  * code-point order part).
  */
 import { ByteSink } from '../canonical/bytes.ts';
-import { assertDigestAlgorithm, digestHex, digestOf, type DigestAlgorithm } from '../canonical/digest.ts';
+import { assertDigestAlgorithm, createDigest, type DigestAlgorithm } from '../canonical/digest.ts';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalString, compareUtf16, quoteString } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
-import { checkGraph, describeValue, edgeEndpoints, type Graph, type GraphInput } from './graph.ts';
+import { checkGraph, describeValue, graphCodes, KINDS_BY_RANK, type Graph, type GraphCodes, type GraphInput } from './graph.ts';
 import { compareCodePoints, hasHighUnit } from './strings.ts';
-import { EDGE_KINDS, type EdgeKind, type Sign } from './vocabulary.ts';
+import { SIGNS, type EdgeKind, type Sign } from './vocabulary.ts';
 
 /** The diff record's own schema version (its axis, not the graph's). */
 export const DIFF_SCHEMA_VERSION = 3 as const;
@@ -78,6 +79,8 @@ function admitted(side: 'declared' | 'observed', graph: Graph | GraphInput): Gra
     if (!(e instanceof ToolgateError)) throw e;
     refuse(`${side}: ${e.message}`, side, e);
   }
+  // The build knows whether every edge has one provenance: the edges are read only if not.
+  if (graphCodes(g).provenance === side) return g;
   const other = side === 'declared' ? 'observed' : 'declared';
   for (const e of g.edges) {
     if (e.provenance !== side) refuse(`${side}: edge ${JSON.stringify(e.from)} -> ${JSON.stringify(e.to)} (${e.kind}) has provenance ${other}`, `${side}.edges`);
@@ -85,14 +88,13 @@ function admitted(side: 'declared' | 'observed', graph: Graph | GraphInput): Gra
   return g;
 }
 
-// Edge kinds in string order, the order canonical edges are sorted by within one (from, to).
-const KINDS_SORTED: readonly EdgeKind[] = [...EDGE_KINDS].sort();
-const KIND_RANK = new Map<string, number>(KINDS_SORTED.map((k, i) => [k, i] as const));
+const UNSET = SIGNS.indexOf('unset');
 
 /** 1 where a node's id holds a code unit past U+D7FF (where UTF-16 and code-point order can part). */
-function highUnits(nodes: Graph['nodes']): Uint8Array {
-  const out = new Uint8Array(nodes.length);
-  for (let i = 0; i < nodes.length; i++) if (hasHighUnit(nodes[i]!.id)) out[i] = 1;
+function highUnits(g: Graph): Uint8Array {
+  const out = new Uint8Array(g.nodes.length);
+  if (!graphCodes(g).anyHigh) return out;
+  for (let i = 0; i < g.nodes.length; i++) if (hasHighUnit(g.nodes[i]!.id)) out[i] = 1;
   return out;
 }
 
@@ -100,53 +102,49 @@ function compareLabels(a: EdgeLabel, b: EdgeLabel): number {
   return compareUtf16(a.from, b.from) || compareUtf16(a.to, b.to) || compareUtf16(a.kind, b.kind);
 }
 
-/** A growable pair of endpoint-position lists (union node positions), one entry per label. */
-class LabelEnds {
-  from: Int32Array;
-  to: Int32Array;
-  /** The kind's rank in KINDS_SORTED. */
-  kind: Uint8Array;
-  length = 0;
-  constructor(capacity: number) {
-    this.from = new Int32Array(Math.max(16, capacity));
-    this.to = new Int32Array(Math.max(16, capacity));
-    this.kind = new Uint8Array(Math.max(16, capacity));
-  }
-  add(f: number, t: number, kind: number): void {
-    if (this.length === this.from.length) {
-      const from = new Int32Array(this.length * 2);
-      const to = new Int32Array(this.length * 2);
-      const kinds = new Uint8Array(this.length * 2);
-      from.set(this.from);
-      to.set(this.to);
-      kinds.set(this.kind);
-      this.from = from;
-      this.to = to;
-      this.kind = kinds;
-    }
-    this.from[this.length] = f;
-    this.to[this.length] = t;
-    this.kind[this.length++] = kind;
-  }
+// Each declared edge's class, and whether an observed edge is undeclared (its class then).
+const CHANGED = 0;
+const BOTH = 1;
+const DEAD = 2;
+const DRIFT = 3;
+const MATCHED = 4;
+
+/**
+ * One class's labels, in the record's order: the edges of one graph (both lists are in canonical
+ * order, and so is every subsequence of them) whose tag is the class's.
+ */
+interface ClassEdges {
+  /** The graph's edges as node positions and kind ranks. */
+  readonly edges: GraphCodes;
+  /** The graph's node positions as union positions. */
+  readonly at: Int32Array;
+  /** One tag per edge of the graph. */
+  readonly tags: Uint8Array;
+  readonly tag: number;
+  readonly length: number;
 }
 
 /**
  * What diffConnectomes knows of its record's labels and encodeDiff uses to write them without
  * reading an id string per label: the union of both graphs' node ids, in code-point order, and
- * each class's labels as endpoint positions in it. Keyed by the (frozen) classes object, so a
- * record assembled by hand, or one whose classes were replaced, is written from its strings.
+ * each class as the edges of one graph that carry its tag (one byte an edge, not a list of
+ * labels). Keyed by the (frozen) classes object, so a record assembled by hand, or one whose
+ * classes were replaced, is written from its strings.
  */
 interface Positions {
   readonly ids: readonly string[];
-  readonly ends: readonly [LabelEnds, LabelEnds, LabelEnds, LabelEnds];
+  readonly classes: readonly [ClassEdges, ClassEdges, ClassEdges, ClassEdges];
   /** Each class's label list once made (a caller read it); until then there is nothing to check. */
   readonly made: readonly (readonly EdgeLabel[] | undefined)[];
 }
 
 /** A class's labels, made from their positions. */
-function labelsOf(ids: readonly string[], e: LabelEnds): EdgeLabel[] {
-  const out: EdgeLabel[] = new Array<EdgeLabel>(e.length);
-  for (let k = 0; k < e.length; k++) out[k] = { from: ids[e.from[k]!]!, kind: KINDS_SORTED[e.kind[k]!]!, to: ids[e.to[k]!]! };
+function labelsOf(ids: readonly string[], c: ClassEdges): EdgeLabel[] {
+  const out: EdgeLabel[] = new Array<EdgeLabel>(c.length);
+  const { edges, at, tags, tag } = c;
+  for (let e = 0, k = 0; k < c.length; e++) {
+    if (tags[e] === tag) out[k++] = { from: ids[at[edges.from[e]!]!]!, kind: KINDS_BY_RANK[edges.kind[e]!]!, to: ids[at[edges.to[e]!]!]! };
+  }
   return out;
 }
 const POSITIONS = new WeakMap<object, Positions>();
@@ -179,50 +177,53 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   // Both node lists are in code-point order: one merge gives every id a position in their
   // union, so an edge label becomes three integers and both edge lists (already in canonical
   // order) are walked once, side by side.
-  const dn = d.nodes;
-  const on = o.nodes;
-  const dHigh = highUnits(dn);
-  const oHigh = highUnits(on);
+  // Ids, endpoints, kinds and signs as the build coded them: the merges read no node or edge
+  // object but a changed edge's.
+  const dc = graphCodes(d);
+  const oc = graphCodes(o);
+  const dn = dc.ids;
+  const on = oc.ids;
+  const dHigh = highUnits(d);
+  const oHigh = highUnits(o);
   const dAt = new Int32Array(dn.length);
   const oAt = new Int32Array(on.length);
   const dInO = new Uint8Array(dn.length);
   const oInD = new Uint8Array(on.length);
-  const ids: string[] = [];
+  const ids = new Array<string>(dn.length + on.length);
   let nodesInBoth = 0;
   let i = 0;
   let j = 0;
   let u = 0;
   while (i < dn.length && j < on.length) {
-    const a = dn[i]!.id;
-    const b = on[j]!.id;
+    const a = dn[i]!;
+    const b = on[j]!;
     if (a === b) {
       dInO[i] = 1;
       oInD[j] = 1;
       nodesInBoth++;
-      ids.push(a);
+      ids[u] = a;
       dAt[i++] = u;
       oAt[j++] = u++;
     } else if (dHigh[i] === 1 && oHigh[j] === 1 ? compareCodePoints(a, b) < 0 : a < b) {
-      ids.push(a);
+      ids[u] = a;
       dAt[i++] = u++;
     } else {
-      ids.push(b);
+      ids[u] = b;
       oAt[j++] = u++;
     }
   }
   while (i < dn.length) {
-    ids.push(dn[i]!.id);
+    ids[u] = dn[i]!;
     dAt[i++] = u++;
   }
   while (j < on.length) {
-    ids.push(on[j]!.id);
+    ids[u] = on[j]!;
     oAt[j++] = u++;
   }
+  ids.length = u;
 
   const de = d.edges;
   const oe = o.edges;
-  const dEnds = edgeEndpoints(d);
-  const oEnds = edgeEndpoints(o);
   const changed: ChangedSign[] = [];
   let declaredEndpointCovered = 0;
   let observedEndpointDeclared = 0;
@@ -230,57 +231,60 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   let observedSignOnly = 0;
   let high = false;
   for (let k = 0; k < de.length; k++) {
-    const f = dEnds.from[k]!;
-    const t = dEnds.to[k]!;
+    const f = dc.from[k]!;
+    const t = dc.to[k]!;
     if (dInO[f] === 1 && dInO[t] === 1) declaredEndpointCovered++;
     if (dHigh[f] === 1 || dHigh[t] === 1) high = true;
   }
   for (let k = 0; k < oe.length; k++) {
-    const f = oEnds.from[k]!;
-    const t = oEnds.to[k]!;
+    const f = oc.from[k]!;
+    const t = oc.to[k]!;
     if (oInD[f] === 1 && oInD[t] === 1) observedEndpointDeclared++;
     if (oHigh[f] === 1 || oHigh[t] === 1) high = true;
   }
-  // Each label's endpoints as union positions, per class, in the record's order (for encodeDiff).
-  const ends = [new LabelEnds(Math.min(de.length, oe.length)), new LabelEnds(Math.min(de.length, oe.length)), new LabelEnds(de.length), new LabelEnds(oe.length)] as const;
-  const [changedEnds, bothEnds, deadEnds, driftEnds] = ends;
+  // One merge of the edge lists tags every edge with its class.
+  const dTags = new Uint8Array(de.length);
+  const oTags = new Uint8Array(oe.length);
+  const count = [0, 0, 0, 0];
   i = 0;
   j = 0;
   while (i < de.length || j < oe.length) {
     let c: number;
     if (i === de.length) c = 1;
     else if (j === oe.length) c = -1;
-    else {
-      c =
-        dAt[dEnds.from[i]!]! - oAt[oEnds.from[j]!]! ||
-        dAt[dEnds.to[i]!]! - oAt[oEnds.to[j]!]! ||
-        KIND_RANK.get(de[i]!.kind)! - KIND_RANK.get(oe[j]!.kind)!;
-    }
+    else c = dAt[dc.from[i]!]! - oAt[oc.from[j]!]! || dAt[dc.to[i]!]! - oAt[oc.to[j]!]! || dc.kind[i]! - oc.kind[j]!;
     if (c < 0) {
-      deadEnds.add(dAt[dEnds.from[i]!]!, dAt[dEnds.to[i]!]!, KIND_RANK.get(de[i++]!.kind)!);
+      dTags[i++] = DEAD;
+      count[DEAD]!++;
     } else if (c > 0) {
-      driftEnds.add(oAt[oEnds.from[j]!]!, oAt[oEnds.to[j]!]!, KIND_RANK.get(oe[j++]!.kind)!);
+      oTags[j++] = DRIFT;
+      count[DRIFT]!++;
     } else {
-      const f = dAt[dEnds.from[i]!]!;
-      const t = dAt[dEnds.to[i]!]!;
-      const e = de[i++]!;
-      const os = oe[j++]!.sign;
-      const ds = e.sign;
-      if (ds !== 'unset' && os !== 'unset' && ds !== os) {
-        changedEnds.add(f, t, KIND_RANK.get(e.kind)!);
-        changed.push({ declared_sign: ds, from: e.from, kind: e.kind, observed_sign: os, to: e.to });
+      const ds = dc.sign[i]!;
+      const os = oc.sign[j]!;
+      oTags[j] = MATCHED;
+      if (ds !== UNSET && os !== UNSET && ds !== os) {
+        dTags[i] = CHANGED;
+        count[CHANGED]!++;
+        const e = de[i]!;
+        changed.push({ declared_sign: e.sign, from: e.from, kind: e.kind, observed_sign: oe[j]!.sign, to: e.to });
       } else {
-        bothEnds.add(f, t, KIND_RANK.get(e.kind)!);
-        if (ds !== 'unset' && os === 'unset') declaredSignOnly++;
-        if (os !== 'unset' && ds === 'unset') observedSignOnly++;
+        dTags[i] = BOTH;
+        count[BOTH]!++;
+        if (ds !== UNSET && os === UNSET) declaredSignOnly++;
+        if (os !== UNSET && ds === UNSET) observedSignOnly++;
       }
+      i++;
+      j++;
     }
   }
+  const byClass = (edges: GraphCodes, at: Int32Array, tags: Uint8Array, tag: number): ClassEdges => ({ edges, at, tags, tag, length: count[tag]! });
+  const ends = [byClass(dc, dAt, dTags, CHANGED), byClass(dc, dAt, dTags, BOTH), byClass(dc, dAt, dTags, DEAD), byClass(oc, oAt, oTags, DRIFT)] as const;
   let classes: DiffRecord['classes'];
   if (high) {
     // Canonical edge order is code-point order; the record's is UTF-16. They differ only past
     // U+D7FF; the re-sort parts the labels from their positions, so encodeDiff reads the strings.
-    const lists = [changed, labelsOf(ids, bothEnds), labelsOf(ids, deadEnds), labelsOf(ids, driftEnds)] as const;
+    const lists = [changed, labelsOf(ids, ends[1]), labelsOf(ids, ends[2]), labelsOf(ids, ends[3])] as const;
     for (const list of lists) list.sort(compareLabels);
     classes = { changed_sign: lists[0], declared_and_observed: lists[1], declared_never_observed: lists[2], observed_but_undeclared: lists[3] };
   } else {
@@ -294,13 +298,13 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
         observed_but_undeclared: lazy(3),
       }),
     );
-    POSITIONS.set(classes, { ids, ends, made });
+    POSITIONS.set(classes, { ids, classes: ends, made });
   }
   return {
     algorithm,
     classes,
     coverage: {
-      declared_and_observed: changed.length + bothEnds.length,
+      declared_and_observed: count[CHANGED]! + count[BOTH]!,
       declared_edges: d.edges.length,
       declared_endpoint_covered: declaredEndpointCovered,
       declared_nodes: d.nodes.length,
@@ -316,121 +320,281 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   };
 }
 
+export interface WriteDiffOptions {
+  readonly algorithm?: DigestAlgorithm;
+  /** About how many bytes a chunk holds (64 KiB by default: small enough to stay in the cache); a chunk always has room for one label. */
+  readonly chunkBytes?: number;
+}
+
+/** Receives the record's bytes in order; a chunk is only valid during the call (its buffer is reused). */
+export type ByteChunkSink = (chunk: Uint8Array) => void;
+
 /** The record's canonical bytes: its keys sorted (RFC 8785), no trailing newline. */
 export function encodeDiff(record: DiffRecord, options: { algorithm?: DigestAlgorithm } = {}): Uint8Array {
-  const algorithm = options.algorithm ?? record.algorithm;
+  const { head, tail, positions } = framing(record, options.algorithm);
+  // From positions, the exact size is known before a byte is written: one buffer, never flushed.
+  return positions === undefined ? encodeFromStrings(record, head, tail) : encodeFromPositions(record, positions, head, tail, undefined);
+}
+
+/**
+ * The same bytes as encodeDiff, handed to `sink` in chunks of about 64 KiB from one reused buffer,
+ * so a large record goes to a file or a hash without ever being held whole (a fresh buffer the
+ * size of the record costs a page fault per 4 KiB, more than writing the bytes).
+ */
+export function writeDiff(record: DiffRecord, sink: ByteChunkSink, options: WriteDiffOptions = {}): void {
+  const { head, tail, positions } = framing(record, options.algorithm);
+  if (positions === undefined) sink(encodeFromStrings(record, head, tail));
+  else encodeFromPositions(record, positions, head, tail, { sink, chunkBytes: options.chunkBytes ?? CHUNK_BYTES });
+}
+
+function framing(record: DiffRecord, algorithmOption: DigestAlgorithm | undefined): { head: string; tail: string; positions: Positions | undefined } {
+  const algorithm = algorithmOption ?? record.algorithm;
   assertDigestAlgorithm(algorithm);
-  const head = `{"algorithm":"${algorithm}","classes":{"changed_sign":[`;
-  const tail = `]},"coverage":${canonicalString(record.coverage)},"schema_version":${record.schema_version},"window":${canonicalString(record.window)}}`;
+  return {
+    head: `{"algorithm":"${algorithm}","classes":{"changed_sign":[`,
+    tail: `]},"coverage":${canonicalString(record.coverage)},"schema_version":${record.schema_version},"window":${canonicalString(record.window)}}`,
+    positions: positionsOf(record),
+  };
+}
+
+/**
+ * The record's positions, if every label still holds the strings its positions name (a pointer
+ * comparison per label of each list a caller has read); undefined for a record assembled by hand
+ * or changed after it was made, which is then written from its strings.
+ */
+function positionsOf(record: DiffRecord): Positions | undefined {
   const positions = POSITIONS.get(record.classes);
-  return positions === undefined ? encodeFromStrings(record, head, tail) : encodeFromPositions(record, positions, head, tail);
+  if (positions === undefined) return undefined;
+  const { ids, classes, made } = positions;
+  for (let c = 0; c < 4; c++) {
+    const list = c === 0 ? record.classes.changed_sign : made[c];
+    if (list === undefined) continue;
+    const { edges, at, tags, tag, length } = classes[c]!;
+    if (list.length !== length) return undefined;
+    for (let e = 0, k = 0; k < length; e++) {
+      if (tags[e] !== tag) continue;
+      const l = list[k++]!;
+      if (l.from !== ids[at[edges.from[e]!]!] || l.to !== ids[at[edges.to[e]!]!] || l.kind !== KINDS_BY_RANK[edges.kind[e]!]) return undefined;
+    }
+  }
+  return positions;
 }
 
 const encoder = new TextEncoder();
+const CHUNK_BYTES = 1 << 16;
+
+// Printable ASCII but `"` and `\`: quoted as it is, one byte a code unit.
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /**
- * Writes the labels from their endpoint positions: every id is quoted and encoded once, into
- * one byte buffer with offsets by position, and each label copies two byte ranges out of it
- * instead of reading (and quoting) two id strings that lie all over the heap. A first pass sums
- * the exact size from the positions alone; the writing pass checks every label still holds the
- * strings its positions name (a pointer comparison) and, if one does not (the record was changed
- * after it was made), the record is written from its strings instead.
+ * Every id quoted and UTF-8 encoded once, from the start of a buffer with `room` bytes to spare
+ * past the table, with each id's start in `off` and the table's end in `off[ids.length]`. The
+ * buffer is sized from a sample of the ids with a quarter to spare, not for the worst case: V8
+ * counts every byte of it as external memory, and a large enough sum of that since the last
+ * full collection sets one off (seconds, over the heap of two graphs of millions of edges).
  */
-function encodeFromPositions(record: DiffRecord, positions: Positions, head: string, tail: string): Uint8Array {
-  const { ids, ends, made } = positions;
-  const changed = record.classes.changed_sign;
-  const quoted = new ByteSink(ids.length * 32 + 64);
+function quoteIds(ids: readonly string[], room: number): { buf: Uint8Array<ArrayBuffer>; off: Int32Array } {
+  const step = Math.max(1, Math.floor(ids.length / 256));
+  let sampled = 0;
+  let units = 0;
+  for (let k = 0; k < ids.length; k += step, sampled++) units += ids[k]!.length;
+  const perId = sampled === 0 ? 0 : units / sampled + 2;
+  let buf = new Uint8Array(Math.ceil(ids.length * perId * 1.25) + 4096 + room);
   const off = new Int32Array(ids.length + 1);
+  let p = 0;
   for (let k = 0; k < ids.length; k++) {
-    quoted.write(quoteString(ids[k]!));
-    off[k + 1] = quoted.length;
+    const id = ids[k]!;
+    const most = id.length * 6 + 2; // \u00XX is the longest a code unit gets
+    if (p + most + room > buf.length) buf = grown(buf, p, Math.max(Math.ceil(buf.length * 1.5), p + most + room));
+    if (PLAIN.test(id)) {
+      buf[p++] = 0x22;
+      for (let i = 0; i < id.length; i++) buf[p++] = id.charCodeAt(i);
+      buf[p++] = 0x22;
+    } else {
+      p += encoder.encodeInto(quoteString(id), buf.subarray(p)).written;
+    }
+    off[k + 1] = p;
   }
-  const q = quoted.bytes();
+  return { buf, off };
+}
+
+function grown(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuffer> {
+  const next = new Uint8Array(size);
+  next.set(buf.subarray(0, used));
+  return next;
+}
+
+/**
+ * Writes the labels from their endpoint positions: every id is quoted and encoded once into a
+ * table in the same buffer as the output, and each label copies byte ranges within that buffer
+ * (copyWithin: a native memmove, no view made per piece) instead of reading and quoting two id
+ * strings that lie all over the heap. Without a sink the output is the exact size of the record,
+ * summed first from the positions, at the start of a buffer the table is copied past; with one,
+ * the output is a chunk past the table, flushed to the sink whenever the next label might not
+ * fit (then the result is empty).
+ */
+function encodeFromPositions(
+  record: DiffRecord,
+  positions: Positions,
+  head: string,
+  tail: string,
+  streaming: { readonly sink: ByteChunkSink; readonly chunkBytes: number } | undefined,
+): Uint8Array {
+  const { ids, classes } = positions;
+  const changed = record.classes.changed_sign;
+  const fromKey = encoder.encode('{"from":');
+  const kindBytes = KINDS_BY_RANK.map((k) => encoder.encode(`,"kind":"${k}","to":`));
+  const opens = CLASS_NAMES.map((n) => encoder.encode(`],"${n}":[`));
+  // The changed labels (a few) carry their signs: written from their text.
+  const changedText = changed.map((l) => encoder.encode(labelText(l, true)));
   const headBytes = encoder.encode(head);
   const tailBytes = encoder.encode(tail);
-  const kindBytes = KINDS_SORTED.map((k) => encoder.encode(`,"kind":"${k}","to":`));
-  const fromKey = encoder.encode('{"from":');
-  let size = headBytes.length + tailBytes.length;
-  for (let c = 0; c < 4; c++) {
-    const { from, to, kind, length } = ends[c]!;
-    const list = c === 0 ? changed : made[c];
-    if (list !== undefined && length !== list.length) return encodeFromStrings(record, head, tail);
-    if (c > 0) size += CLASS_NAMES[c]!.length + 6;
-    if (length > 0) size += length - 1; // commas
-    for (let k = 0; k < length; k++) {
-      const f = from[k]!;
-      const t = to[k]!;
-      size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind[k]!]!.length + 1;
-    }
-  }
-  // The changed labels (a few) carry their signs: written from their text, counted here.
-  const changedText: Uint8Array[] = [];
-  for (let k = 0; k < changed.length; k++) {
-    const b = encoder.encode(labelText(changed[k]!, true));
-    changedText.push(b);
-    const f = ends[0].from[k]!;
-    const t = ends[0].to[k]!;
-    size += b.length - (off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[ends[0].kind[k]!]!.length + 1);
-  }
-  // The quoted ids and the fixed pieces lie in the same buffer, past the record's bytes, so each
-  // piece is one copyWithin (a native memmove, no view object made per piece).
   const pieces = [fromKey, ...kindBytes];
-  let extra = q.length;
-  for (const p of pieces) extra += p.length;
-  const buf = new Uint8Array(size + extra);
-  buf.set(q, size);
-  const at: number[] = [];
-  let p = size + q.length;
-  for (const piece of pieces) {
-    buf.set(piece, p);
-    at.push(p);
-    p += piece.length;
+  let piecesLength = 0;
+  for (const piece of pieces) piecesLength += piece.length;
+
+  let buf: Uint8Array;
+  let off: Int32Array;
+  let piecesAt: number;
+  let start: number; // where the output starts
+  let end: number; // where the output region ends
+  let limit: number; // flush past this (never without a sink)
+  if (streaming === undefined) {
+    // [output][fixed pieces][quoted ids]
+    const table = quoteIds(ids, 0);
+    off = table.off;
+    const tableLength = off[ids.length]!;
+    let size = headBytes.length + tailBytes.length;
+    for (const b of changedText) size += b.length;
+    if (changedText.length > 0) size += changedText.length - 1;
+    for (let c = 1; c < 4; c++) {
+      const { edges, at, tags, tag, length } = classes[c]!;
+      const { from, to, kind } = edges;
+      size += opens[c]!.length;
+      if (length > 0) size += length - 1; // commas
+      for (let e = 0; e < tags.length; e++) {
+        if (tags[e] !== tag) continue;
+        const f = at[from[e]!]!;
+        const t = at[to[e]!]!;
+        size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind[e]!]!.length + 1;
+      }
+    }
+    piecesAt = size;
+    const base = size + piecesLength;
+    buf = new Uint8Array(base + tableLength);
+    buf.set(table.buf.subarray(0, tableLength), base);
+    for (let k = 0; k <= ids.length; k++) off[k]! += base;
+    start = 0;
+    end = size;
+    limit = Infinity;
+  } else {
+    // [quoted ids][fixed pieces][chunk]; a chunk holds at least two of the largest labels.
+    ({ buf, off } = quoteIds(ids, piecesLength + streaming.chunkBytes));
+    let longest = 0;
+    for (let k = 0; k < ids.length; k++) longest = Math.max(longest, off[k + 1]! - off[k]!);
+    let largest = 2 * longest + fromKey.length + Math.max(...kindBytes.map((b) => b.length)) + 2;
+    for (const b of changedText) largest = Math.max(largest, b.length + 1);
+    piecesAt = off[ids.length]!;
+    start = piecesAt + piecesLength;
+    end = start + Math.max(streaming.chunkBytes, 2 * largest);
+    if (buf.length < end) buf = grown(buf, piecesAt, end);
+    limit = end - largest;
   }
-  buf.set(headBytes, 0);
-  let len = headBytes.length;
-  for (let k = 0; k < changedText.length; k++) {
-    if (k > 0) buf[len++] = 0x2c;
-    buf.set(changedText[k]!, len);
-    len += changedText[k]!.length;
+  const at: number[] = [];
+  for (const piece of pieces) {
+    buf.set(piece, piecesAt);
+    at.push(piecesAt);
+    piecesAt += piece.length;
   }
   const fromAt = at[0]!;
   const fromEnd = fromAt + fromKey.length;
   const midAt = Int32Array.from(at.slice(1));
   const midLen = Int32Array.from(kindBytes.map((b) => b.length));
+  const out: Chunk = { buf, start, end, sink: streaming?.sink };
+
+  let len = put(out, start, headBytes);
+  for (let k = 0; k < changedText.length; k++) {
+    if (len > limit) len = flush(out, len);
+    if (k > 0) buf[len++] = 0x2c;
+    buf.set(changedText[k]!, len);
+    len += changedText[k]!.length;
+  }
+  // Each node's quoted id as a (start, end) pair, side by side, per graph: a label's `to` (anywhere
+  // in the table) then costs one read out of the caches, not three (at, off, off + 1).
+  const spans = new Map<Int32Array, Int32Array>();
   for (let c = 1; c < 4; c++) {
-    const list = made[c];
-    const { from, to, kind, length } = ends[c]!;
-    const open = encoder.encode(`],"${CLASS_NAMES[c]}":[`);
-    buf.set(open, len);
-    len += open.length;
-    for (let k = 0; k < length; k++) {
-      const f = from[k]!;
-      const t = to[k]!;
-      const m = kind[k]!;
-      if (list !== undefined) {
-        const l = list[k]!;
-        if (l.from !== ids[f] || l.to !== ids[t] || l.kind !== KINDS_SORTED[m]) return encodeFromStrings(record, head, tail);
+    const { edges, at, tags, tag, length } = classes[c]!;
+    const { from, to, kind } = edges;
+    len = put(out, len, opens[c]!);
+    if (length === 0) continue;
+    let span = spans.get(at);
+    if (span === undefined) {
+      span = new Int32Array(at.length * 2);
+      for (let n = 0; n < at.length; n++) {
+        span[2 * n] = off[at[n]!]!;
+        span[2 * n + 1] = off[at[n]! + 1]!;
       }
-      if (k > 0) buf[len++] = 0x2c;
+      spans.set(at, span);
+    }
+    let first = true;
+    for (let e = 0; e < tags.length; e++) {
+      if (tags[e] !== tag) continue;
+      if (len > limit) len = flush(out, len);
+      const f = 2 * from[e]!;
+      const t = 2 * to[e]!;
+      const m = kind[e]!;
+      if (first) first = false;
+      else buf[len++] = 0x2c;
       buf.copyWithin(len, fromAt, fromEnd);
       len += fromEnd - fromAt;
-      const fs = size + off[f]!;
-      const fe = size + off[f + 1]!;
+      const fs = span[f]!;
+      const fe = span[f + 1]!;
       buf.copyWithin(len, fs, fe);
       len += fe - fs;
       const ms = midAt[m]!;
       buf.copyWithin(len, ms, ms + midLen[m]!);
       len += midLen[m]!;
-      const ts = size + off[t]!;
-      const te = size + off[t + 1]!;
+      const ts = span[t]!;
+      const te = span[t + 1]!;
       buf.copyWithin(len, ts, te);
       len += te - ts;
       buf[len++] = 0x7d;
     }
   }
-  buf.set(tailBytes, len);
-  len += tailBytes.length;
-  if (len !== size) throw new Error(`encodeDiff: wrote ${len} bytes of ${size}`);
-  return buf.subarray(0, size);
+  len = put(out, len, tailBytes);
+  if (out.sink !== undefined) {
+    if (len > start) flush(out, len);
+    return buf.subarray(0, 0);
+  }
+  if (len !== end) throw new Error(`encodeDiff: wrote ${len} bytes of ${end}`);
+  return buf.subarray(0, end);
+}
+
+/** The output part of encodeFromPositions' buffer: bytes [start, end), and where they go. */
+interface Chunk {
+  readonly buf: Uint8Array;
+  readonly start: number;
+  readonly end: number;
+  readonly sink: ByteChunkSink | undefined;
+}
+
+/** Hands the chunk's bytes to the sink; returns where writing starts over. */
+function flush(out: Chunk, len: number): number {
+  out.sink!(out.buf.subarray(out.start, len));
+  return out.start;
+}
+
+/** Appends a fixed piece (head, tail, a class's opening), which may be larger than a chunk. */
+function put(out: Chunk, len: number, bytes: Uint8Array): number {
+  if (out.sink !== undefined && len + bytes.length > out.end) {
+    len = flush(out, len);
+    if (bytes.length > out.end - out.start) {
+      out.sink(bytes);
+      return len;
+    }
+  }
+  out.buf.set(bytes, len);
+  return len + bytes.length;
 }
 
 const CLASS_NAMES = ['changed_sign', 'declared_and_observed', 'declared_never_observed', 'observed_but_undeclared'] as const;
@@ -478,10 +642,12 @@ function encodeFromStrings(record: DiffRecord, head: string, tail: string): Uint
 
 /** The raw digest the record names, over its bytes. */
 export function diffDigest(record: DiffRecord): Uint8Array {
-  return digestOf(encodeDiff(record), record.algorithm);
+  const hash = createDigest(record.algorithm);
+  writeDiff(record, (chunk) => hash.update(chunk));
+  return hash.digest();
 }
 
 /** The lowercase hex digest the record names, over its bytes. */
 export function diffDigestHex(record: DiffRecord): string {
-  return digestHex(encodeDiff(record), record.algorithm);
+  return bytesToHex(diffDigest(record));
 }

@@ -407,6 +407,9 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
   const edges = new Array<ConnectomeEdge>(count);
   const edgeFrom = new Int32Array(count);
   const edgeTo = new Int32Array(count);
+  const edgeKind = new Uint8Array(count);
+  const edgeSign = new Uint8Array(count);
+  const byProvenance = [0, 0];
   for (let i = 0; i < count; i++) {
     const j = order === undefined ? i : order[i]!;
     const r = rest[j]!;
@@ -420,6 +423,9 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
     edges[i] = weight === undefined ? { from, to, kind, provenance, sign } : { from, to, kind, provenance, sign, weight };
     edgeFrom[i] = fromAt[j]!;
     edgeTo[i] = r >> 3;
+    edgeKind[i] = (r >> 1) & 3;
+    edgeSign[i] = signAt[j]!;
+    byProvenance[r & 1]!++;
   }
   const graph = new Graph(
     nodes.map((n) => n.node),
@@ -427,7 +433,8 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
     nodes.map((n) => n.text),
     (['mfa', 'module', 'boundary', 'server'] as const)[finest]!,
   );
-  ENDPOINTS.set(graph, { from: edgeFrom, to: edgeTo });
+  const provenance = byProvenance[0] === count ? PROVENANCES_BY_RANK[0]! : byProvenance[1] === count ? PROVENANCES_BY_RANK[1]! : undefined;
+  CODES.set(graph, { ids: nodes.map((n) => n.node.id), from: edgeFrom, to: edgeTo, kind: edgeKind, sign: edgeSign, provenance, anyHigh });
   return graph;
 }
 
@@ -436,7 +443,8 @@ function edgeNamed(from: string, to: string): string {
 }
 
 // Ranks in string order: invoke < message < read < supervise; declared < observed.
-const KINDS_BY_RANK: readonly EdgeKind[] = [...EDGE_KINDS].sort();
+/** @internal Edge kinds by rank: the order canonical edges sort by within one (from, to). */
+export const KINDS_BY_RANK: readonly EdgeKind[] = [...EDGE_KINDS].sort();
 const PROVENANCES_BY_RANK: readonly Provenance[] = [...PROVENANCES].sort();
 const EDGE_KIND_RANK = new Map<unknown, number>(KINDS_BY_RANK.map((k, i) => [k, i] as const));
 const PROVENANCE_RANK = new Map<unknown, number>(PROVENANCES_BY_RANK.map((k, i) => [k, i] as const));
@@ -476,16 +484,40 @@ function edgeOrder(fromAt: Int32Array, rest: Int32Array, count: number, nodeCoun
   return order;
 }
 
-/** Each built graph's edge endpoints as node positions (parallel to `edges`). */
-const ENDPOINTS = new WeakMap<Graph, { readonly from: Int32Array; readonly to: Int32Array }>();
+/**
+ * @internal What buildGraph learnt of a graph, as arrays parallel to `nodes` and to `edges` (the
+ * graph is frozen, so they stay true): what the encoder and the diff walk instead of the node
+ * and edge objects.
+ */
+export interface GraphCodes {
+  /** The node ids, in order (one array of strings, not one object per node to read them from). */
+  readonly ids: readonly string[];
+  /** Edge endpoints as positions in `nodes`. */
+  readonly from: Int32Array;
+  readonly to: Int32Array;
+  /** The kind's position in KINDS_BY_RANK. */
+  readonly kind: Uint8Array;
+  /** The sign's position in SIGNS. */
+  readonly sign: Uint8Array;
+  /** The provenance every edge has, or undefined when they differ (or there are none). */
+  readonly provenance: Provenance | undefined;
+  /** Whether some node id holds a code unit past U+D7FF (where UTF-16 and code-point order part). */
+  readonly anyHigh: boolean;
+}
+const CODES = new WeakMap<Graph, GraphCodes>();
 
 /**
  * @internal The endpoints of a built graph's edges as positions in its `nodes`, parallel to its
  * `edges`: what the encoder and the diff use instead of looking ids up by string.
  */
 export function edgeEndpoints(graph: Graph): { readonly from: Int32Array; readonly to: Int32Array } {
-  const found = ENDPOINTS.get(graph);
-  if (found === undefined) throw new Error('edgeEndpoints: not a graph made by buildGraph');
+  return graphCodes(graph);
+}
+
+/** @internal The graph's GraphCodes. */
+export function graphCodes(graph: Graph): GraphCodes {
+  const found = CODES.get(graph);
+  if (found === undefined) throw new Error('graphCodes: not a graph made by buildGraph');
   return found;
 }
 

@@ -1,11 +1,13 @@
 /**
  * encodeDiff has a fast path (ids encoded once, labels copied as byte ranges) and the plain path
  * over the record's strings (taken for any record that is not the diff's own). Both must write the
- * same bytes, whatever the ids hold.
+ * same bytes, whatever the ids hold; and writeDiff must hand a sink those same bytes, in chunks of
+ * any size, whatever the window holds (a window larger than a chunk goes to the sink whole).
  */
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { buildGraph, diffConnectomes, encodeDiff, nodeFromIdentity, type ConnectomeEdge } from '../../../src/connectome/index.ts';
+import { buildGraph, diffConnectomes, diffDigestHex, encodeDiff, nodeFromIdentity, writeDiff, type ConnectomeEdge, type DiffRecord } from '../../../src/connectome/index.ts';
+import { digestHex } from '../../../src/canonical/digest.ts';
 
 const window = { ended_at: '2026-09-14T01:00:00Z', started_at: '2026-09-14T00:00:00Z' };
 const signs = ['allow', 'deny', 'hold', 'ungoverned', 'unset'] as const;
@@ -45,5 +47,39 @@ describe('encodeDiff', () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+function streamed(record: DiffRecord, chunkBytes?: number): { bytes: Buffer; chunks: number } {
+  const parts: Buffer[] = [];
+  // Copied: a chunk is only valid during the call.
+  writeDiff(record, (chunk) => parts.push(Buffer.from(chunk)), { chunkBytes });
+  return { bytes: Buffer.concat(parts), chunks: parts.length };
+}
+
+describe('writeDiff', () => {
+  it('hands the sink the bytes of encodeDiff, in chunks of any size', () => {
+    fc.assert(
+      fc.property(graphs, fc.integer({ min: 1, max: 300 }), fc.nat(600), ({ names, declared, observed }, chunkBytes, note) => {
+        const record = diffConnectomes(graph(names, declared, 'declared'), graph(names, observed, 'observed'), { window: { ...window, note: 'n'.repeat(note) } });
+        const whole = Buffer.from(encodeDiff(record));
+        expect(streamed(record, chunkBytes).bytes.equals(whole)).toBe(true);
+        expect(streamed({ ...record, classes: { ...record.classes } }, chunkBytes).bytes.equals(whole)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('flushes a large record in many chunks and digests it the same streamed as whole', () => {
+    const names = Array.from({ length: 40 }, (_, i) => `tool_${i}`);
+    const all = names.flatMap((_, a) => names.map((__, b) => [a, b, 'unset'] as [number, number, 'unset']));
+    const record = diffConnectomes(graph(names, all.slice(0, 1000), 'declared'), graph(names, all.slice(500), 'observed'), { window });
+    const whole = Buffer.from(encodeDiff(record));
+    const { bytes, chunks } = streamed(record, 4096);
+    expect(bytes.equals(whole)).toBe(true);
+    expect(chunks).toBeGreaterThan(whole.length / 4096 - 1);
+    expect(diffDigestHex(record)).toBe(digestHex(whole, 'sha256'));
+    const sha512 = { ...record, algorithm: 'sha512' as const };
+    expect(diffDigestHex(sha512)).toBe(digestHex(encodeDiff(sha512), 'sha512'));
   });
 });

@@ -53,11 +53,18 @@ export function renderGraph(graph: Graph, format: GraphFormat, algorithm: Digest
 }
 
 /** Writes every file atomically, or the one unnamed output to stdout. */
-export function emit(io: CliIo, files: readonly { path: string | undefined; bytes: Uint8Array }[]): void {
+export function emit(io: CliIo, files: readonly { path: string | undefined; bytes: OutputFile['bytes'] }[]): void {
   const out: OutputFile[] = [];
   for (const f of files) {
-    if (f.path === undefined) io.stdout(new TextDecoder().decode(f.bytes));
-    else out.push({ path: pathIn(io, f.path), bytes: f.bytes });
+    if (f.path === undefined) {
+      if (typeof f.bytes !== 'function') io.stdout(new TextDecoder().decode(f.bytes));
+      else {
+        // A chunk may end inside a character: the decoder carries it into the next.
+        const decoder = new TextDecoder();
+        f.bytes((chunk) => io.stdout(decoder.decode(chunk, { stream: true })));
+        io.stdout(decoder.decode());
+      }
+    } else out.push({ path: pathIn(io, f.path), bytes: f.bytes });
   }
   if (out.length > 0) writeFilesAtomic(out);
 }

@@ -41,14 +41,24 @@ export function readBytesFile(path: string): Uint8Array {
   }
 }
 
+/** Bytes made in pieces: calls `write` with each chunk in order (a chunk is valid only during the call). */
+export type StreamedBytes = (write: (chunk: Uint8Array) => void) => void;
+
 export interface OutputFile {
   readonly path: string;
-  readonly bytes: Uint8Array;
+  /** The file's bytes, whole or streamed (a large artifact never held whole). */
+  readonly bytes: Uint8Array | StreamedBytes;
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
 /**
  * Writes every file to a temp sibling, fsyncs, then renames them all into place. Everything is
- * produced in memory first, so an error before this call leaves earlier artifacts untouched.
+ * produced in memory first (or streamed into the temp file), so an error before the renames
+ * leaves earlier artifacts untouched.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): void {
   const temps: { tmp: string; path: string }[] = [];
@@ -59,8 +69,8 @@ export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): vo
       const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
       const fd = openSync(tmp, 'wx', mode);
       try {
-        let off = 0;
-        while (off < f.bytes.length) off += writeSync(fd, f.bytes, off, f.bytes.length - off);
+        if (typeof f.bytes === 'function') f.bytes((chunk) => writeAll(fd, chunk));
+        else writeAll(fd, f.bytes);
         fsyncSync(fd);
       } finally {
         closeSync(fd);

@@ -1,6 +1,6 @@
 /** `toolgate diff`: the declared-vs-observed record (connectome-diff.md, record schema_version 3). */
 import { parseStrictJson } from '../../canonical/strict-json.ts';
-import { diffConnectomes, encodeDiff, type Graph } from '../../connectome/index.ts';
+import { diffConnectomes, writeDiff, type Graph } from '../../connectome/index.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
@@ -53,7 +53,8 @@ export const diffCommand: Command = {
     const algorithm = algorithmOption(values.algorithm);
     const { declared, observed, window } = readDiffInputs(io, { declared: values.declared!, observed: values.observed!, window: values.window });
     const record = diffConnectomes(declared, observed, { window, algorithm });
-    emit(io, [{ path: values.out, bytes: encodeDiff(record) }]);
+    // Streamed: a record of tens of MB is never held whole.
+    emit(io, [{ path: values.out, bytes: (write) => writeDiff(record, write) }]);
     return EXIT.OK;
   },
 };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { main } from '../../../src/cli/main.ts';
 import type { CliIo } from '../../../src/cli/command.ts';
+import { buildGraph, diffConnectomes, encodeDiff, encodeGraph, nodeFromIdentity } from '../../../src/connectome/index.ts';
 
 const fixtures = join(import.meta.dirname, '..', '..', 'golden', 'connectome', 'fixtures');
 
@@ -44,6 +45,23 @@ describe('connectome CLI', () => {
     expect((await run(['diff', '--declared', 'declared.json', '--observed', 'observed.json', '--window', 'window.json', '--out', 'diff.json', '--algorithm', 'sha512'], dir)).code).toBe(0);
     const v = await run(['verify', 'diff.json', '--digest', execFileSync('sha512sum', [join(dir, 'diff.json')], { encoding: 'utf8' }).split(' ')[0]!], dir);
     expect(v.code).toBe(0);
+  });
+
+  it('diff streams a record of several chunks, with multi-byte ids, to --out and to stdout as encodeDiff writes it', async () => {
+    const nodes = Array.from({ length: 2000 }, (_, i) => nodeFromIdentity({ tag: 'tool', server: 'srv', name: `outil_é${i}_\u{1F600}` }));
+    const edges = (provenance: 'declared' | 'observed', shift: number) =>
+      Array.from({ length: 9000 }, (_, k) => ({ from: nodes[k % 2000]!.id, to: nodes[(k + 1 + shift + Math.floor(k / 2000)) % 2000]!.id, kind: 'invoke' as const, provenance, sign: 'unset' as const }));
+    const declared = buildGraph({ nodes, edges: edges('declared', 0) });
+    const observed = buildGraph({ nodes, edges: edges('observed', 3) });
+    writeFileSync(join(dir, 'big.declared.json'), encodeGraph(declared));
+    writeFileSync(join(dir, 'big.observed.json'), encodeGraph(observed));
+    const expected = Buffer.from(encodeDiff(diffConnectomes(declared, observed, { window: { ended_at: '2026-01-02T00:00:00Z', started_at: '2026-01-01T00:00:00Z' } })));
+    expect(expected.length).toBeGreaterThan(1 << 20);
+    const args = ['diff', '--declared', 'big.declared.json', '--observed', 'big.observed.json', '--window', 'window.json'];
+    expect((await run([...args, '--out', 'big.diff.json'], dir)).code).toBe(0);
+    expect(readFileSync(join(dir, 'big.diff.json')).equals(expected)).toBe(true);
+    const r = await run(args, dir);
+    expect(Buffer.from(r.out, 'utf8').equals(expected)).toBe(true);
   });
 
   it('diff refuses the declared and observed graphs swapped (wrong provenance), writing nothing', async () => {

@@ -44,6 +44,8 @@ describe('encodeDiff', () => {
         const fast = encodeDiff(record);
         const plain = encodeDiff({ ...record, classes: { ...record.classes } });
         expect(Buffer.from(fast).equals(Buffer.from(plain))).toBe(true);
+        // The spread above made the label lists: the fast path now checks them against the positions.
+        expect(Buffer.from(encodeDiff(record)).equals(Buffer.from(plain))).toBe(true);
       }),
       { numRuns: 150 },
     );

@@ -22,6 +22,8 @@
  * Iteration order of sets and objects (`values()`, `entries()`, `keys()`) is OPA's sorted order.
  */
 
+import { StringTable } from './string-table.ts';
+
 export class Decimal {
   /** value = m * 10^e, m not divisible by 10, e < 0 or the value is too large for a bigint. */
   constructor(
@@ -312,10 +314,16 @@ export function compositeKey(v: CompKeyed): string {
 
 // ---------------------------------------------------------------- sets
 
+// A set moves its strings into a StringTable at this many scalar members: a JS Set's table past
+// about 4,096 members is a large object, mapped afresh each time it grows (string-table.ts).
+const STRING_TABLE_AT = 4096;
+
 export class SetValue {
   // A Set, not a Map of each member to itself: two words a member instead of three, which shows when a
   // large set's table is built (bench/rego.bench.ts (b)).
   private prim = new Set<Scalar>();
+  /** The string members once the set is large; until then they are in `prim`. */
+  private strs: StringTable | undefined;
   private comp: Map<string, Value> | undefined;
   private sortedCache: Value[] | undefined;
   private keyCache: string | undefined;
@@ -325,16 +333,24 @@ export class SetValue {
   }
 
   get size(): number {
-    return this.prim.size + (this.comp ? this.comp.size : 0);
+    return this.prim.size + (this.strs ? this.strs.size : 0) + (this.comp ? this.comp.size : 0);
   }
 
   add(v: Value): this {
+    if (typeof v === 'string' && this.strs !== undefined) {
+      if (this.strs.add(v)) {
+        this.sortedCache = undefined;
+        this.keyCache = undefined;
+      }
+      return this;
+    }
     if (v === null || typeof v !== 'object') {
       const n = this.prim.size;
       this.prim.add(v); // one hash lookup; a member already there is left as it was
       if (this.prim.size !== n) {
         this.sortedCache = undefined;
         this.keyCache = undefined;
+        if (n + 1 === STRING_TABLE_AT) this.moveStrings();
       }
       return this;
     }
@@ -349,6 +365,7 @@ export class SetValue {
   }
 
   has(v: Value): boolean {
+    if (typeof v === 'string' && this.strs !== undefined) return this.strs.has(v);
     if (v === null || typeof v !== 'object') return this.prim.has(v);
     if (!this.comp) return false;
     return this.comp.has(v instanceof Decimal ? `d${v.toString()}` : compositeKey(v));
@@ -358,6 +375,7 @@ export class SetValue {
   values(): readonly Value[] {
     if (!this.sortedCache) {
       const out: Value[] = [...this.prim.values()];
+      if (this.strs) for (const v of this.strs.values()) out.push(v);
       if (this.comp) for (const v of this.comp.values()) out.push(v);
       out.sort(compareValues);
       this.sortedCache = out;
@@ -365,14 +383,14 @@ export class SetValue {
     return this.sortedCache;
   }
 
-  /** Members in insertion order (cheaper; use when order does not matter). */
+  /** Members in no particular order (cheaper; use when order does not matter). */
   unordered(): Iterable<Value> {
-    if (!this.comp) return this.prim.values();
-    const prim = this.prim;
-    const comp = this.comp;
+    if (!this.comp && !this.strs) return this.prim.values();
+    const { prim, strs, comp } = this;
     return (function* () {
       yield* prim.values();
-      yield* comp.values();
+      if (strs) yield* strs.values();
+      if (comp) yield* comp.values();
     })();
   }
 
@@ -384,11 +402,23 @@ export class SetValue {
     if (this.keyCache === undefined) {
       const ks: string[] = [];
       for (const v of this.prim.values()) ks.push(scalarKeyText(v));
+      if (this.strs) for (const v of this.strs.values()) ks.push(scalarKeyText(v));
       if (this.comp) for (const k of this.comp.keys()) ks.push(k);
       ks.sort();
       this.keyCache = `{s${ks.join(',')}}`;
     }
     return this.keyCache;
+  }
+
+  private moveStrings(): void {
+    const strs = new StringTable();
+    const rest = new Set<Scalar>();
+    for (const v of this.prim) {
+      if (typeof v === 'string') strs.add(v);
+      else rest.add(v);
+    }
+    this.strs = strs;
+    this.prim = rest;
   }
 }
 

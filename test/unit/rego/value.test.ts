@@ -141,3 +141,34 @@ describe('JSON conversion', () => {
     expect(toJSON(o)).toEqual({ '1': 2, '{"3":4}': 5, s: [1, 2, 3] });
   });
 });
+
+describe('large sets (strings in a StringTable past 4,096 scalar members)', () => {
+  // Members drawn from a small pool, so a run repeats some and the set crosses the threshold.
+  const member = fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 0, max: 6000 }).map((i) => `m${i}`) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 300 }) },
+    { weight: 1, arbitrary: fc.constantFrom<Value>(null, true, false, '', 'é', '\u{1F600}', [1, 'a'], new SetValue(['x'])) },
+  );
+
+  it('holds, finds, counts and orders members as a JS Set of their keys does, in any insertion order', () => {
+    fc.assert(
+      fc.property(fc.array(member, { minLength: 3000, maxLength: 9000 }), fc.array(member, { maxLength: 50 }), (members, probes) => {
+        const set = new SetValue();
+        const keys = new Map<string, Value>();
+        for (const m of members) {
+          set.add(m);
+          keys.set(valueKey(m), m);
+        }
+        expect(set.size).toBe(keys.size);
+        for (const p of [...probes, ...members.slice(0, 50)]) expect(set.has(p)).toBe(keys.has(valueKey(p)));
+        const sorted = [...keys.values()].sort(compareValues);
+        expect(set.values().map(valueKey)).toEqual(sorted.map(valueKey));
+        expect(new Set([...set.unordered()].map(valueKey))).toEqual(new Set(keys.keys()));
+        const reversed = new SetValue([...members].reverse());
+        expect(valueEquals(set, reversed)).toBe(true);
+        expect(reversed.canonicalKey()).toBe(set.canonicalKey());
+      }),
+      { numRuns: 12 },
+    );
+  });
+});

@@ -34,14 +34,8 @@ export class StringTable {
   /** Adds a member; true when it was not there. */
   add(s: string): boolean {
     const h = hashOf(s);
-    const slots = this.#slots;
-    const mask = slots.length - 1;
-    let i = h & mask;
-    for (let at = slots[i]!; at !== 0; at = slots[i]!) {
-      const k = at - 1;
-      if (this.#hashes[k] === h && this.#chunks[k >> CHUNK_BITS]![k & (CHUNK - 1)] === s) return false;
-      i = (i + 1) & mask;
-    }
+    const i = this.#slotOf(s, h);
+    if (this.#slots[i] !== 0) return false;
     const k = this.#size++;
     if ((k & (CHUNK - 1)) === 0) this.#chunks.push([]);
     this.#chunks[k >> CHUNK_BITS]!.push(s);
@@ -51,22 +45,26 @@ export class StringTable {
       this.#hashes = hashes;
     }
     this.#hashes[k] = h;
-    slots[i] = k + 1;
-    if (this.#size * 2 > mask) this.#grow();
+    this.#slots[i] = k + 1;
+    if (this.#size * 2 > this.#slots.length - 1) this.#grow();
     return true;
   }
 
   has(s: string): boolean {
-    const h = hashOf(s);
+    return this.#slots[this.#slotOf(s, hashOf(s))] !== 0;
+  }
+
+  /** The slot holding `s` (hash `h`), or the empty slot where it would go. */
+  #slotOf(s: string, h: number): number {
     const slots = this.#slots;
     const mask = slots.length - 1;
     let i = h & mask;
     for (let at = slots[i]!; at !== 0; at = slots[i]!) {
       const k = at - 1;
-      if (this.#hashes[k] === h && this.#chunks[k >> CHUNK_BITS]![k & (CHUNK - 1)] === s) return true;
+      if (this.#hashes[k] === h && this.#chunks[k >> CHUNK_BITS]![k & (CHUNK - 1)] === s) return i;
       i = (i + 1) & mask;
     }
-    return false;
+    return i;
   }
 
   /** The members in insertion order. */

@@ -91,9 +91,9 @@ function admitted(side: 'declared' | 'observed', graph: Graph | GraphInput): Gra
 const UNSET = SIGNS.indexOf('unset');
 
 /** 1 where a node's id holds a code unit past U+D7FF (where UTF-16 and code-point order can part). */
-function highUnits(g: Graph): Uint8Array {
+function highUnits(g: Graph): Uint8Array | undefined {
+  if (!graphCodes(g).anyHigh) return undefined; // the common case: nothing to allocate
   const out = new Uint8Array(g.nodes.length);
-  if (!graphCodes(g).anyHigh) return out;
   for (let i = 0; i < g.nodes.length; i++) if (hasHighUnit(g.nodes[i]!.id)) out[i] = 1;
   return out;
 }
@@ -204,7 +204,7 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
       ids[u] = a;
       dAt[i++] = u;
       oAt[j++] = u++;
-    } else if (dHigh[i] === 1 && oHigh[j] === 1 ? compareCodePoints(a, b) < 0 : a < b) {
+    } else if (dHigh !== undefined && oHigh !== undefined && dHigh[i] === 1 && oHigh[j] === 1 ? compareCodePoints(a, b) < 0 : a < b) {
       ids[u] = a;
       dAt[i++] = u++;
     } else {
@@ -234,13 +234,13 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
     const f = dc.from[k]!;
     const t = dc.to[k]!;
     if (dInO[f] === 1 && dInO[t] === 1) declaredEndpointCovered++;
-    if (dHigh[f] === 1 || dHigh[t] === 1) high = true;
+    if (dHigh !== undefined && (dHigh[f] === 1 || dHigh[t] === 1)) high = true;
   }
   for (let k = 0; k < oe.length; k++) {
     const f = oc.from[k]!;
     const t = oc.to[k]!;
     if (oInD[f] === 1 && oInD[t] === 1) observedEndpointDeclared++;
-    if (oHigh[f] === 1 || oHigh[t] === 1) high = true;
+    if (oHigh !== undefined && (oHigh[f] === 1 || oHigh[t] === 1)) high = true;
   }
   // One merge of the edge lists tags every edge with its class.
   const dTags = new Uint8Array(de.length);
@@ -519,43 +519,31 @@ function encodeFromPositions(
     buf.set(changedText[k]!, len);
     len += changedText[k]!.length;
   }
-  // Each node's quoted id as a (start, end) pair, side by side, per graph: a label's `to` (anywhere
-  // in the table) then costs one read out of the caches, not three (at, off, off + 1).
-  const spans = new Map<Int32Array, Int32Array>();
   for (let c = 1; c < 4; c++) {
     const { edges, at, tags, tag, length } = classes[c]!;
     const { from, to, kind } = edges;
     len = put(out, len, opens[c]!);
     if (length === 0) continue;
-    let span = spans.get(at);
-    if (span === undefined) {
-      span = new Int32Array(at.length * 2);
-      for (let n = 0; n < at.length; n++) {
-        span[2 * n] = off[at[n]!]!;
-        span[2 * n + 1] = off[at[n]! + 1]!;
-      }
-      spans.set(at, span);
-    }
     let first = true;
     for (let e = 0; e < tags.length; e++) {
       if (tags[e] !== tag) continue;
       if (len > limit) len = flush(out, len);
-      const f = 2 * from[e]!;
-      const t = 2 * to[e]!;
+      const f = at[from[e]!]!;
+      const t = at[to[e]!]!;
       const m = kind[e]!;
       if (first) first = false;
       else buf[len++] = 0x2c;
       buf.copyWithin(len, fromAt, fromEnd);
       len += fromEnd - fromAt;
-      const fs = span[f]!;
-      const fe = span[f + 1]!;
+      const fs = off[f]!;
+      const fe = off[f + 1]!;
       buf.copyWithin(len, fs, fe);
       len += fe - fs;
       const ms = midAt[m]!;
       buf.copyWithin(len, ms, ms + midLen[m]!);
       len += midLen[m]!;
-      const ts = span[t]!;
-      const te = span[t + 1]!;
+      const ts = off[t]!;
+      const te = off[t + 1]!;
       buf.copyWithin(len, ts, te);
       len += te - ts;
       buf[len++] = 0x7d;

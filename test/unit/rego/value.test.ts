@@ -172,3 +172,36 @@ describe('large sets (strings in a StringTable past 4,096 scalar members)', () =
     );
   });
 });
+
+describe('objects', () => {
+  const key = fc.oneof(
+    fc.integer({ min: 0, max: 14 }).map((i) => `k${i}`),
+    fc.integer({ min: -3, max: 3 }),
+    fc.constantFrom<Value>(null, true, false, -0, parseNumber('99999999999999999999') as Value, [1], new SetValue(['s'])),
+  );
+  it('sets, overwrites, finds and orders entries as a Map of their keys does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, fc.integer()), { maxLength: 40 }), fc.array(key, { maxLength: 10 }), (entries, probes) => {
+        const obj = new ObjectValue();
+        const model = new Map<string, [Value, Value]>();
+        for (const [k, v] of entries) {
+          obj.set(k, v);
+          const prev = model.get(valueKey(k));
+          model.set(valueKey(k), [prev ? prev[0] : k, v]);
+        }
+        expect(obj.size).toBe(model.size);
+        for (const p of [...probes, ...entries.map((e) => e[0])]) {
+          expect(obj.has(p)).toBe(model.has(valueKey(p)));
+          expect(obj.get(p)).toEqual(model.get(valueKey(p))?.[1]);
+        }
+        const sorted = [...model.values()].sort((a, b) => compareValues(a[0], b[0]));
+        expect(obj.entries().map(([k, v]) => [valueKey(k), v])).toEqual(sorted.map(([k, v]) => [valueKey(k), v]));
+        expect([...obj.unordered()].length).toBe(model.size);
+        const rebuilt = new ObjectValue([...obj.entries()].reverse());
+        expect(valueEquals(obj, rebuilt)).toBe(true);
+        expect(rebuilt.canonicalKey()).toBe(obj.canonicalKey());
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -244,7 +244,19 @@ export class Evaluator {
   // ------------------------------------------------------------ bodies and literals
   evalBody(body: Literal[], i: number, f: Frame, k: K): boolean {
     if (i === body.length) return k();
-    return this.evalLiteral(body[i] as Literal, f, () => this.evalBody(body, i + 1, f, k));
+    return this.evalLiteral(body[i] as Literal, f, this.restOf(body, i + 1, f, k));
+  }
+
+  /**
+   * The continuation that evaluates body[i..] then k. Each literal's own continuation is made on
+   * its first solution and reused for the rest: a literal iterating 100,000 elements used to make
+   * a closure per element for every literal after it; a body that fails early makes none.
+   */
+  private restOf(body: Literal[], i: number, f: Frame, k: K): K {
+    if (i === body.length) return k;
+    const lit = body[i] as Literal;
+    let next: K | undefined;
+    return () => this.evalLiteral(lit, f, (next ??= this.restOf(body, i + 1, f, k)));
   }
 
   private evalLiteral(l: Literal, f: Frame, k: K): boolean {

@@ -192,13 +192,22 @@ export class Evaluator {
   private queryBody(body: Literal[], i: number, f: Frame, exprs: Value[], k: K): boolean {
     if (i === body.length) return k();
     const l = body[i] as Literal;
-    if (!l.negated && l.withs.length === 0 && l.expr.kind === 'term') {
-      this.tick();
-      return this.termStatement(l.expr.term, f, (v) => {
-        if (v === false && !(this.keepSingleFalse && body.length === 1)) return false;
-        exprs[i] = v;
-        return this.queryBody(body, i + 1, f, exprs, k);
-      });
+    if (!l.negated && l.expr.kind === 'term') {
+      // A term's value is the expression's value, also under `with` (OPA: `data.p with input as x`
+      // gives data.p's value, not true).
+      const term = l.expr.term;
+      const statement = (next: K): boolean =>
+        this.termStatement(term, f, (v) => {
+          if (v === false && !(this.keepSingleFalse && body.length === 1)) return false;
+          exprs[i] = v;
+          return next();
+        });
+      const rest = (): boolean => this.queryBody(body, i + 1, f, exprs, k);
+      if (l.withs.length === 0) {
+        this.tick();
+        return statement(rest);
+      }
+      return this.evalWith(l, f, 0, [], rest, statement);
     }
     return this.evalLiteral(l, f, () => {
       exprs[i] = true;
@@ -290,7 +299,8 @@ export class Evaluator {
     return this.evalExpr(l.expr, f, k);
   }
 
-  private evalWith(l: Literal, f: Frame, i: number, vals: Value[], k: K): boolean {
+  /** Evaluates a literal under its `with` modifiers; `core` is what runs under them (the literal by default). */
+  private evalWith(l: Literal, f: Frame, i: number, vals: Value[], k: K, core?: (k: K) => boolean): boolean {
     if (i < l.withs.length) {
       const w = l.withs[i] as Literal['withs'][number];
       // a function-valued replacement: with f as g
@@ -299,11 +309,11 @@ export class Evaluator {
       if (asTarget) {
         vals[i] = null;
         (vals as unknown as Record<string, unknown>)[`t${i}`] = asTarget;
-        return this.evalWith(l, f, i + 1, vals, k);
+        return this.evalWith(l, f, i + 1, vals, k, core);
       }
       return this.evalTerm(tv, f, (v) => {
         vals[i] = v;
-        return this.evalWith(l, f, i + 1, vals, k);
+        return this.evalWith(l, f, i + 1, vals, k, core);
       });
     }
     const saved = this.s;
@@ -351,7 +361,8 @@ export class Evaluator {
     });
     this.s = inner;
     try {
-      return this.evalLiteralCore(l, f, () => {
+      const under = core ?? ((next: K): boolean => this.evalLiteralCore(l, f, next));
+      return under(() => {
         this.s = saved;
         try {
           return k();

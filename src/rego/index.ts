@@ -37,8 +37,16 @@ export interface QueryResult {
   readonly bindings: Map<string, Value>;
 }
 
+export interface ExpressionSource {
+  readonly text: string;
+  readonly line: number;
+  readonly col: number;
+}
+
 export interface PreparedQuery {
   readonly vars: readonly string[];
+  /** Each of the query's expressions as written and where it starts (1-based), in result order. */
+  readonly sources: readonly ExpressionSource[];
   evaluate(opts?: EvalOptions): QueryResult[];
 }
 
@@ -75,7 +83,7 @@ function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
     compiled,
     prepareQuery(query: string): PreparedQuery {
       const q = guardDepth(() => compileQuery(parseQuery(query, 'query', version), compiled));
-      return prepared(compiled, q);
+      return prepared(compiled, q, query);
     },
     evalRule(ref: string, opts: EvalOptions = {}): Value | undefined {
       let path = paths.get(ref);
@@ -90,9 +98,26 @@ function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
   };
 }
 
-function prepared(compiled: CompiledPolicy, q: CompiledQuery): PreparedQuery {
+/**
+ * Each expression's source text: from where it starts to where the next one (in the text) starts,
+ * less the whitespace and `;` between them.
+ */
+function expressionSources(query: string, q: CompiledQuery): ExpressionSource[] {
+  const lineStarts = [0];
+  for (let i = 0; i < query.length; i++) if (query[i] === '\n') lineStarts.push(i + 1);
+  const starts = q.body.map((l) => (lineStarts[l.loc.line - 1] ?? query.length) + l.loc.col - 1);
+  const sorted = [...starts].sort((a, b) => a - b);
+  return q.body.map((l, i) => {
+    const start = starts[i]!;
+    const end = sorted.find((x) => x > start) ?? query.length;
+    return { text: query.slice(start, end).trim().replace(/;$/, '').trim(), line: l.loc.line, col: l.loc.col };
+  });
+}
+
+function prepared(compiled: CompiledPolicy, q: CompiledQuery, query: string): PreparedQuery {
   return {
     vars: q.vars.map((v) => v.name),
+    sources: expressionSources(query, q),
     evaluate(opts: EvalOptions = {}): QueryResult[] {
       const out: QueryResult[] = [];
       new Evaluator(compiled, opts).runQuery(q, (f, exprs) => {
@@ -111,13 +136,13 @@ function prepared(compiled: CompiledPolicy, q: CompiledQuery): PreparedQuery {
 /** Parses a Rego term written as text (e.g. an `input_term`) into a value; refs and vars are refused. */
 export function parseValueTerm(text: string): Value {
   const t = parseTerm(text);
-  return termToValue(t);
+  return termToValue(t, text);
 }
 
-function termToValue(t: Term): Value {
+function termToValue(t: Term, text: string): Value {
   const ev = compileModules([]);
   const q = compileQuery([{ negated: false, expr: { kind: 'term', term: t }, withs: [], loc: t.loc }], ev.compiled);
-  const res = prepared(ev.compiled, q).evaluate();
+  const res = prepared(ev.compiled, q, text).evaluate();
   const v = res[0]?.expressions[0];
   if (v === undefined) throw new RegoError('rego_parse_error', 'term has no value', t.loc);
   return v;

@@ -11,7 +11,7 @@ const usage = `usage: toolgate rego eval [-d FILE_OR_DIR]... [-i INPUT.json] [--
                           [--max-steps N] [--deadline-ms N] QUERY
 
 Evaluates QUERY against the modules (*.rego) and data files (data.json, or a .json file named with -d)
-found under each -d path, plus the base documents given with --data (merged at the data root). Prints {"result":[{"expressions":[{"value":V}...],"bindings":{NAME:V...}}]}
+found under each -d path, plus the base documents given with --data (merged at the data root). Prints {"result":[{"expressions":[{"value":V,"text":T,"location":{"row":R,"col":C}}...],"bindings":{NAME:V...}}]}
 (keys sorted, sets as sorted arrays), or {} when the query is undefined. Modules are Rego v1 unless --v0.`;
 
 export const regoEvalCommand: Command = {
@@ -60,7 +60,17 @@ export const regoEvalCommand: Command = {
     }
     const rows = results.map((r) => {
       const o = new ObjectValue();
-      o.set('expressions', r.expressions.map((v) => new ObjectValue([['value', v]])));
+      o.set(
+        'expressions',
+        r.expressions.map((v, i) => {
+          const src = q.sources[i]!;
+          return new ObjectValue([
+            ['value', v],
+            ['text', src.text],
+            ['location', new ObjectValue([['row', src.line], ['col', src.col]])],
+          ]);
+        }),
+      );
       if (r.bindings.size > 0) o.set('bindings', new ObjectValue([...r.bindings]));
       return o;
     });

@@ -50,7 +50,16 @@ describe('toolgate rego eval', () => {
   it('prints OPA-shaped results', async () => {
     const r = await cli(['rego', 'eval', '-d', 'pol/authz.rego', '-i', 'input.json', '--data', 'data.json', 'data.authz.allow']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ result: [{ expressions: [{ value: true }] }] });
+    expect(JSON.parse(r.out)).toEqual({ result: [{ expressions: [{ value: true, text: 'data.authz.allow', location: { row: 1, col: 1 } }] }] });
+    // Each expression's text and start, as opa eval prints them; a term under `with` keeps its value.
+    const w = await cli(['rego', 'eval', '-d', 'pol/authz.rego', '--data', 'data.json', 'x := 1;  data.authz.allow with input as {"agent": "a", "tool": "t"}\n  not false']);
+    expect(JSON.parse(w.out).result[0].expressions.map((e: { text: string; location: unknown }) => [e.text, e.location])).toEqual([
+      ['x := 1', { row: 1, col: 1 }],
+      ['data.authz.allow with input as {"agent": "a", "tool": "t"}', { row: 1, col: 10 }],
+      ['not false', { row: 2, col: 3 }],
+    ]);
+    const value = async (q: string) => JSON.parse((await cli(['rego', 'eval', '-d', 'pol/authz.rego', '--data', 'data.json', q])).out).result[0].expressions[0].value;
+    expect(await value('[input.n, 2] with input as {"n": 1}')).toEqual([1, 2]);
     const b = await cli(['rego', 'eval', 'x := [1, 2][_]']);
     expect(JSON.parse(b.out).result.map((x: { bindings: { x: number } }) => x.bindings.x)).toEqual([1, 2]);
   });

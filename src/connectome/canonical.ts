@@ -9,7 +9,7 @@
 import { ByteSink } from '../canonical/bytes.ts';
 import { assertDigestAlgorithm, digestHex, digestOf, type DigestAlgorithm } from '../canonical/digest.ts';
 import { quoteString } from '../canonical/json.ts';
-import { checkGraph, edgeEndpoints, type Graph, type GraphInput } from './graph.ts';
+import { checkGraph, graphCodes, type Graph, type GraphInput } from './graph.ts';
 import { SCHEMA_VERSION } from './vocabulary.ts';
 
 export interface EncodeOptions {
@@ -33,7 +33,7 @@ export function encodeGraph(graph: Graph | GraphInput, options: EncodeOptions = 
   const nodes = g.nodes;
   const texts = g.labelTexts;
   const edges = g.edges;
-  const ends = edgeEndpoints(g);
+  const ends = graphCodes(g);
   const sink = new ByteSink(Math.max(1 << 16, nodes.length * 96 + edges.length * 128));
   sink.write(`{"schema_version":${SCHEMA_VERSION},"algorithm":"${algorithm}","nodes":[`);
   // Quoted ids, by node position, are reused by every edge that names them.

@@ -138,13 +138,23 @@ interface Positions {
   readonly made: readonly (readonly EdgeLabel[] | undefined)[];
 }
 
+/**
+ * Calls fn with each label of a class, in order: its endpoints' union positions, its kind rank and
+ * its index in the class; stops when fn returns false. (The bytes' hot loop walks the tags itself.)
+ */
+function eachLabel(c: ClassEdges, fn: (from: number, to: number, kind: number, k: number) => boolean | void): void {
+  const { edges, at, tags, tag } = c;
+  for (let e = 0, k = 0; k < c.length; e++) {
+    if (tags[e] === tag && fn(at[edges.from[e]!]!, at[edges.to[e]!]!, edges.kind[e]!, k++) === false) return;
+  }
+}
+
 /** A class's labels, made from their positions. */
 function labelsOf(ids: readonly string[], c: ClassEdges): EdgeLabel[] {
   const out: EdgeLabel[] = new Array<EdgeLabel>(c.length);
-  const { edges, at, tags, tag } = c;
-  for (let e = 0, k = 0; k < c.length; e++) {
-    if (tags[e] === tag) out[k++] = { from: ids[at[edges.from[e]!]!]!, kind: KINDS_BY_RANK[edges.kind[e]!]!, to: ids[at[edges.to[e]!]!]! };
-  }
+  eachLabel(c, (f, t, kind, k) => {
+    out[k] = { from: ids[f]!, kind: KINDS_BY_RANK[kind]!, to: ids[t]! };
+  });
   return out;
 }
 const POSITIONS = new WeakMap<object, Positions>();
@@ -369,13 +379,14 @@ function positionsOf(record: DiffRecord): Positions | undefined {
   for (let c = 0; c < 4; c++) {
     const list = c === 0 ? record.classes.changed_sign : made[c];
     if (list === undefined) continue;
-    const { edges, at, tags, tag, length } = classes[c]!;
-    if (list.length !== length) return undefined;
-    for (let e = 0, k = 0; k < length; e++) {
-      if (tags[e] !== tag) continue;
-      const l = list[k++]!;
-      if (l.from !== ids[at[edges.from[e]!]!] || l.to !== ids[at[edges.to[e]!]!] || l.kind !== KINDS_BY_RANK[edges.kind[e]!]) return undefined;
-    }
+    if (list.length !== classes[c]!.length) return undefined;
+    let holds = true;
+    eachLabel(classes[c]!, (f, t, kind, k) => {
+      const l = list[k]!;
+      holds = l.from === ids[f] && l.to === ids[t] && l.kind === KINDS_BY_RANK[kind];
+      return holds;
+    });
+    if (!holds) return undefined;
   }
   return positions;
 }
@@ -468,16 +479,12 @@ function encodeFromPositions(
     for (const b of changedText) size += b.length;
     if (changedText.length > 0) size += changedText.length - 1;
     for (let c = 1; c < 4; c++) {
-      const { edges, at, tags, tag, length } = classes[c]!;
-      const { from, to, kind } = edges;
+      const { length } = classes[c]!;
       size += opens[c]!.length;
       if (length > 0) size += length - 1; // commas
-      for (let e = 0; e < tags.length; e++) {
-        if (tags[e] !== tag) continue;
-        const f = at[from[e]!]!;
-        const t = at[to[e]!]!;
-        size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind[e]!]!.length + 1;
-      }
+      eachLabel(classes[c]!, (f, t, kind) => {
+        size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind]!.length + 1;
+      });
     }
     piecesAt = size;
     const base = size + piecesLength;
@@ -500,15 +507,15 @@ function encodeFromPositions(
     if (buf.length < end) buf = grown(buf, piecesAt, end);
     limit = end - largest;
   }
-  const at: number[] = [];
+  const pieceAt: number[] = [];
   for (const piece of pieces) {
     buf.set(piece, piecesAt);
-    at.push(piecesAt);
+    pieceAt.push(piecesAt);
     piecesAt += piece.length;
   }
-  const fromAt = at[0]!;
+  const fromAt = pieceAt[0]!;
   const fromEnd = fromAt + fromKey.length;
-  const midAt = Int32Array.from(at.slice(1));
+  const midAt = Int32Array.from(pieceAt.slice(1));
   const midLen = Int32Array.from(kindBytes.map((b) => b.length));
   const out: Chunk = { buf, start, end, sink: streaming?.sink };
 

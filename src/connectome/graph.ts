@@ -506,14 +506,6 @@ export interface GraphCodes {
 }
 const CODES = new WeakMap<Graph, GraphCodes>();
 
-/**
- * @internal The endpoints of a built graph's edges as positions in its `nodes`, parallel to its
- * `edges`: what the encoder and the diff use instead of looking ids up by string.
- */
-export function edgeEndpoints(graph: Graph): { readonly from: Int32Array; readonly to: Int32Array } {
-  return graphCodes(graph);
-}
-
 /** @internal The graph's GraphCodes. */
 export function graphCodes(graph: Graph): GraphCodes {
   const found = CODES.get(graph);

@@ -604,7 +604,7 @@ export class Evaluator {
             return false;
           }),
         );
-        return k(out);
+        return k(out.seal());
       }
       case 'objectcompr': {
         const out = new ObjectValue();
@@ -798,7 +798,7 @@ export class Evaluator {
             }),
           );
         }
-        doc = set;
+        doc = set.seal();
       }
       const objRules = groups.obj;
       if (objRules.length) {

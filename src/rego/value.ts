@@ -364,6 +364,15 @@ export class SetValue {
     return this;
   }
 
+  /**
+   * Says the set is complete for now (a rule or comprehension has made all of it): a large set gives
+   * its lookup index back to a pool for the next one (string-table.ts). Adding and finding still work.
+   */
+  seal(): this {
+    this.strs?.seal();
+    return this;
+  }
+
   has(v: Value): boolean {
     if (typeof v === 'string' && this.strs !== undefined) return this.strs.has(v);
     if (v === null || typeof v !== 'object') return this.prim.has(v);

@@ -155,16 +155,19 @@ describe('large sets (strings in a StringTable past 4,096 scalar members)', () =
       fc.property(fc.array(member, { minLength: 3000, maxLength: 9000 }), fc.array(member, { maxLength: 50 }), (members, probes) => {
         const set = new SetValue();
         const keys = new Map<string, Value>();
-        for (const m of members) {
+        // Sealed twice: once half-way (adding after it rebuilds the index), once at the end.
+        members.forEach((m, i) => {
+          if (i === members.length >> 1) set.seal();
           set.add(m);
           keys.set(valueKey(m), m);
-        }
+        });
+        set.seal();
         expect(set.size).toBe(keys.size);
         for (const p of [...probes, ...members.slice(0, 50)]) expect(set.has(p)).toBe(keys.has(valueKey(p)));
         const sorted = [...keys.values()].sort(compareValues);
         expect(set.values().map(valueKey)).toEqual(sorted.map(valueKey));
         expect(new Set([...set.unordered()].map(valueKey))).toEqual(new Set(keys.keys()));
-        const reversed = new SetValue([...members].reverse());
+        const reversed = new SetValue([...members].reverse()).seal();
         expect(valueEquals(set, reversed)).toBe(true);
         expect(reversed.canonicalKey()).toBe(set.canonicalKey());
       }),

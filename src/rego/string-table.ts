@@ -50,8 +50,11 @@ function hashOf(s: string): number {
 export class StringTable {
   /** The members in insertion order, CHUNK to a chunk. */
   #chunks: string[][] = [];
-  /** Each member's hash, by insertion index (so a resize reads no string). */
-  #hashes = new Int32Array(CHUNK);
+  /**
+   * Each member's hash, by insertion index (so a resize reads no string), CHUNK to a chunk: 16 KiB
+   * arrays that malloc serves from memory already in use, where one growing array would be mapped.
+   */
+  #hashes: Int32Array[] = [];
   /** Insertion index + 1 per slot; 0 is empty. Undefined while sealed. */
   #slots: Int32Array | undefined = takeSlots(FIRST_SLOTS);
   /** The index's length, kept while sealed so the rebuilt index has the same one. */
@@ -69,14 +72,12 @@ export class StringTable {
     const i = this.#slotOf(slots, s, h);
     if (slots[i] !== 0) return false;
     const k = this.#size++;
-    if ((k & (CHUNK - 1)) === 0) this.#chunks.push([]);
-    this.#chunks[k >> CHUNK_BITS]!.push(s);
-    if (k === this.#hashes.length) {
-      const hashes = new Int32Array(k * 2);
-      hashes.set(this.#hashes);
-      this.#hashes = hashes;
+    if ((k & (CHUNK - 1)) === 0) {
+      this.#chunks.push([]);
+      this.#hashes.push(new Int32Array(CHUNK));
     }
-    this.#hashes[k] = h;
+    this.#chunks[k >> CHUNK_BITS]!.push(s);
+    this.#hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)] = h;
     slots[i] = k + 1;
     if (this.#size * 2 > this.#slotCount - 1) this.#grow(slots);
     return true;
@@ -103,7 +104,7 @@ export class StringTable {
     let i = h & mask;
     for (let at = slots[i]!; at !== 0; at = slots[i]!) {
       const k = at - 1;
-      if (this.#hashes[k] === h && this.#chunks[k >> CHUNK_BITS]![k & (CHUNK - 1)] === s) return i;
+      if (this.#hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)] === h && this.#chunks[k >> CHUNK_BITS]![k & (CHUNK - 1)] === s) return i;
       i = (i + 1) & mask;
     }
     return i;
@@ -129,7 +130,7 @@ export class StringTable {
     const slots = takeSlots(this.#slotCount);
     const mask = slots.length - 1;
     for (let k = 0; k < this.#size; k++) {
-      let i = this.#hashes[k]! & mask;
+      let i = this.#hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)]! & mask;
       while (slots[i] !== 0) i = (i + 1) & mask;
       slots[i] = k + 1;
     }

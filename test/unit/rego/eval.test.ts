@@ -168,3 +168,46 @@ describe('limits', () => {
     else expect(r instanceof RegoError && r.code === 'REGO_LIMIT_EXCEEDED').toBe(true);
   });
 });
+
+describe('terms with one value, computed without continuations', () => {
+  // The evaluator computes constants, bound vars, refs through constant or bound keys and
+  // deterministic builtins over them directly; everything else takes the general path. These
+  // cases hold both paths to the same answers.
+  const m = `${pkg}
+p if input.a.b > 1
+q if 1 / input.z > 0
+s contains input.m[k] if some k in ["x", "y", "q"]
+u contains upper(x.n) if some x in input.items
+c if count(input.l) > 1
+w contains y if y := input.l[_]
+`;
+  it('statements: defined, false and undefined refs', () => {
+    expect(run(m, 'x := data.t.p', { input: fromJSON({ a: { b: 2 } }) })).toEqual([{ x: true }]);
+    expect(run(m, 'x := data.t.p', { input: fromJSON({ a: { b: 1 } }) })).toEqual([]);
+    expect(run(m, 'x := data.t.p', { input: fromJSON({ a: {} }) })).toEqual([]);
+    expect(run(m, 'x := data.t.p', { input: fromJSON({ a: [1] }) })).toEqual([]);
+    expect(run(m, 'x := data.t.p')).toEqual([]);
+  });
+
+  it('a builtin error is undefined, or raised at the call in strict mode', () => {
+    expect(run(m, 'x := data.t.q', { input: fromJSON({ z: 0 }) })).toEqual([]);
+    const e = err(() => run(m, 'x := data.t.q', { input: fromJSON({ z: 0 }), strict: true }));
+    expect(e.regoCode).toBe('eval_builtin_error');
+    expect([e.loc?.file, e.loc?.line]).toEqual(['m0.rego', 4]);
+    expect(err(() => run(m, 'x := data.t.q', { input: fromJSON({ z: 'a' }), strict: true })).regoCode).toBe('eval_type_error');
+  });
+
+  it('partial-set heads: refs through a bound key, builtins over refs, iteration', () => {
+    const input = fromJSON({ m: { x: 1, y: 2 }, items: [{ n: 'a' }, { n: 'b' }, { m: 'c' }], l: [3, 4, 3] });
+    expect(run(m, 'x := data.t.s', { input })).toEqual([{ x: [1, 2] }]);
+    expect(run(m, 'x := data.t.u', { input })).toEqual([{ x: ['A', 'B'] }]);
+    expect(run(m, 'x := data.t.w', { input })).toEqual([{ x: [3, 4] }]);
+  });
+
+  it('a builtin replaced with `with` takes the general path', () => {
+    const input = fromJSON({ l: [1] });
+    expect(run(m, 'x := data.t.c', { input })).toEqual([]);
+    expect(run(m, 'x := data.t.c with count as 5', { input })).toEqual([{ x: true }]);
+    expect(run(m, 'x := data.t.u with upper as lower', { input: fromJSON({ items: [{ n: 'A' }] }) })).toEqual([{ x: ['a'] }]);
+  });
+});

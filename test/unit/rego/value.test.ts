@@ -207,4 +207,24 @@ describe('objects', () => {
       { numRuns: 300 },
     );
   });
+
+  it('objects from JSON, flat or past the flat limit, find every key and equal the object built key by key', () => {
+    const jsonKey = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('__proto__', '0', '1', 'constructor'));
+    fc.assert(
+      fc.property(fc.dictionary(jsonKey, fc.integer(), { maxKeys: 20 }), fc.array(jsonKey, { maxLength: 5 }), (plain, probes) => {
+        const obj = fromJSON(plain) as ObjectValue;
+        const keys = Object.keys(plain);
+        expect(obj.size).toBe(keys.length);
+        for (const k of keys) expect(obj.get(k)).toBe(plain[k]);
+        for (const p of probes) expect(obj.has(p)).toBe(Object.hasOwn(plain, p));
+        expect(obj.has(0)).toBe(false); // the number 0 is not the key "0"
+        const built = new ObjectValue();
+        for (const k of [...keys].reverse()) built.set(k, plain[k] as number);
+        expect(valueEquals(obj, built)).toBe(true);
+        expect(built.canonicalKey()).toBe(obj.canonicalKey());
+        expect(toJSON(obj)).toEqual(plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -118,7 +118,7 @@ const large = setInput(100_000);
 let sizeSmall = 0;
 let sizeLarge = 0;
 // Both sizes get the same treatment: five warm-up rounds of one run of each (so the JIT has seen
-// both before either is timed), then per size three more warm-up runs and the median of 15. Sizes
+// both before either is timed), then per size three more warm-up runs and the median of 31. Sizes
 // are timed in blocks, not interleaved: a large run leaves collection work behind that would land
 // on the small run after it. No forced collection: V8 shrinks the young generation after one, and
 // the next runs pay for it in scavenges. The median, not the best: a 10,000-element input fits in
@@ -136,7 +136,7 @@ for (let round = 0; round < 5; round++) {
 function medianOf(run: () => void): number {
   for (let i = 0; i < 3; i++) run();
   const times: number[] = [];
-  for (let i = 0; i < 15; i++) {
+  for (let i = 0; i < 31; i++) {
     const t0 = performance.now();
     run();
     times.push(performance.now() - t0);
@@ -146,8 +146,8 @@ function medianOf(run: () => void): number {
 const smallMs = medianOf(runSmall);
 const largeMs = medianOf(runLarge);
 console.log('(b) partial set rule');
-console.log(`    10,000 elements:  ${smallMs.toFixed(1)} ms (${sizeSmall} in the set)`);
-console.log(`    100,000 elements: ${largeMs.toFixed(1)} ms (${sizeLarge} in the set)`);
+console.log(`    10,000 elements:  ${smallMs.toFixed(2)} ms (${sizeSmall} in the set)`);
+console.log(`    100,000 elements: ${largeMs.toFixed(2)} ms (${sizeLarge} in the set)`);
 console.log(`    ratio: ${(largeMs / smallMs).toFixed(1)}x time for 10x elements (target <= 12x)`);
 }
 

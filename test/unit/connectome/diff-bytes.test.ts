@@ -50,6 +50,26 @@ describe('encodeDiff', () => {
       { numRuns: 150 },
     );
   });
+
+  it('writes the same bytes on both paths for classes of many blocks of labels and ids that need escaping', () => {
+    // The fast path gathers labels and reads ids a block (1,024) at a time; these classes hold
+    // several blocks and a tail, and a fifth of the ids are not printable ASCII.
+    const names = Array.from({ length: 1500 }, (_, i) => (i % 5 === 0 ? `n"${i}\\é\n` : `n${i}`));
+    // Distinct (from, to) pairs: k's from is k mod 1,500, its to a step of `shift` + k div 1,500 on.
+    const edges = (shift: number, count: number): [number, number, (typeof signs)[number]][] =>
+      Array.from({ length: count }, (_, k) => [k % 1500, (k % 1500) + shift + Math.floor(k / 1500), signs[k % signs.length]!]).map(
+        ([a, b, sign]) => [a as number, (b as number) % 1500, sign as (typeof signs)[number]],
+      );
+    const declared = edges(1, 6000);
+    const record = diffConnectomes(graph(names, declared, 'declared'), graph(names, [...declared.slice(0, 3000), ...edges(11, 3000)], 'observed'), { window });
+    for (const list of [record.classes.declared_and_observed, record.classes.declared_never_observed, record.classes.observed_but_undeclared]) {
+      expect(list.length).toBeGreaterThan(2 * 1024);
+    }
+    const fast = Buffer.from(encodeDiff(record));
+    const plain = Buffer.from(encodeDiff({ ...record, classes: { ...record.classes } }));
+    expect(fast.equals(plain)).toBe(true);
+    expect(streamed(record, 4096).bytes.equals(plain)).toBe(true);
+  });
 });
 
 function streamed(record: DiffRecord, chunkBytes?: number): { bytes: Buffer; chunks: number } {

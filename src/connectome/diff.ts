@@ -384,6 +384,8 @@ function positionsOf(record: DiffRecord): Positions | undefined {
     eachLabel(classes[c]!, (f, t, kind, k) => {
       const l = list[k]!;
       holds = l.from === ids[f] && l.to === ids[t] && l.kind === KINDS_BY_RANK[kind];
+      // A changed label's signs are written from the label: they must still be signs.
+      if (c === 0 && holds) holds = SIGNS.includes((l as ChangedSign).declared_sign) && SIGNS.includes((l as ChangedSign).observed_sign);
       return holds;
     });
     if (!holds) return undefined;
@@ -453,7 +455,8 @@ function grown(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuf
  * Writes the labels from their endpoint positions: every id is quoted and encoded once into a
  * table in the same buffer as the output, and each label copies byte ranges within that buffer
  * (copyWithin: a native memmove, no view made per piece) instead of reading and quoting two id
- * strings that lie all over the heap. Without a sink the output is the exact size of the record,
+ * strings that lie all over the heap; a changed label's signs come from the label, the rest from
+ * the positions. Without a sink the output is the exact size of the record,
  * summed first from the positions, at the start of a buffer the table is copied past; with one,
  * the output is a chunk past the table, flushed to the sink whenever the next label might not
  * fit (then the result is empty).
@@ -467,14 +470,21 @@ function encodeFromPositions(
 ): Uint8Array {
   const { ids, classes } = positions;
   const changed = record.classes.changed_sign;
-  const fromKey = encoder.encode('{"from":');
-  const kindBytes = KINDS_BY_RANK.map((k) => encoder.encode(`,"kind":"${k}","to":`));
   const opens = CLASS_NAMES.map((n) => encoder.encode(`],"${n}":[`));
-  // The changed labels (a few) carry their signs: written from their text.
-  const changedText = changed.map((l) => encoder.encode(labelText(l, true)));
   const headBytes = encoder.encode(head);
   const tailBytes = encoder.encode(tail);
-  const pieces = [fromKey, ...kindBytes];
+  // A label is [prefix][from id][middle][to id]}. Prefix 0 and middle `kind` are a plain label's;
+  // a changed label's carry its signs: prefix 1 + declared sign, middle KINDS + kind * SIGNS +
+  // observed sign (signIndexes).
+  const prefixes = [encoder.encode('{"from":'), ...SIGNS.map((s) => encoder.encode(`{"declared_sign":"${s}","from":`))];
+  const middles = [
+    ...KINDS_BY_RANK.map((k) => encoder.encode(`,"kind":"${k}","to":`)),
+    ...KINDS_BY_RANK.flatMap((k) => SIGNS.map((s) => encoder.encode(`,"kind":"${k}","observed_sign":"${s}","to":`))),
+  ];
+  const signs = signIndexes(changed);
+  const prefixOf = (c: number, k: number): number => (c === 0 ? 1 + signs[2 * k]! : 0);
+  const middleOf = (c: number, k: number, kind: number): number => (c === 0 ? KINDS_BY_RANK.length + kind * SIGNS.length + signs[2 * k + 1]! : kind);
+  const pieces = [...prefixes, ...middles];
   let piecesLength = 0;
   for (const piece of pieces) piecesLength += piece.length;
 
@@ -490,14 +500,12 @@ function encodeFromPositions(
     off = table.off;
     const tableLength = off[ids.length]!;
     let size = headBytes.length + tailBytes.length;
-    for (const b of changedText) size += b.length;
-    if (changedText.length > 0) size += changedText.length - 1;
-    for (let c = 1; c < 4; c++) {
+    for (let c = 0; c < 4; c++) {
       const { length } = classes[c]!;
-      size += opens[c]!.length;
+      if (c > 0) size += opens[c]!.length;
       if (length > 0) size += length - 1; // commas
-      eachLabel(classes[c]!, (f, t, kind) => {
-        size += off[f + 1]! - off[f]! + off[t + 1]! - off[t]! + fromKey.length + kindBytes[kind]!.length + 1;
+      eachLabel(classes[c]!, (f, t, kind, k) => {
+        size += prefixes[prefixOf(c, k)]!.length + off[f + 1]! - off[f]! + middles[middleOf(c, k, kind)]!.length + off[t + 1]! - off[t]! + 1;
       });
     }
     piecesAt = size;
@@ -513,71 +521,65 @@ function encodeFromPositions(
     ({ buf, off } = quoteIds(ids, piecesLength + streaming.chunkBytes));
     let longest = 0;
     for (let k = 0; k < ids.length; k++) longest = Math.max(longest, off[k + 1]! - off[k]!);
-    let largest = 2 * longest + fromKey.length + Math.max(...kindBytes.map((b) => b.length)) + 2;
-    for (const b of changedText) largest = Math.max(largest, b.length + 1);
+    const largest = 2 * longest + Math.max(...prefixes.map((b) => b.length)) + Math.max(...middles.map((b) => b.length)) + 2;
     piecesAt = off[ids.length]!;
     start = piecesAt + piecesLength;
     end = start + Math.max(streaming.chunkBytes, 2 * largest);
     if (buf.length < end) buf = grown(buf, piecesAt, end);
     limit = end - largest;
   }
-  const pieceAt: number[] = [];
-  for (const piece of pieces) {
-    buf.set(piece, piecesAt);
-    pieceAt.push(piecesAt);
-    piecesAt += piece.length;
+  const pieceAt = new Int32Array(pieces.length);
+  const pieceEnd = new Int32Array(pieces.length);
+  for (let p = 0; p < pieces.length; p++) {
+    buf.set(pieces[p]!, piecesAt);
+    pieceAt[p] = piecesAt;
+    pieceEnd[p] = piecesAt += pieces[p]!.length;
   }
-  const fromAt = pieceAt[0]!;
-  const fromEnd = fromAt + fromKey.length;
-  const midAt = Int32Array.from(pieceAt.slice(1));
-  const midLen = Int32Array.from(kindBytes.map((b) => b.length));
+  const middleBase = prefixes.length;
   const out: Chunk = { buf, start, end, sink: streaming?.sink };
 
   let len = put(out, start, headBytes);
-  for (let k = 0; k < changedText.length; k++) {
-    if (len > limit) len = flush(out, len);
-    if (k > 0) buf[len++] = 0x2c;
-    buf.set(changedText[k]!, len);
-    len += changedText[k]!.length;
-  }
   const toStart = new Int32Array(BLOCK);
   const toEnd = new Int32Array(BLOCK);
   const blockEdges = new Int32Array(BLOCK);
-  for (let c = 1; c < 4; c++) {
+  let touched = 0;
+  for (let c = 0; c < 4; c++) {
     const { edges, at, tags, tag, length } = classes[c]!;
     const { from, to, kind } = edges;
-    len = put(out, len, opens[c]!);
+    if (c > 0) len = put(out, len, opens[c]!);
     if (length === 0) continue;
-    let first = true;
+    let k = 0;
     let e = 0;
     while (e < tags.length) {
-      // Gather a block's `to` spans first: these reads land all over the id table, and in a loop
-      // that does nothing else the processor has many of them in flight at once; read between
-      // one label's copies and the next, each waits alone (1x: ~40% of the labels' time).
+      // Gather a block's `to` spans first, and read the first and last byte of each: these reads
+      // land all over the id table, and in a loop that does nothing else the processor has many of
+      // them in flight at once; read between one label's copies and the next, each waits alone.
       let n = 0;
       for (; e < tags.length && n < BLOCK; e++) {
         if (tags[e] !== tag) continue;
         const t = at[to[e]!]!;
-        toStart[n] = off[t]!;
-        toEnd[n] = off[t + 1]!;
+        const ts = off[t]!;
+        const te = off[t + 1]!;
+        toStart[n] = ts;
+        toEnd[n] = te;
+        touched ^= buf[ts]! ^ buf[te - 1]!;
         blockEdges[n++] = e;
       }
-      for (let j = 0; j < n; j++) {
+      for (let j = 0; j < n; j++, k++) {
         const edge = blockEdges[j]!;
         if (len > limit) len = flush(out, len);
+        if (k > 0) buf[len++] = 0x2c;
+        const p = prefixOf(c, k);
+        buf.copyWithin(len, pieceAt[p]!, pieceEnd[p]!);
+        len += pieceEnd[p]! - pieceAt[p]!;
         const f = at[from[edge]!]!;
-        const m = kind[edge]!;
-        if (first) first = false;
-        else buf[len++] = 0x2c;
-        buf.copyWithin(len, fromAt, fromEnd);
-        len += fromEnd - fromAt;
         const fs = off[f]!;
         const fe = off[f + 1]!;
         buf.copyWithin(len, fs, fe);
         len += fe - fs;
-        const ms = midAt[m]!;
-        buf.copyWithin(len, ms, ms + midLen[m]!);
-        len += midLen[m]!;
+        const m = middleBase + middleOf(c, k, kind[edge]!);
+        buf.copyWithin(len, pieceAt[m]!, pieceEnd[m]!);
+        len += pieceEnd[m]! - pieceAt[m]!;
         const ts = toStart[j]!;
         const te = toEnd[j]!;
         buf.copyWithin(len, ts, te);
@@ -586,6 +588,7 @@ function encodeFromPositions(
       }
     }
   }
+  if (touched > 255) throw new Error('unreachable'); // keeps the reads of the gathers
   len = put(out, len, tailBytes);
   if (out.sink !== undefined) {
     if (len > start) flush(out, len);
@@ -593,6 +596,16 @@ function encodeFromPositions(
   }
   if (len !== end) throw new Error(`encodeDiff: wrote ${len} bytes of ${end}`);
   return buf.subarray(0, end);
+}
+
+/** Each changed label's declared and observed sign as positions in SIGNS, two per label. */
+function signIndexes(changed: readonly ChangedSign[]): Uint8Array {
+  const out = new Uint8Array(2 * changed.length);
+  for (let k = 0; k < changed.length; k++) {
+    out[2 * k] = SIGNS.indexOf(changed[k]!.declared_sign);
+    out[2 * k + 1] = SIGNS.indexOf(changed[k]!.observed_sign);
+  }
+  return out;
 }
 
 /** The output part of encodeFromPositions' buffer: bytes [start, end), and where they go. */

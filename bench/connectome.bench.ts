@@ -8,8 +8,9 @@
  *    the input must take <= 12x the time (linear). Also timed: the bytes as one buffer
  *    (encodeDiff), whose growth is bounded below by the fresh pages of a buffer that large;
  * peak RSS (the process's high-water mark, from the kernel).
- * Times are the best of several runs (the machine may be shared and loaded); CPU time of the best
- * run is printed beside wall time, as it is less disturbed by other processes.
+ * Times are the best of several runs (the machine may be shared and loaded), with the median
+ * beside; CPU time of the best run is printed beside wall time, as it is less disturbed by other
+ * processes.
  * `--scale-check` adds one timed run of the diff at 10x (1,000,000 / 5,000,000 each); it needs
  * several GB of memory and minutes, so `npm run bench` leaves it out.
  */
@@ -98,12 +99,17 @@ interface Timing {
   /** The median wall time of the runs (the best is `wall`). */
   median: number;
 }
-/** The best of `runs` runs by wall time, with that run's CPU time (user + system, all threads). */
-function best(runs: number, f: () => unknown): Timing {
+/**
+ * The best of `runs` runs by wall time, with that run's CPU time (user + system, all threads).
+ * `collect` forces a full collection before each run: right for the second-long encode runs (the
+ * heap does not grow from run to run), wrong for the diffs, where the collector's leftover
+ * concurrent work lands on the next run (a 16 ms 0.1x diff then measured a median of 30-46 ms).
+ */
+function best(runs: number, f: () => unknown, collect = true): Timing {
   let b = { wall: Infinity, cpu: Infinity };
   const walls: number[] = [];
   for (let i = 0; i < runs; i++) {
-    gc?.();
+    if (collect) gc?.();
     const c0 = process.cpuUsage();
     const t0 = performance.now();
     f();
@@ -176,18 +182,22 @@ function diffAt(nodes: number, edges: number, runs: number): { file: Timing; who
   let last: ReturnType<typeof diffToFile> | undefined;
   let split = 0;
   let bestWall = Infinity;
-  const file = best(runs, () => {
-    const t0 = performance.now();
-    last = diffToFile(d, o, window, path);
-    // The split of the run that turns out best (the last one faster than all before it).
-    if (performance.now() - t0 < bestWall) {
-      bestWall = performance.now() - t0;
-      split = last.split;
-    }
-  });
+  const file = best(
+    runs,
+    () => {
+      const t0 = performance.now();
+      last = diffToFile(d, o, window, path);
+      // The split of the run that turns out best (the last one faster than all before it).
+      if (performance.now() - t0 < bestWall) {
+        bestWall = performance.now() - t0;
+        split = last.split;
+      }
+    },
+    false,
+  );
   // The same record as one Uint8Array (encodeDiff): a buffer the size of the record, fresh from
   // the kernel at 1x (a page fault per 4 KiB), recycled by the allocator at 0.1x.
-  const whole = best(runs, () => encodeDiff(diffConnectomes(d, o, { window })));
+  const whole = best(runs, () => encodeDiff(diffConnectomes(d, o, { window })), false);
   const { record, size } = last!;
   if (!readFileSync(path).equals(encodeDiff(record))) throw new Error('the streamed diff differs from encodeDiff');
   const touch = best(runs, () => {
@@ -207,11 +217,11 @@ function diffAt(nodes: number, edges: number, runs: number): { file: Timing; who
 
 encodePhase();
 console.log('diff (record + canonical bytes), declared vs observed:');
-// Both sizes are timed alike (best of 7) on warmed-up code: the 0.1x diff runs first, so its
-// first runs would otherwise time the compiler.
+// Both sizes are timed alike (best and median of 15, no forced collection between runs) on
+// warmed-up code: the 0.1x diff runs first, so its first runs would otherwise time the compiler.
 warmUp(10_000, 50_000, 5);
-const small = diffAt(10_000, 50_000, 7);
-const large = diffAt(100_000, 500_000, 7);
+const small = diffAt(10_000, 50_000, 15);
+const large = diffAt(100_000, 500_000, 15);
 const growth = (a: Timing, b: Timing): string =>
   `${(b.wall / a.wall).toFixed(2)}x the time, best against best (cpu ${(b.cpu / a.cpu).toFixed(2)}x); median against median ${(b.median / a.median).toFixed(2)}x`;
 console.log(`  scaling, streamed to a file: 10x the input took ${growth(small.file, large.file)} (target <= 12x)`);

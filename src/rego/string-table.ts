@@ -19,8 +19,6 @@ const CHUNK_BITS = 12;
 const FIRST_SLOTS = 4 * CHUNK;
 /** What the pool keeps at most, in bytes: enough for the index of a set of a few million members. */
 const POOL_BYTES = 32 << 20;
-/** The index is filled a region at a time, 2^REGION_BITS regions (see #index). */
-const REGION_BITS = 6;
 
 /** Retired slot indexes by length. Indexes in the pool are referenced by no table. */
 const pool = new Map<number, Int32Array[]>();
@@ -127,26 +125,12 @@ export class StringTable {
     return (this.#slots = this.#index());
   }
 
-  /**
-   * A new index of #slotCount slots over every member. Members go in grouped by the region of the
-   * index their home slot lies in (a counting sort on its top REGION_BITS bits), so the writes sweep
-   * the index once instead of landing all over a megabyte of it (a 36,000-member set: 4-6% of the
-   * whole rule's time, bench/rego.bench.ts (b)).
-   */
+  /** A new index of #slotCount slots over every member. */
   #index(): Int32Array {
     const slots = takeSlots(this.#slotCount);
     const mask = slots.length - 1;
-    const size = this.#size;
-    const hashes = this.#hashes;
-    const regionShift = Math.max(0, 31 - Math.clz32(slots.length) - REGION_BITS);
-    const starts = new Int32Array((1 << REGION_BITS) + 1);
-    for (let k = 0; k < size; k++) starts[((hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)]! & mask) >>> regionShift) + 1]!++;
-    for (let r = 0; r < 1 << REGION_BITS; r++) starts[r + 1]! += starts[r]!;
-    const order = new Int32Array(size);
-    for (let k = 0; k < size; k++) order[starts[(hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)]! & mask) >>> regionShift]!++] = k;
-    for (let j = 0; j < size; j++) {
-      const k = order[j]!;
-      let i = hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)]! & mask;
+    for (let k = 0; k < this.#size; k++) {
+      let i = this.#hashes[k >> CHUNK_BITS]![k & (CHUNK - 1)]! & mask;
       while (slots[i] !== 0) i = (i + 1) & mask;
       slots[i] = k + 1;
     }

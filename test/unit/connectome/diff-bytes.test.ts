@@ -107,3 +107,63 @@ describe('writeDiff', () => {
     expect(diffDigestHex(sha512)).toBe(digestHex(encodeDiff(sha512), 'sha512'));
   });
 });
+
+describe('diffConnectomes classes', () => {
+  // Each side holds its own subset of the nodes, so the union is sometimes one side's nodes (whose
+  // union positions the diff then reads as its own), sometimes both, sometimes neither.
+  const sides = fc
+    .uniqueArray(fc.stringMatching(/^[a-z]{1,3}$/), { minLength: 2, maxLength: 9 })
+    .chain((names) =>
+      fc.record({
+        names: fc.constant(names),
+        inD: fc.array(fc.boolean(), { minLength: names.length, maxLength: names.length }),
+        inO: fc.array(fc.boolean(), { minLength: names.length, maxLength: names.length }),
+        declared: fc.array(fc.tuple(fc.nat(names.length - 1), fc.nat(names.length - 1), fc.constantFrom(...signs)), { maxLength: 20 }),
+        observed: fc.array(fc.tuple(fc.nat(names.length - 1), fc.nat(names.length - 1), fc.constantFrom(...signs)), { maxLength: 20 }),
+      }),
+    );
+
+  function side(names: string[], keep: boolean[], edges: [number, number, (typeof signs)[number]][], provenance: 'declared' | 'observed') {
+    const nodes = names.map((n) => nodeFromIdentity({ tag: 'tool', server: 'srv', name: n }));
+    const kept = edges.filter(([a, b]) => keep[a] && keep[b]);
+    const seen = new Set<string>();
+    const out: ConnectomeEdge[] = [];
+    for (const [a, b, sign] of kept) {
+      if (seen.has(`${a}/${b}`)) continue;
+      seen.add(`${a}/${b}`);
+      out.push({ from: nodes[a]!.id, to: nodes[b]!.id, kind: 'invoke', provenance, sign });
+    }
+    return { graph: buildGraph({ nodes: nodes.filter((_, i) => keep[i]), edges: out }), edges: out };
+  }
+
+  it('sorts every edge into the class a map of edge keys gives it, and writes the same bytes on both paths', () => {
+    fc.assert(
+      fc.property(sides, ({ names, inD, inO, declared, observed }) => {
+        const d = side(names, inD, declared, 'declared');
+        const o = side(names, inO, observed, 'observed');
+        const record = diffConnectomes(d.graph, o.graph, { window });
+        const key = (e: { from: string; to: string; kind: string }) => `${e.from} ${e.to} ${e.kind}`;
+        const oSign = new Map(o.edges.map((e) => [key(e), e.sign]));
+        const dKeys = new Set(d.edges.map(key));
+        const want = { changed: new Set<string>(), both: new Set<string>(), never: new Set<string>(), undeclared: new Set<string>() };
+        for (const e of d.edges) {
+          const os = oSign.get(key(e));
+          if (os === undefined) want.never.add(key(e));
+          else if (e.sign !== 'unset' && os !== 'unset' && e.sign !== os) want.changed.add(key(e));
+          else want.both.add(key(e));
+        }
+        for (const e of o.edges) if (!dKeys.has(key(e))) want.undeclared.add(key(e));
+        const c = record.classes;
+        expect(new Set(c.changed_sign.map(key))).toEqual(want.changed);
+        expect(new Set(c.declared_and_observed.map(key))).toEqual(want.both);
+        expect(new Set(c.declared_never_observed.map(key))).toEqual(want.never);
+        expect(new Set(c.observed_but_undeclared.map(key))).toEqual(want.undeclared);
+        const plain = encodeDiff({ ...record, classes: { ...record.classes } });
+        const fresh = diffConnectomes(d.graph, o.graph, { window });
+        expect(Buffer.from(encodeDiff(fresh)).equals(Buffer.from(plain))).toBe(true);
+        expect(streamed(fresh, 64).bytes.equals(Buffer.from(plain))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -694,12 +694,15 @@ export class Evaluator {
     try {
       return def.fn(vals, this.ctx);
     } catch (e) {
-      if (e instanceof BuiltinError) {
-        if (this.strict || e.halt) throw new RegoError(e.code, e.message, t.loc);
-        return undefined;
-      }
-      throw e;
+      this.builtinFailed(e, t.loc);
+      return undefined;
     }
+  }
+
+  /** A builtin threw: raised at the call when strict (or for a halting error), else the call is undefined. */
+  private builtinFailed(e: unknown, loc: Loc): void {
+    if (!(e instanceof BuiltinError)) throw e;
+    if (this.strict || e.halt) throw new RegoError(e.code, e.message, loc);
   }
 
   private evalItems(items: Term[], f: Frame, i: number, acc: Value[], k: (vals: Value[]) => boolean): boolean {
@@ -1110,11 +1113,8 @@ export class Evaluator {
       if (r === undefined) return false;
       return k(r);
     } catch (e) {
-      if (e instanceof BuiltinError) {
-        if (this.strict || e.halt) throw new RegoError(e.code, e.message, loc);
-        return false;
-      }
-      throw e;
+      this.builtinFailed(e, loc);
+      return false;
     }
   }
 

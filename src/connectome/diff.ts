@@ -299,15 +299,13 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
       j++;
     }
   }
-  const byClass = (edges: GraphCodes, at: Int32Array, tags: Uint8Array, tag: number): ClassEdges => ({
-    edges,
-    at,
-    tags,
-    tag,
-    length: count[tag]!,
-    identity: at.length === u,
-  });
-  const ends = [byClass(dc, dAt, dTags, CHANGED), byClass(dc, dAt, dTags, BOTH), byClass(dc, dAt, dTags, DEAD), byClass(oc, oAt, oTags, DRIFT)] as const;
+  const byClass = (edges: GraphCodes, at: Int32Array, identity: boolean, tags: Uint8Array, tag: number): ClassEdges => ({ edges, at, identity, tags, tag, length: count[tag]! });
+  const ends = [
+    byClass(dc, dAt, dSame, dTags, CHANGED),
+    byClass(dc, dAt, dSame, dTags, BOTH),
+    byClass(dc, dAt, dSame, dTags, DEAD),
+    byClass(oc, oAt, oSame, oTags, DRIFT),
+  ] as const;
   let classes: DiffRecord['classes'];
   if (high) {
     // Canonical edge order is code-point order; the record's is UTF-16. They differ only past

@@ -16,6 +16,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { canonicalString, compareUtf16, quoteString } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
 import { checkGraph, describeValue, graphCodes, KINDS_BY_RANK, type Graph, type GraphCodes, type GraphInput } from './graph.ts';
+import { mergeIdTables, SLACK, type IdTable } from './id-table.ts';
 import { compareCodePoints, hasHighUnit } from './strings.ts';
 import { SIGNS, type EdgeKind, type Sign } from './vocabulary.ts';
 
@@ -138,6 +139,8 @@ interface Positions {
   readonly classes: readonly [ClassEdges, ClassEdges, ClassEdges, ClassEdges];
   /** Each class's label list once made (a caller read it); until then there is nothing to check. */
   readonly made: readonly (readonly EdgeLabel[] | undefined)[];
+  /** The union's ids as quoted bytes: one graph's own table when its nodes are the whole union. */
+  readonly idTable: () => IdTable;
 }
 
 /**
@@ -324,7 +327,8 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
         observed_but_undeclared: lazy(3),
       }),
     );
-    POSITIONS.set(classes, { ids, classes: ends, made });
+    const idTable = (): IdTable => (dSame ? dc.quoted : oSame ? oc.quoted : mergeIdTables(dc.quoted, dAt, oc.quoted, oAt, u));
+    POSITIONS.set(classes, { ids, classes: ends, made, idTable });
   }
   return {
     algorithm,
@@ -415,67 +419,13 @@ const CHUNK_BYTES = 1 << 16;
 const BLOCK = 1024;
 
 /**
- * Every id quoted and UTF-8 encoded once, from the start of a buffer with `room` bytes to spare
- * past the table, with each id's start in `off` and the table's end in `off[ids.length]`. The
- * buffer is sized from a sample of the ids with a quarter to spare, not for the worst case: V8
- * counts every byte of it as external memory, and a large enough sum of that since the last
- * full collection sets one off (seconds, over the heap of two graphs of millions of edges).
- */
-function quoteIds(ids: readonly string[], room: number): { buf: Uint8Array<ArrayBuffer>; off: Int32Array } {
-  const step = Math.max(1, Math.floor(ids.length / 256));
-  let sampled = 0;
-  let units = 0;
-  for (let k = 0; k < ids.length; k += step, sampled++) units += ids[k]!.length;
-  const perId = sampled === 0 ? 0 : units / sampled + 2;
-  let buf = new Uint8Array(Math.ceil(ids.length * perId * 1.25) + 4096 + room);
-  const off = new Int32Array(ids.length + 1);
-  let p = 0;
-  let touched = 0;
-  for (let k = 0; k < ids.length; k++) {
-    // The strings lie all over the heap: reading a block's lengths first, in a loop that does
-    // nothing else, has their memory on the way for many at once (see BLOCK).
-    if (k % BLOCK === 0) for (let b = k, n = Math.min(ids.length, k + BLOCK); b < n; b++) touched += ids[b]!.length;
-    const id = ids[k]!;
-    const most = id.length * 6 + 2; // \u00XX is the longest a code unit gets
-    if (p + most + room > buf.length) buf = grown(buf, p, Math.max(Math.ceil(buf.length * 1.5), p + most + room));
-    // Printable ASCII but `"` and `\` is written as it is, one byte a unit; anything else is quoted.
-    let q = p + 1;
-    for (let i = 0; i < id.length; i++) {
-      const u = id.charCodeAt(i);
-      if (u < 0x20 || u > 0x7e || u === 0x22 || u === 0x5c) {
-        q = -1;
-        break;
-      }
-      buf[q++] = u;
-    }
-    if (q >= 0) {
-      buf[p] = 0x22;
-      buf[q++] = 0x22;
-      p = q;
-    } else {
-      p += encoder.encodeInto(quoteString(id), buf.subarray(p)).written;
-    }
-    off[k + 1] = p;
-  }
-  if (touched < 0) throw new Error('unreachable'); // keeps the reads above
-  return { buf, off };
-}
-
-function grown(buf: Uint8Array, used: number, size: number): Uint8Array<ArrayBuffer> {
-  const next = new Uint8Array(size);
-  next.set(buf.subarray(0, used));
-  return next;
-}
-
-/**
- * Writes the labels from their endpoint positions: every id is quoted and encoded once into a
- * table in the same buffer as the output, and each label copies byte ranges within that buffer
- * (copy4, four bytes at a time) instead of reading and quoting two id strings that lie all over
- * the heap; a changed label's signs come from the label, the rest from
- * the positions. Without a sink the output is the exact size of the record,
- * summed first from the positions, at the start of a buffer the table is copied past; with one,
- * the output is a chunk past the table, flushed to the sink whenever the next label might not
- * fit (then the result is empty).
+ * Writes the labels from their endpoint positions: every id of the union is in one table of
+ * quoted bytes (a graph's own, when its nodes are the whole union), and each label is four byte
+ * ranges copied into the output (copy4): its prefix, its from id, its middle, its to id. No id
+ * string is read per label. A changed label's signs come from the label, the rest from the
+ * positions. Without a sink the output is the exact size of the record, summed first from the
+ * positions; with one, the output is a chunk flushed to the sink whenever the next label might
+ * not fit (then the result is empty). The fixed pieces lie past the output in the same buffer.
  */
 function encodeFromPositions(
   record: DiffRecord,
@@ -484,7 +434,10 @@ function encodeFromPositions(
   tail: string,
   streaming: { readonly sink: ByteChunkSink; readonly chunkBytes: number } | undefined,
 ): Uint8Array {
-  const { ids, classes } = positions;
+  const { classes } = positions;
+  const table = positions.idTable();
+  const { off } = table;
+  const ids = table.bytes;
   const changed = record.classes.changed_sign;
   const opens = CLASS_NAMES.map((n) => encoder.encode(`],"${n}":[`));
   const headBytes = encoder.encode(head);
@@ -504,18 +457,11 @@ function encodeFromPositions(
   let piecesLength = 0;
   for (const piece of pieces) piecesLength += piece.length;
 
-  let buf: Uint8Array;
-  let off: Int32Array;
-  let piecesAt: number;
-  let start: number; // where the output starts
-  let end: number; // where the output region ends
+  // [output][fixed pieces][SLACK]: copy4 may read and write a few bytes past a range.
+  let size: number; // of the output region
   let limit: number; // flush past this (never without a sink)
   if (streaming === undefined) {
-    // [output][fixed pieces][quoted ids]
-    const table = quoteIds(ids, 0);
-    off = table.off;
-    const tableLength = off[ids.length]!;
-    let size = headBytes.length + tailBytes.length;
+    size = headBytes.length + tailBytes.length;
     for (let c = 0; c < 4; c++) {
       const { length } = classes[c]!;
       if (c > 0) size += opens[c]!.length;
@@ -524,42 +470,31 @@ function encodeFromPositions(
         size += prefixes[prefixOf(c, k)]!.length + off[f + 1]! - off[f]! + middles[middleOf(c, k, kind)]!.length + off[t + 1]! - off[t]! + 1;
       });
     }
-    piecesAt = size;
-    const base = size + piecesLength;
-    buf = new Uint8Array(base + tableLength + 4);
-    buf.set(table.buf.subarray(0, tableLength), base);
-    for (let k = 0; k <= ids.length; k++) off[k]! += base;
-    start = 0;
-    end = size;
     limit = Infinity;
   } else {
-    // [quoted ids][fixed pieces][chunk]; a chunk holds at least two of the largest labels.
-    ({ buf, off } = quoteIds(ids, piecesLength + streaming.chunkBytes));
-    let longest = 0;
-    for (let k = 0; k < ids.length; k++) longest = Math.max(longest, off[k + 1]! - off[k]!);
-    const largest = 2 * longest + Math.max(...prefixes.map((b) => b.length)) + Math.max(...middles.map((b) => b.length)) + 2;
-    piecesAt = off[ids.length]!;
-    start = piecesAt + piecesLength;
-    end = start + Math.max(streaming.chunkBytes, 2 * largest);
-    if (buf.length < end + 4) buf = grown(buf, piecesAt, end + 4);
-    limit = end - largest;
+    // A chunk holds at least two of the largest labels.
+    const largest = 2 * table.longest + Math.max(...prefixes.map((b) => b.length)) + Math.max(...middles.map((b) => b.length)) + 2;
+    size = Math.max(streaming.chunkBytes, 2 * largest);
+    limit = size - largest;
   }
+  const buf = new Uint8Array(size + piecesLength + SLACK);
   const pieceAt = new Int32Array(pieces.length);
   const pieceEnd = new Int32Array(pieces.length);
-  for (let p = 0; p < pieces.length; p++) {
-    buf.set(pieces[p]!, piecesAt);
-    pieceAt[p] = piecesAt;
-    pieceEnd[p] = piecesAt += pieces[p]!.length;
+  for (let p = 0, at = size; p < pieces.length; p++) {
+    buf.set(pieces[p]!, at);
+    pieceAt[p] = at;
+    pieceEnd[p] = at += pieces[p]!.length;
   }
   const middleBase = prefixes.length;
-  const out: Chunk = { buf, start, end, sink: streaming?.sink };
+  const out: Chunk = { buf, end: size, sink: streaming?.sink };
+  const dv = new DataView(buf.buffer);
+  const idv = new DataView(ids.buffer, ids.byteOffset, ids.byteLength);
 
-  let len = put(out, start, headBytes);
+  let len = put(out, 0, headBytes);
   const toStart = new Int32Array(BLOCK);
   const toEnd = new Int32Array(BLOCK);
   const blockEdges = new Int32Array(BLOCK);
   let touched = 0;
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   for (let c = 0; c < 4; c++) {
     const { edges, at, tags, tag, length, identity } = classes[c]!;
     const { from, to, kind } = edges;
@@ -579,7 +514,7 @@ function encodeFromPositions(
         const te = off[t + 1]!;
         toStart[n] = ts;
         toEnd[n] = te;
-        touched ^= buf[ts]! ^ buf[te - 1]!;
+        touched ^= ids[ts]! ^ ids[te - 1]!;
         blockEdges[n++] = e;
       }
       for (let j = 0; j < n; j++, k++) {
@@ -587,16 +522,12 @@ function encodeFromPositions(
         if (len > limit) len = flush(out, len);
         if (k > 0) buf[len++] = 0x2c;
         const p = prefixOf(c, k);
-        len = copy4(dv, len, pieceAt[p]!, pieceEnd[p]!);
+        len = copy4(dv, pieceAt[p]!, pieceEnd[p]!, dv, len);
         const f = identity ? from[edge]! : at[from[edge]!]!;
-        const fs = off[f]!;
-        const fe = off[f + 1]!;
-        len = copy4(dv, len, fs, fe);
+        len = copy4(idv, off[f]!, off[f + 1]!, dv, len);
         const m = middleBase + middleOf(c, k, kind[edge]!);
-        len = copy4(dv, len, pieceAt[m]!, pieceEnd[m]!);
-        const ts = toStart[j]!;
-        const te = toEnd[j]!;
-        len = copy4(dv, len, ts, te);
+        len = copy4(dv, pieceAt[m]!, pieceEnd[m]!, dv, len);
+        len = copy4(idv, toStart[j]!, toEnd[j]!, dv, len);
         buf[len++] = 0x7d;
       }
     }
@@ -604,24 +535,23 @@ function encodeFromPositions(
   if (touched > 255) throw new Error('unreachable'); // keeps the reads of the gathers
   len = put(out, len, tailBytes);
   if (out.sink !== undefined) {
-    if (len > start) flush(out, len);
+    if (len > 0) flush(out, len);
     return buf.subarray(0, 0);
   }
-  if (len !== end) throw new Error(`encodeDiff: wrote ${len} bytes of ${end}`);
-  return buf.subarray(0, end);
+  if (len !== size) throw new Error(`encodeDiff: wrote ${len} bytes of ${size}`);
+  return buf.subarray(0, size);
 }
 
 /**
- * Copies bytes [from, end) of the buffer to `len`, four at a time, and returns the new end of the
- * output. It reads and writes up to 3 bytes past either range: the buffer keeps 4 bytes of slack at
- * its end, and what it writes past `len` is always written over by the bytes that follow (every
- * copy is followed by at least the label's closing brace and the record's tail). In a JS loop,
- * a byte at a time, the copies were half the time of the label loops; a copyWithin per piece
- * costs as much in calls.
+ * Copies bytes [from, end) of `src` to `len` in `dst`, four at a time, and returns the new end of
+ * the output. It may read and write up to 3 bytes past either range: both buffers keep SLACK bytes
+ * at their end, and what it writes past `len` is always written over by the bytes that follow
+ * (every copy is followed at least by the label's closing brace and the record's tail). A byte at
+ * a time in a JS loop, or a copyWithin per range, the copies took twice as long.
  */
-function copy4(dv: DataView, len: number, from: number, end: number): number {
+function copy4(src: DataView, from: number, end: number, dst: DataView, len: number): number {
   let x = from;
-  for (; x < end; x += 4, len += 4) dv.setInt32(len, dv.getInt32(x, true), true);
+  for (; x < end; x += 4, len += 4) dst.setInt32(len, src.getInt32(x, true), true);
   return len - (x - end);
 }
 
@@ -635,25 +565,24 @@ function signIndexes(changed: readonly ChangedSign[]): Uint8Array {
   return out;
 }
 
-/** The output part of encodeFromPositions' buffer: bytes [start, end), and where they go. */
+/** The output part of encodeFromPositions' buffer: bytes [0, end), and where they go. */
 interface Chunk {
   readonly buf: Uint8Array;
-  readonly start: number;
   readonly end: number;
   readonly sink: ByteChunkSink | undefined;
 }
 
 /** Hands the chunk's bytes to the sink; returns where writing starts over. */
 function flush(out: Chunk, len: number): number {
-  out.sink!(out.buf.subarray(out.start, len));
-  return out.start;
+  out.sink!(out.buf.subarray(0, len));
+  return 0;
 }
 
 /** Appends a fixed piece (head, tail, a class's opening), which may be larger than a chunk. */
 function put(out: Chunk, len: number, bytes: Uint8Array): number {
   if (out.sink !== undefined && len + bytes.length > out.end) {
     len = flush(out, len);
-    if (bytes.length > out.end - out.start) {
+    if (bytes.length > out.end) {
       out.sink(bytes);
       return len;
     }

@@ -11,6 +11,7 @@
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { nodeId, kindOf, levelOf, type Identity } from './identity.ts';
+import { quoteIdTable, type IdTable } from './id-table.ts';
 import { compareCodePoints, hasHighUnit, isAscii, isWellFormedString, nfc } from './strings.ts';
 import {
   EDGE_KINDS,
@@ -434,7 +435,8 @@ export function buildGraph(input: GraphInput, options: BuildOptions = {}): Graph
     (['mfa', 'module', 'boundary', 'server'] as const)[finest]!,
   );
   const provenance = byProvenance[0] === count ? PROVENANCES_BY_RANK[0]! : byProvenance[1] === count ? PROVENANCES_BY_RANK[1]! : undefined;
-  CODES.set(graph, { ids: nodes.map((n) => n.node.id), from: edgeFrom, to: edgeTo, kind: edgeKind, sign: edgeSign, provenance, anyHigh });
+  const ids = nodes.map((n) => n.node.id);
+  CODES.set(graph, { ids, quoted: quoteIdTable(ids), from: edgeFrom, to: edgeTo, kind: edgeKind, sign: edgeSign, provenance, anyHigh });
   return graph;
 }
 
@@ -492,6 +494,8 @@ function edgeOrder(fromAt: Int32Array, rest: Int32Array, count: number, nodeCoun
 export interface GraphCodes {
   /** The node ids, in order (one array of strings, not one object per node to read them from). */
   readonly ids: readonly string[];
+  /** The node ids as canonical JSON bytes, quoted once here for every diff to copy from. */
+  readonly quoted: IdTable;
   /** Edge endpoints as positions in `nodes`. */
   readonly from: Int32Array;
   readonly to: Int32Array;

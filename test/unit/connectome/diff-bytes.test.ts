@@ -8,6 +8,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { buildGraph, diffConnectomes, diffDigestHex, encodeDiff, nodeFromIdentity, writeDiff, type ConnectomeEdge, type DiffRecord } from '../../../src/connectome/index.ts';
 import { digestHex } from '../../../src/canonical/digest.ts';
+import { compareUtf16 } from '../../../src/canonical/json.ts';
 
 const window = { ended_at: '2026-09-14T01:00:00Z', started_at: '2026-09-14T00:00:00Z' };
 const signs = ['allow', 'deny', 'hold', 'ungoverned', 'unset'] as const;
@@ -112,7 +113,8 @@ describe('diffConnectomes classes', () => {
   // Each side holds its own subset of the nodes, so the union is sometimes one side's nodes (whose
   // union positions the diff then reads as its own), sometimes both, sometimes neither.
   const sides = fc
-    .uniqueArray(fc.stringMatching(/^[a-z]{1,3}$/), { minLength: 2, maxLength: 9 })
+    // Names past U+D7FF (where UTF-16 and code-point order part) now and then.
+    .uniqueArray(fc.oneof({ arbitrary: fc.stringMatching(/^[a-z]{1,3}$/), weight: 6 }, fc.constantFrom('\uFF01', '\u{1F600}', 'z\uFF01', 'z\u{1F600}', 'é')), { minLength: 2, maxLength: 9 })
     .chain((names) =>
       fc.record({
         names: fc.constant(names),
@@ -158,6 +160,26 @@ describe('diffConnectomes classes', () => {
         expect(new Set(c.declared_and_observed.map(key))).toEqual(want.both);
         expect(new Set(c.declared_never_observed.map(key))).toEqual(want.never);
         expect(new Set(c.observed_but_undeclared.map(key))).toEqual(want.undeclared);
+        // Each list is in the record's order: (from, to, kind) by UTF-16 code units.
+        for (const list of [c.changed_sign, c.declared_and_observed, c.declared_never_observed, c.observed_but_undeclared]) {
+          expect(list.map(key)).toEqual([...list].sort((a, b) => compareUtf16(a.from, b.from) || compareUtf16(a.to, b.to) || compareUtf16(a.kind, b.kind)).map(key));
+        }
+        const dSign = new Map(d.edges.map((e) => [key(e), e.sign]));
+        const bothSigns = [...want.both].map((k) => [dSign.get(k), oSign.get(k)]);
+        const idOf = new Map(names.map((n, i) => [nodeFromIdentity({ tag: 'tool', server: 'srv', name: n }).id, i]));
+        const count = (keep: boolean[], edges: ConnectomeEdge[]) => edges.filter((e) => keep[idOf.get(e.from)!] && keep[idOf.get(e.to)!]).length;
+        expect(record.coverage).toEqual({
+          declared_and_observed: want.changed.size + want.both.size,
+          declared_edges: d.edges.length,
+          declared_endpoint_covered: count(inO, d.edges),
+          declared_nodes: inD.filter(Boolean).length,
+          declared_sign_only: bothSigns.filter(([ds, os]) => ds !== 'unset' && os === 'unset').length,
+          nodes_in_both: inD.filter((x, i) => x && inO[i]).length,
+          observed_edges: o.edges.length,
+          observed_endpoint_declared: count(inD, o.edges),
+          observed_nodes: inO.filter(Boolean).length,
+          observed_sign_only: bothSigns.filter(([ds, os]) => os !== 'unset' && ds === 'unset').length,
+        });
         const plain = encodeDiff({ ...record, classes: { ...record.classes } });
         const fresh = diffConnectomes(d.graph, o.graph, { window });
         expect(Buffer.from(encodeDiff(fresh)).equals(Buffer.from(plain))).toBe(true);

@@ -263,9 +263,9 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   const high = (dHigh !== undefined && someEndpointIn(dc, dHigh)) || (oHigh !== undefined && someEndpointIn(oc, oHigh));
   let declaredSignOnly = 0;
   let observedSignOnly = 0;
-  // Reading the union position of a graph whose nodes are the whole union from dAt/oAt is a
-  // random read per endpoint that can be skipped (1x: the merge ~20% and the labels ~7% faster).
-  // One merge of the edge lists tags every edge with its class.
+  // One merge of the edge lists tags every edge with its class. A graph whose nodes are the whole
+  // union reads its own positions as union positions, not through dAt/oAt: that is a random read
+  // per endpoint (1x: the merge ~20% and the labels ~7% faster).
   const dTags = new Uint8Array(de.length);
   const oTags = new Uint8Array(oe.length);
   const count = [0, 0, 0, 0];
@@ -464,7 +464,7 @@ function encodeFromPositions(
   let piecesLength = 0;
   for (const piece of pieces) piecesLength += piece.length;
 
-  // [output][fixed pieces][SLACK]: copy4 may read and write a few bytes past a range.
+  // [output][SLACK][fixed pieces][SLACK]: copy4 may read and write a few bytes past a range.
   let size: number; // of the output region
   let limit: number; // flush past this (never without a sink)
   if (streaming === undefined) {
@@ -484,10 +484,10 @@ function encodeFromPositions(
     size = Math.max(streaming.chunkBytes, 2 * largest);
     limit = size - largest;
   }
-  const buf = new Uint8Array(size + piecesLength + SLACK);
+  const buf = new Uint8Array(size + SLACK + piecesLength + SLACK);
   const pieceAt = new Int32Array(pieces.length);
   const pieceEnd = new Int32Array(pieces.length);
-  for (let p = 0, at = size; p < pieces.length; p++) {
+  for (let p = 0, at = size + SLACK; p < pieces.length; p++) {
     buf.set(pieces[p]!, at);
     pieceAt[p] = at;
     pieceEnd[p] = at += pieces[p]!.length;
@@ -557,9 +557,9 @@ function encodeFromPositions(
 
 /**
  * Copies bytes [from, end) of `src` to `len` in `dst`, four at a time, and returns the new end of
- * the output. It may read and write up to 3 bytes past either range: both buffers keep SLACK bytes
- * at their end, and what it writes past `len` is always written over by the bytes that follow
- * (every copy is followed at least by the label's closing brace and the record's tail). A byte at
+ * the output. It may read and write up to 3 bytes past either range: the id table and the fixed
+ * pieces are followed by SLACK bytes, and so is the output region (a label may end at the very end
+ * of a chunk); within the output, what a copy writes past `len` is written over by what follows. A byte at
  * a time in a JS loop, or a copyWithin per range, the copies took twice as long.
  */
 function copy4(src: DataView, from: number, end: number, dst: DataView, len: number): number {

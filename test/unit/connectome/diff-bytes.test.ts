@@ -95,6 +95,20 @@ describe('writeDiff', () => {
     );
   });
 
+  it('writes a chunk right up to its end whatever the chunk size (labels of the largest kind and signs, every alignment)', () => {
+    // Labels copy their pieces four bytes at a time and may write a few bytes past a copy: a label
+    // that ends at the very end of a chunk must not spoil what lies past the chunk.
+    const nodes = Array.from({ length: 12 }, (_, i) => nodeFromIdentity({ tag: 'tool', server: 'srv', name: `t${String(i).padStart(2, '0')}` }));
+    const edges = (provenance: 'declared' | 'observed', sign: (a: number, b: number) => (typeof signs)[number]): ConnectomeEdge[] =>
+      nodes.flatMap((f, a) => nodes.map((t, b) => ({ from: f.id, to: t.id, kind: 'supervise' as const, provenance, sign: sign(a, b) })));
+    const declared = buildGraph({ nodes, edges: edges('declared', (a, b) => ((a + b) % 3 === 0 ? 'ungoverned' : 'deny')) });
+    const observed = buildGraph({ nodes, edges: edges('observed', (a, b) => ((a * b) % 2 === 0 ? 'allow' : 'ungoverned')) });
+    const record = diffConnectomes(declared, observed, { window });
+    expect(record.classes.changed_sign.length).toBeGreaterThan(50);
+    const whole = Buffer.from(encodeDiff(record));
+    for (let chunkBytes = 200; chunkBytes < 500; chunkBytes++) expect(streamed(record, chunkBytes).bytes.equals(whole)).toBe(true);
+  });
+
   it('flushes a large record in many chunks and digests it the same streamed as whole', () => {
     const names = Array.from({ length: 40 }, (_, i) => `tool_${i}`);
     const all = names.flatMap((_, a) => names.map((__, b) => [a, b, 'unset'] as [number, number, 'unset']));

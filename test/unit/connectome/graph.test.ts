@@ -171,4 +171,21 @@ describe('decodeGraph', () => {
       expect(() => decodeGraph(input)).toThrowError(expect.objectContaining({ code }));
     });
   }
+  it('names the node or edge at fault, and where it is', () => {
+    const at = (text: string) => {
+      try {
+        decodeGraph(text, { source: 'g.json' });
+      } catch (e) {
+        return { message: (e as ToolgateError).message, at: (e as ToolgateError).at };
+      }
+      throw new Error('not refused');
+    };
+    const weighted = '{"schema_version":4,"algorithm":"sha256","nodes":[{"id":"s","kind":"server","labels":{},"level":"server"}],"edges":[{"from":"s","to":"s","kind":"invoke","provenance":"declared","sign":"unset","weight":1}]}';
+    expect(at(weighted)).toEqual({ message: expect.stringContaining('edge "s" -> "s": unknown member "weight"'), at: [{ file: 'g.json', path: 'edges[0].weight' }] });
+    expect(at(good.replace(',"level":"server"', ''))).toEqual({ message: expect.stringContaining('node "s/server": missing member "level"'), at: [{ file: 'g.json', path: 'nodes[0].level' }] });
+    expect(at(good.replace(':4', ':3').replace('"kind":"server"', '"kind":"resource_template"'))).toEqual({
+      message: expect.stringContaining('node "s/server": kind "resource_template" is not in the version-3 vocabulary'),
+      at: [{ file: 'g.json', path: 'nodes[0].kind' }],
+    });
+  });
 });

@@ -3,6 +3,7 @@
  * (temp file in the same folder, fsync, rename) with private permissions.
  */
 import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, rmSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
@@ -24,12 +25,9 @@ export function readTextFile(path: string): string {
     throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
   }
   const buf = readFileSync(path);
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(buf);
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(buf);
-  } catch {
-    throw new ToolgateError('PARSE_ERROR', `${path}: not valid UTF-8`, { at: [{ file: path }] });
-  }
+  // Checked first (a fast scan), then decoded once.
+  if (!isUtf8(buf)) throw new ToolgateError('PARSE_ERROR', `${path}: not valid UTF-8`, { at: [{ file: path }] });
+  const text = new TextDecoder('utf-8').decode(buf);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 

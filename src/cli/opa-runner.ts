@@ -2,6 +2,7 @@
  * The `opa` binary as the `opa` engine's runner: `opa build -t wasm -e ENTRYPOINT...` over Rego
  * modules written to a private temp folder, returning the wasm bundle bytes. Absent binary -> the
  * runner reports it unavailable, with the reason, and the engine refuses with ENGINE_UNAVAILABLE.
+ * The binary is $TOOLGATE_OPA when set, else `opa` on PATH.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { ToolgateError } from '../errors.ts';
 import type { OpaRunner } from '../rego/engine.ts';
 import type { ModuleSource } from '../rego/index.ts';
 
-export function opaRunner(env: Readonly<Record<string, string | undefined>>, binary = 'opa'): OpaRunner {
+export function opaRunner(env: Readonly<Record<string, string | undefined>>, binary = env.TOOLGATE_OPA ?? 'opa'): OpaRunner {
   const spawnEnv = { ...(env as NodeJS.ProcessEnv), PATH: env.PATH ?? process.env.PATH };
   return {
     available() {

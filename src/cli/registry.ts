@@ -31,6 +31,7 @@ import { eligibleToolsCommand } from './commands/eligible-tools.ts';
 import { selectionExplainCommand } from './commands/selection-explain.ts';
 import { preflightCommand } from './commands/preflight.ts';
 import { auditReportCommand } from './commands/audit-report.ts';
+import { controlPreflightCommand } from './commands/control-preflight.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
@@ -48,6 +49,7 @@ export const COMMANDS: readonly Command[] = [
   eligibleToolsCommand,
   selectionExplainCommand,
   preflightCommand,
+  controlPreflightCommand,
   initCommand,
   crawlCommand,
   serveCommand,

@@ -1,0 +1,66 @@
+/**
+ * The graph state a run artifact is stamped with, derived as `compile` and `preflight` derive it:
+ * the input digests (governance, catalog, declared connectome) and, when an earlier artifact holding
+ * a graph_state is given (`--state FILE`, or the `--out` file when it holds one), that state's
+ * continuation: the generation rises only when the digests changed.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { digestHex } from '../canonical/digest.ts';
+import { catalogDigest, governanceDigest } from '../compile/digests.ts';
+import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
+import { buildDeclaredConnectome, encodeGraph } from '../connectome/index.ts';
+import { isToolgateError, ToolgateError } from '../errors.ts';
+import type { Estate } from '../governance/estate.ts';
+import type { GraphState } from '../governance/types.ts';
+import type { CliIo } from './command.ts';
+import { readTextFile } from './fs-io.ts';
+
+export const STATE_USAGE = `  --state FILE   a policy-bundle.json or earlier artifact whose graph_state to continue
+                 (default: the --out file when it holds one); the generation rises only when inputs changed`;
+
+function readPreviousState(path: string, explicit: boolean, io: CliIo): PreviousState | undefined {
+  const refuse = (why: string): undefined => {
+    if (explicit) throw new ToolgateError('PARSE_ERROR', `${path}: ${why}`, { at: [{ file: path }] });
+    io.stderr(`toolgate: warning: ${path}: ${why}; starting graph_state afresh\n`);
+    return undefined;
+  };
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(readTextFile(path)) as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof ToolgateError && e.code === 'FILE_UNREADABLE' && explicit) throw e;
+    return refuse('not readable JSON');
+  }
+  const gs = v?.graph_state as { instance_id?: unknown; generation?: unknown } | undefined;
+  if (typeof gs?.instance_id !== 'string' || !Number.isSafeInteger(gs.generation) || typeof v.governance_digest !== 'string' || typeof v.catalog_digest !== 'string') {
+    return refuse('carries no graph_state with governance and catalog digests');
+  }
+  return {
+    graph_state: { instance_id: gs.instance_id, generation: gs.generation as number },
+    digests: { governance_digest: v.governance_digest, catalog_digest: v.catalog_digest, connectome_digest: typeof v.connectome_digest === 'string' ? v.connectome_digest : null },
+  };
+}
+
+function connectomeDigest(estate: Estate): string | null {
+  try {
+    return digestHex(encodeGraph(buildDeclaredConnectome(estate.catalog), { algorithm: 'sha256' }));
+  } catch (e) {
+    if (isToolgateError(e)) return null;
+    throw e;
+  }
+}
+
+export interface RunState {
+  readonly graph_state: GraphState;
+  readonly digests: InputDigests;
+}
+
+/** The estate's graph state for an artifact about to be written to `out` (or printed). */
+export function runState(estate: Estate, io: CliIo, args: { state?: string | undefined; out?: string | undefined }): RunState {
+  const outPath = args.out === undefined ? undefined : resolve(io.cwd, args.out);
+  const statePath = args.state !== undefined ? resolve(io.cwd, args.state) : outPath !== undefined && existsSync(outPath) ? outPath : undefined;
+  const previous = statePath === undefined ? undefined : readPreviousState(statePath, args.state !== undefined, io);
+  const digests: InputDigests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: connectomeDigest(estate) };
+  return { graph_state: nextGraphState(estate, digests, previous).graph_state, digests };
+}

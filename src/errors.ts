@@ -43,6 +43,14 @@ export type ToolgateErrorCode =
   | 'SIGN_POLICY_REFUSED'
   // crawl / serve
   | 'CRAWL_FAILED'
+  // publishing: bundle service, OCI registries, delta bundles, decision logs back
+  | 'BUNDLE_SERVE_REFUSED'
+  | 'REPORT_INVALID'
+  | 'REGISTRY_FAILED'
+  | 'PUBLISH_REFUSED'
+  | 'CREDENTIALS_INVALID'
+  | 'DELTA_REFUSED'
+  | 'DECISION_LOG_INVALID'
   // cli
   | 'USAGE'
   | 'OUTPUT_UNWRITABLE';

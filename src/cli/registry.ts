@@ -20,6 +20,7 @@ import { diffCommand } from './commands/diff.ts';
 import { signCommand } from './commands/sign.ts';
 import { decideCommand } from './commands/decide.ts';
 import { bundleInspectCommand, bundleVerifyCommand } from './commands/bundle.ts';
+import { bundleServeCommand } from './commands/bundle-serve.ts';
 import { unmappedToolsCommand } from './commands/unmapped-tools.ts';
 import { orphanPoliciesCommand } from './commands/orphan-policies.ts';
 import { unbackedEdgesCommand } from './commands/unbacked-edges.ts';
@@ -64,6 +65,7 @@ export const COMMANDS: readonly Command[] = [
   decideCommand,
   bundleVerifyCommand,
   bundleInspectCommand,
+  bundleServeCommand,
   regoEvalCommand,
   regoTestCommand,
   regoConformanceCommand,

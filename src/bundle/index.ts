@@ -1,11 +1,11 @@
 /**
- * OPA bundles as toolgate reads them back: safe tarball reading, the bundle's own Rego evaluated
+ * OPA bundles as toolgate reads them back: tarball reading and bundle loading as OPA's loader does them, the bundle's own Rego evaluated
  * against its own data (what a gateway running `opa run --bundle` would answer), an inspection
  * summary, and `.signatures.json` signing and verification.
  */
 import { ToolgateError } from '../errors.ts';
 import { loadPolicy, type LoadedPolicy } from '../rego/engine.ts';
-import { bundleData, bundleManifest } from '../rego/engines/wasm.ts';
+import { loadBundle } from './load.ts';
 import { opaFileHash } from './opa-hash.ts';
 import { readTarball, type TarballFile, type TarballLimits } from './read-tarball.ts';
 import { SIGNATURES_FILE } from './signatures.ts';
@@ -13,6 +13,8 @@ import { createHash } from 'node:crypto';
 import { decodeProtectedHeader, decodeJwt } from 'jose';
 
 export { readTarball, safeEntryName, DEFAULT_TARBALL_LIMITS } from './read-tarball.ts';
+export { loadBundle } from './load.ts';
+export type { LoadedBundle, LoadedModule, BundleManifest } from './load.ts';
 export type { TarballFile, TarballLimits } from './read-tarball.ts';
 export { signBundle, verifyBundle, bundleFileEntries, SIGNATURES_FILE, SIGNING_ALGORITHMS, isSigningAlgorithm } from './signatures.ts';
 export type { SignBundleOptions, VerifyOptions, VerifiedBundle, FileEntry, JwsSigner, SigningAlgorithm } from './signatures.ts';
@@ -25,27 +27,27 @@ export interface BundleDecider {
   decide(agent: string, tool: string): unknown;
 }
 
-/** Loads a bundle's Rego (builtin engine) with the bundle's own data, once, for many decisions. */
+/**
+ * Loads a bundle's Rego (builtin engine) with the bundle's own data, once, for many decisions: the
+ * modules and data OPA's bundle loader would load (load.ts), or the refusal OPA would give.
+ */
 export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz', limits?: TarballLimits): Promise<BundleDecider> {
-  const files = await readTarball(bytes, source, limits);
-  const manifest = bundleManifest(files, source);
-  const rv = manifest.rego_version;
-  if (rv !== undefined && rv !== 0 && rv !== 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest rego_version must be 0 or 1, got ${JSON.stringify(rv)}`);
-  const decoder = new TextDecoder('utf-8', { fatal: true });
-  const modules = files
-    .filter((f) => f.name.endsWith('.rego'))
-    .map((f) => {
-      try {
-        return { name: `${source}:${f.name}`, text: decoder.decode(f.bytes) };
-      } catch {
-        throw new ToolgateError('BUNDLE_INVALID', `${source}: ${f.name} is not valid UTF-8`);
-      }
-    });
-  if (modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`);
-  const policy: LoadedPolicy = await loadPolicy({ kind: 'rego', modules, regoVersion: rv === 0 ? 'v0' : 'v1' }, { engine: 'builtin' });
-  policy.setData(bundleData(files, source));
+  const loaded = loadBundle(await readTarball(bytes, source, limits), source);
+  if (loaded.modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`, { at: [{ file: source }] });
+  const versions = new Set(loaded.modules.map((m) => m.regoVersion));
+  if (versions.size > 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle mixes rego versions 0 and 1, which the builtin engine cannot load together`, { at: [{ file: source }] });
+  let policy: LoadedPolicy;
+  try {
+    policy = await loadPolicy({ kind: 'rego', modules: loaded.modules.map((m) => ({ name: m.id, text: m.text })), regoVersion: [...versions][0]! }, { engine: 'builtin' });
+  } catch (e) {
+    // OPA refuses to activate a bundle whose modules do not compile.
+    if (e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+    throw e;
+  }
+  policy.setData(loaded.data);
+  const revision = loaded.manifestJSON.revision;
   return {
-    revision: typeof manifest.revision === 'string' ? manifest.revision : null,
+    revision: typeof revision === 'string' ? revision : null,
     decide(agent: string, tool: string) {
       const ev = policy.evaluate({ agent, tool }, DECISION_ENTRYPOINT);
       return ev.defined && ev.type !== 'multiple' ? ev.value : null;
@@ -58,13 +60,17 @@ export interface BundleInspection {
   readonly manifest: Record<string, unknown>;
   readonly revision: string | null;
   readonly roots: readonly string[];
+  /** The modules OPA loads, by id (cleaned entry name), with their packages. */
+  readonly modules: readonly { id: string; package: string; rego_version: 0 | 1 }[];
   readonly signatures: null | { alg: unknown; kid: unknown; files: number; scope: unknown; verified: false };
 }
 
 /** What is in a bundle: entries with raw and OPA-rule digests, manifest, roots, an unverified look at the signature. */
 export function inspectBundle(files: readonly TarballFile[], source = 'bundle.tar.gz'): BundleInspection {
-  const manifest = bundleManifest(files, source);
-  const roots = Array.isArray(manifest.roots) ? manifest.roots.filter((r): r is string => typeof r === 'string') : [''];
+  // A bundle OPA would refuse to load is refused here too (load.ts), so inspect never vouches for it.
+  const loaded = loadBundle(files, source);
+  const manifest = loaded.manifestJSON;
+  const roots = loaded.manifest.roots;
   let signatures: BundleInspection['signatures'] = null;
   const sig = files.find((f) => f.name === SIGNATURES_FILE);
   if (sig) {
@@ -89,6 +95,7 @@ export function inspectBundle(files: readonly TarballFile[], source = 'bundle.ta
     manifest,
     revision: typeof manifest.revision === 'string' ? manifest.revision : null,
     roots,
+    modules: loaded.modules.map((m) => ({ id: m.id, package: m.package, rego_version: m.regoVersion === 'v0' ? 0 : 1 })),
     signatures,
   };
 }

@@ -9,7 +9,8 @@
  */
 import { loadPolicy as sdkLoadPolicy } from '@open-policy-agent/opa-wasm';
 import { ToolgateError } from '../../errors.ts';
-import { readTarball } from '../../bundle/read-tarball.ts';
+import { readTarball, type TarballFile } from '../../bundle/read-tarball.ts';
+import { loadBundle } from '../../bundle/load.ts';
 import { dottedEntrypoint, jsonType, slashEntrypoint, type Evaluation, type LoadedPolicy } from '../engine.ts';
 
 interface SdkPolicy {
@@ -119,84 +120,39 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Deep-merges `value` at `path` into `into`; a collision is an error, as OPA's loader has it. */
-function mountData(into: Record<string, unknown>, path: string[], value: unknown, file: string): void {
-  let node = into;
-  for (let i = 0; i < path.length; i++) {
-    const k = path[i]!;
-    if (i === path.length - 1) {
-      if (k in node) {
-        if (!isPlainObject(node[k]) || !isPlainObject(value)) throw new ToolgateError('BUNDLE_INVALID', `${file}: data at ${path.join('/')} collides with another data file`);
-        for (const [kk, vv] of Object.entries(value)) mountData(node[k] as Record<string, unknown>, [kk], vv, file);
-      } else node[k] = value;
-      return;
-    }
-    if (!(k in node)) node[k] = {};
-    if (!isPlainObject(node[k])) throw new ToolgateError('BUNDLE_INVALID', `${file}: data at ${path.slice(0, i + 1).join('/')} collides with another data file`);
-    node = node[k] as Record<string, unknown>;
-  }
-  if (!isPlainObject(value)) throw new ToolgateError('BUNDLE_INVALID', `${file}: a root data file must hold a JSON object`);
-  for (const [kk, vv] of Object.entries(value)) mountData(into, [kk], vv, file);
+/** The data document of a bundle as OPA loads it (src/bundle/load.ts): data files mounted at their folders. */
+export function bundleData(files: readonly TarballFile[], source: string): Record<string, unknown> {
+  return loadBundle(files, source).data;
 }
 
-/** The data document of a bundle: every `data.json` mounted at its folder. */
-export function bundleData(files: readonly { name: string; bytes: Uint8Array }[], source: string): Record<string, unknown> {
-  const data: Record<string, unknown> = {};
-  for (const f of files) {
-    const parts = f.name.split('/');
-    if (parts[parts.length - 1] !== 'data.json') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(f.bytes).replace(/^\uFEFF/, ''));
-    } catch (e) {
-      throw new ToolgateError('BUNDLE_INVALID', `${source}: ${f.name} is not valid JSON: ${(e as Error).message}`, { at: [{ file: source, path: f.name }] });
-    }
-    mountData(data, parts.slice(0, -1).filter((p) => p !== '').map((p) => p.replace(/^\.+/, '')), value, `${source}:${f.name}`);
-  }
-  return data;
-}
-
-/** Parses a bundle's `.manifest` (an object, or `{}` when absent). */
-export function bundleManifest(files: readonly { name: string; bytes: Uint8Array }[], source: string): Record<string, unknown> {
-  const f = files.find((x) => x.name === '.manifest');
-  if (f === undefined) return {};
-  let m: unknown;
-  try {
-    m = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(f.bytes).replace(/^\uFEFF/, ''));
-  } catch (e) {
-    throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest is not valid JSON: ${(e as Error).message}`, { at: [{ file: source, path: '.manifest' }] });
-  }
-  if (!isPlainObject(m)) throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest must be a JSON object`, { at: [{ file: source, path: '.manifest' }] });
-  return m;
+/** A bundle's `.manifest` as written (`{}` when absent), after OPA's checks of the whole bundle. */
+export function bundleManifest(files: readonly TarballFile[], source: string): Record<string, unknown> {
+  return loadBundle(files, source).manifestJSON;
 }
 
 /** Loads a wasm bundle tarball: every module its manifest lists, with the bundle's data. */
 export async function loadWasmBundle(bytes: Uint8Array, source = 'bundle.tar.gz'): Promise<LoadedPolicy> {
   const files = await readTarball(bytes, source);
-  const manifest = bundleManifest(files, source);
-  const wasm = manifest.wasm;
-  if (!Array.isArray(wasm) || wasm.length === 0) {
+  const loaded = loadBundle(files, source);
+  const wasm = loaded.manifest.wasm;
+  if (wasm.length === 0) {
     throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest lists no wasm modules (build it with opa build -t wasm -e ENTRYPOINT)`, { at: [{ file: source, path: '.manifest' }] });
   }
-  const byName = new Map(files.map((f) => [f.name, f]));
-  const loaded = new Map<string, Module>();
+  // loadBundle has checked, as OPA does, that each module names a policy.wasm entry exactly.
+  const byName = new Map(loaded.wasm.map((f) => [f.entryName, f]));
+  const mods = new Map<string, Module>();
   const byEntry = new Map<string, Module>();
   for (const [i, w] of wasm.entries()) {
-    if (!isPlainObject(w) || typeof w.entrypoint !== 'string' || typeof w.module !== 'string') {
-      throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest wasm[${i}] needs string "entrypoint" and "module"`, { at: [{ file: source, path: `.manifest/wasm/${i}` }] });
-    }
+    const file = byName.get(w.module)!;
     const modName = w.module.replace(/^\//, '');
-    const file = byName.get(modName);
-    if (file === undefined) throw new ToolgateError('BUNDLE_INVALID', `${source}: .manifest wasm[${i}] names module ${JSON.stringify(w.module)}, which the bundle does not hold`, { at: [{ file: source, path: `.manifest/wasm/${i}` }] });
-    let m = loaded.get(modName);
+    let m = mods.get(w.module);
     if (m === undefined) {
       m = { name: `${source}:${modName}`, policy: await instantiate(file.bytes, `${source}:${modName}`) };
-      loaded.set(modName, m);
+      mods.set(w.module, m);
     }
     const ep = w.entrypoint.replace(/^\/+|\/+$/g, '');
-    if (byEntry.has(ep)) throw new ToolgateError('BUNDLE_INVALID', `${source}: entrypoint ${ep} is listed for more than one module`, { at: [{ file: source, path: `.manifest/wasm/${i}` }] });
     if (!(ep in (m.policy.entrypoints ?? {}))) throw new ToolgateError('BUNDLE_INVALID', `${source}: entrypoint ${ep} is not exported by ${modName}`, { at: [{ file: source, path: `.manifest/wasm/${i}` }] });
     byEntry.set(ep, m);
   }
-  return makeLoaded([...loaded.values()], byEntry, bundleData(files, source));
+  return makeLoaded([...mods.values()], byEntry, loaded.data);
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { opaCanonicalJson, opaFileHash } from '../../../src/bundle/opa-hash.ts';
-import { signBundle, verifyBundle, type BundleFile, type SigningAlgorithm } from '../../../src/bundle/signatures.ts';
+import { goGlobMatch, signBundle, verifyBundle, type BundleFile, type SigningAlgorithm } from '../../../src/bundle/signatures.ts';
 import { readTarball } from '../../../src/bundle/read-tarball.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -124,6 +124,60 @@ describe('signBundle / verifyBundle', () => {
   });
 });
 
+describe('verifyBundle key ids, scope and globs, as OPA reads them (signatures-opa.test.ts checks against OPA)', () => {
+  const failed = { code: 'BUNDLE_VERIFY_FAILED' };
+  let k: { priv: string; pub: string };
+  beforeAll(() => {
+    k = keys('ES256');
+  });
+  it('lets a configured key id override the kid, and with none picks the key by kid, then by payload keyid', async () => {
+    const sig = withSig(files, await signBundle(files, { algorithm: 'ES256', key: k.priv, keyId: 'release' }));
+    await expect(verifyBundle(sig, { key: k.pub, algorithm: 'ES256' })).resolves.toMatchObject({ keyId: 'release', verificationKeyId: 'default' });
+    await expect(verifyBundle(sig, { key: k.pub, algorithm: 'ES256', keyId: '' })).rejects.toMatchObject(failed);
+    await expect(verifyBundle(sig, { keys: { release: { key: k.pub, algorithm: 'ES256' } } })).resolves.toMatchObject({ verificationKeyId: 'release' });
+    await expect(verifyBundle(sig, { keys: { other: { key: k.pub, algorithm: 'ES256' } } })).rejects.toMatchObject(failed);
+    const byClaim = withSig(files, await signBundle(files, { algorithm: 'ES256', key: k.priv, claims: { keyid: 'release' } }));
+    await expect(verifyBundle(byClaim, { keys: { release: { key: k.pub, algorithm: 'ES256' } } })).resolves.toMatchObject({ keyId: 'release' });
+    const none = withSig(files, await signBundle(files, { algorithm: 'ES256', key: k.priv }));
+    await expect(verifyBundle(none, { keys: { release: { key: k.pub, algorithm: 'ES256' } } })).rejects.toMatchObject(failed);
+  });
+  it('takes a scope of "" as no scope, and a key\'s own scope when none is configured', async () => {
+    const empty = withSig(files, await signBundle(files, { algorithm: 'ES256', key: k.priv, scope: '' }));
+    await expect(verifyBundle(empty, { key: k.pub, algorithm: 'ES256' })).resolves.toBeTruthy();
+    await expect(verifyBundle(empty, { key: k.pub, algorithm: 'ES256', scope: '' })).resolves.toBeTruthy();
+    await expect(verifyBundle(empty, { key: k.pub, algorithm: 'ES256', scope: 'prod' })).rejects.toMatchObject(failed);
+    const prod = withSig(files, await signBundle(files, { algorithm: 'ES256', key: k.priv, keyId: 'r', scope: 'prod' }));
+    await expect(verifyBundle(prod, { keys: { r: { key: k.pub, algorithm: 'ES256', scope: 'prod' } } })).resolves.toBeTruthy();
+  });
+  it('checks the signature under the configured algorithm, not the header\'s', async () => {
+    const sig = JSON.parse(new TextDecoder().decode(await signBundle(files, { algorithm: 'ES256', key: k.priv }))).signatures[0] as string;
+    const [, p, s] = sig.split('.');
+    const relabelled = `${Buffer.from('{"alg":"ES384"}').toString('base64url')}.${p}.${s}`;
+    // The signing input covers the header, so relabelling breaks it, whichever algorithm is used.
+    await expect(verifyBundle(withSig(files, enc.encode(JSON.stringify({ signatures: [relabelled] }))), { key: k.pub, algorithm: 'ES256' })).rejects.toMatchObject(failed);
+    await expect(verifyBundle(withSig(files, enc.encode(JSON.stringify({ signatures: [sig] }))), { key: k.pub, algorithm: 'ES384' })).rejects.toMatchObject(failed);
+  });
+  it('refuses a missing file even when an exclusion matches it', async () => {
+    const sig = await signBundle(files, { algorithm: 'ES256', key: k.priv });
+    await expect(verifyBundle(withSig(files.slice(0, 2), sig), { key: k.pub, algorithm: 'ES256', excludeFiles: ['toolgate/*'] })).rejects.toMatchObject(failed);
+  });
+  it.each([
+    ['*.rego', 'a.rego', true],
+    ['*.rego', 'toolgate/a.rego', false],
+    ['toolgate/*', 'toolgate/a.rego', true],
+    ['toolgate/?.rego', 'toolgate/a.rego', true],
+    ['toolgate/[a-c].rego', 'toolgate/b.rego', true],
+    ['toolgate/[^a-c].rego', 'toolgate/b.rego', false],
+    ['toolgate/\\*.rego', 'toolgate/*.rego', true],
+    ['toolgate/\\*.rego', 'toolgate/a.rego', false],
+    ['a.(x)+', 'a.(x)+', true],
+    ['[', '[', false],
+    ['[]a]', 'a', false],
+  ] as const)('goGlobMatch(%j, %j) is %s, as Go filepath.Match', (glob, name, want) => {
+    expect(goGlobMatch(glob, name)).toBe(want);
+  });
+});
+
 describe('compile --signing-key and toolgate bundle verify / inspect', () => {
   let dir: string;
   let pub: string;
@@ -148,7 +202,7 @@ describe('compile --signing-key and toolgate bundle verify / inspect', () => {
     expect(runs[0]).toEqual(runs[1]);
     const v = await runCli(['bundle', 'verify', join(dir, 'out1/bundle.tar.gz'), '--verification-key', pub]);
     expect(v.code, v.stderr).toBe(0);
-    expect(v.json()).toMatchObject({ verified: true, key_id: 'release', files: ['.manifest', 'toolgate/authz.rego', 'toolgate/data.json'] });
+    expect(v.json()).toMatchObject({ verified: true, key_id: 'release', verification_key_id: 'default', files: ['.manifest', 'toolgate/authz.rego', 'toolgate/data.json'] });
     const i = await runCli(['bundle', 'inspect', join(dir, 'out1/bundle.tar.gz')]);
     expect(i.code, i.stderr).toBe(0);
     expect(i.json()).toMatchObject({ roots: ['toolgate'], signatures: { alg: 'RS256', kid: 'release', files: 3, verified: false } });

@@ -21,6 +21,7 @@ import { signCommand } from './commands/sign.ts';
 import { decideCommand } from './commands/decide.ts';
 import { bundleInspectCommand, bundleVerifyCommand } from './commands/bundle.ts';
 import { bundleServeCommand } from './commands/bundle-serve.ts';
+import { publishCommand } from './commands/publish.ts';
 import { unmappedToolsCommand } from './commands/unmapped-tools.ts';
 import { orphanPoliciesCommand } from './commands/orphan-policies.ts';
 import { unbackedEdgesCommand } from './commands/unbacked-edges.ts';
@@ -66,6 +67,7 @@ export const COMMANDS: readonly Command[] = [
   bundleVerifyCommand,
   bundleInspectCommand,
   bundleServeCommand,
+  publishCommand,
   regoEvalCommand,
   regoTestCommand,
   regoConformanceCommand,

@@ -7,6 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 import { freePort } from './opa.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -171,4 +172,20 @@ export async function waitFor<T>(what: string, ms: number, probe: () => Promise<
     if (Date.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * A suite that needs the real docker-registry (and oras, when asked): runs when they are there,
+ * fails in CI when they are not, and otherwise skips with the reason in its name (as describeWithOpa).
+ */
+export function describeWithRegistry(name: string, needs: { oras?: boolean }, body: () => void): void {
+  const missing = [findRegistry(), ...(needs.oras ? [findOras()] : [])].filter((s): s is { ok: false; reason: string } => !s.ok).map((s) => s.reason);
+  if (missing.length === 0) describe(name, body);
+  else if (process.env.CI === 'true' || process.env.CI === '1') {
+    describe(name, () => {
+      it('needs docker-registry (and oras) in CI', () => {
+        throw new Error(missing.join('; '));
+      });
+    });
+  } else describe.skip(`${name} (skipped outside CI: ${missing.join('; ')})`, body);
 }

@@ -34,6 +34,8 @@ import { selectionExplainCommand } from './commands/selection-explain.ts';
 import { preflightCommand } from './commands/preflight.ts';
 import { auditReportCommand } from './commands/audit-report.ts';
 import { controlPreflightCommand } from './commands/control-preflight.ts';
+import { reviewCandidatesListCommand, reviewCandidatesAnnotateCommand } from './commands/review-candidates.ts';
+import { policyReviewPlanCommand } from './commands/policy-review-plan.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
@@ -52,6 +54,9 @@ export const COMMANDS: readonly Command[] = [
   selectionExplainCommand,
   preflightCommand,
   controlPreflightCommand,
+  reviewCandidatesListCommand,
+  reviewCandidatesAnnotateCommand,
+  policyReviewPlanCommand,
   initCommand,
   crawlCommand,
   serveCommand,

@@ -96,7 +96,8 @@ export async function startOpaServer(args: readonly string[], options: { waitBun
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   let exited: number | null | undefined;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code) => ((exited = code), resolve())));
+  // 'close' (not 'exit'): it comes after the pipes are drained, so the log holds OPA's last words.
+  const exit = new Promise<void>((resolve) => child.once('close', (code) => ((exited = code), resolve())));
   const url = `http://${addr}`;
   const stop = async () => {
     if (exited === undefined) {

@@ -48,6 +48,53 @@ export interface OutputFile {
   readonly bytes: Uint8Array | StreamedBytes;
 }
 
+function errno(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** fsync of a folder, so the names in it (renames, new entries) are durable. */
+export function fsyncFolder(dir: string): void {
+  let fd: number;
+  try {
+    fd = openSync(dir, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch (e) {
+    // Some filesystems cannot fsync a folder; there is nothing more to do there.
+    if (!['EINVAL', 'ENOTSUP', 'EISDIR', 'EPERM', 'EBADF'].includes(errno(e) ?? '')) throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `mkdir -p` without Node's `{ recursive: true }`, which never returns for a path under /proc
+ * (it retries forever); each missing level is made once, and any failure is an error.
+ */
+export function makeFolders(dir: string, mode = 0o700): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      if (!statSync(d).isDirectory()) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${d} is not a folder`);
+      break;
+    } catch (e) {
+      if (e instanceof ToolgateError) throw e;
+      if (errno(e) !== 'ENOENT' || dirname(d) === d) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${d}: ${errno(e) ?? (e as Error).message}`, { cause: e });
+      missing.push(d);
+    }
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode });
+    } catch (e) {
+      if (errno(e) !== 'EEXIST') throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: cannot make folder ${d}: ${errno(e) ?? (e as Error).message}`, { cause: e });
+    }
+  }
+}
+
 function writeAll(fd: number, bytes: Uint8Array): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
@@ -56,14 +103,15 @@ function writeAll(fd: number, bytes: Uint8Array): void {
 /**
  * Writes every file to a temp sibling, fsyncs, then renames them all into place. Everything is
  * produced in memory first (or streamed into the temp file), so an error before the renames
- * leaves earlier artifacts untouched.
+ * leaves earlier artifacts untouched. Each file is atomic; a set of several is not (a kill between
+ * two renames mixes old and new): `compile` writes its set with commitArtifactSet instead.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): void {
   const temps: { tmp: string; path: string }[] = [];
   try {
     for (const f of files) {
       const dir = dirname(f.path);
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeFolders(dir);
       const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
       const fd = openSync(tmp, 'wx', mode);
       try {
@@ -76,6 +124,7 @@ export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): vo
       temps.push({ tmp, path: f.path });
     }
     for (const t of temps) renameSync(t.tmp, t.path);
+    for (const dir of new Set(temps.map((t) => dirname(t.path)))) fsyncFolder(dir);
   } catch (e) {
     for (const t of temps) if (existsSync(t.tmp)) rmSync(t.tmp, { force: true });
     if (e instanceof ToolgateError) throw e;

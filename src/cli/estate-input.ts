@@ -10,7 +10,7 @@ import { ToolgateError, formatAt } from '../errors.ts';
 import { parseCatalog } from '../catalog/parse.ts';
 import { parseManifest } from '../manifest/parse.ts';
 import { buildEstate, type Estate } from '../governance/estate.ts';
-import { unusedExceptionNotices } from '../governance/exceptions.ts';
+import { strictFindings, type StrictFinding } from '../governance/strict-rules.ts';
 import { parseText } from '../parse/document.ts';
 import { validateDocument } from '../parse/schema.ts';
 import type { CliIo } from './command.ts';
@@ -26,21 +26,27 @@ export const ESTATE_OPTIONS = {
   catalog: { type: 'string' },
   example: { type: 'string' },
   'strict-drift': { type: 'boolean' },
+  strict: { type: 'boolean' },
 } as const satisfies OptionSpec;
 
 export const ESTATE_USAGE = `estate: --manifest governance.yaml --catalog catalog.json | --example NAME | a ${CONFIG_FILE} in the working directory
-  --strict-drift   refuse governance that names a tool no server exposes (exit 1)`;
+  --strict-drift   refuse governance that names a tool no server exposes (exit 1)
+  --strict         refuse what the peer's ingest refuses (exit 1): expected exceptions that can never
+                   classify a row, grants to tools never crawled (also strict: true in ${CONFIG_FILE})`;
 
 export interface EstateSource {
   readonly manifestPath: string;
   readonly catalogPath: string;
   readonly config?: Record<string, unknown>;
+  /** Refuse strict-rule findings (`--strict`, or `strict: true` in toolgate.yaml). */
+  readonly strict?: boolean;
 }
 
 export interface EstateArgs {
   readonly manifest?: string | undefined;
   readonly catalog?: string | undefined;
   readonly example?: string | undefined;
+  readonly strict?: boolean | undefined;
 }
 
 export function locateEstate(args: EstateArgs, io: CliIo): EstateSource {
@@ -50,11 +56,11 @@ export function locateEstate(args: EstateArgs, io: CliIo): EstateSource {
       throw new ToolgateError('USAGE', `unknown example ${JSON.stringify(args.example)}; bundled examples live in ${EXAMPLES_DIR}`);
     }
     const dir = join(EXAMPLES_DIR, args.example);
-    return { manifestPath: join(dir, 'governance.yaml'), catalogPath: join(dir, 'catalog.json') };
+    return { manifestPath: join(dir, 'governance.yaml'), catalogPath: join(dir, 'catalog.json'), strict: args.strict === true };
   }
   if (args.manifest !== undefined || args.catalog !== undefined) {
     if (args.manifest === undefined || args.catalog === undefined) throw new ToolgateError('USAGE', '--manifest and --catalog must be given together');
-    return { manifestPath: resolve(io.cwd, args.manifest), catalogPath: resolve(io.cwd, args.catalog) };
+    return { manifestPath: resolve(io.cwd, args.manifest), catalogPath: resolve(io.cwd, args.catalog), strict: args.strict === true };
   }
   const configPath = join(io.cwd, CONFIG_FILE);
   if (!existsSync(configPath)) {
@@ -65,20 +71,34 @@ export function locateEstate(args: EstateArgs, io: CliIo): EstateSource {
   const config = doc.value as { manifest: string; catalog: string };
   const base = dirname(configPath);
   const at = (p: string) => (isAbsolute(p) ? p : join(base, p));
-  return { manifestPath: at(config.manifest), catalogPath: at(config.catalog), config: doc.value as Record<string, unknown> };
+  return { manifestPath: at(config.manifest), catalogPath: at(config.catalog), config: doc.value as Record<string, unknown>, strict: args.strict === true || (doc.value as { strict?: unknown }).strict === true };
 }
 
-/** Reads, validates and indexes the estate; prints DRIFT and unused-exception notices to stderr. */
-export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean } = {}): Estate {
+function refuse(source: EstateSource, findings: readonly StrictFinding[], why: string): never {
+  const details = findings.map((f) => `${formatAt(f.at)}: [${f.rule}] ${f.message}`);
+  throw new ToolgateError('MANIFEST_INVALID', `${source.manifestPath}: ${why}:\n  ${details.join('\n  ')}`, { at: findings.map((f) => f.at), details });
+}
+
+/**
+ * Reads, validates and indexes the estate. Credential-shaped identities are always refused.
+ * Under `strict` (the option, or `strict: true` in toolgate.yaml) any strict-rule finding refuses
+ * the manifest; otherwise DRIFT notices and the exception findings are printed to stderr, each
+ * naming its rule (a grant never crawled is already a DRIFT notice).
+ */
+export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean } = {}): Estate {
   const manifest = parseManifest(source.manifestPath, readTextFile(source.manifestPath));
   const catalog = parseCatalog(source.catalogPath, readTextFile(source.catalogPath));
   const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });
-  for (const n of [...estate.notices, ...unusedExceptionNotices(estate)]) {
-    io.stderr(`toolgate: ${n.kind === 'DRIFT' ? 'DRIFT' : 'warning'}: ${formatAt(n.at)}: ${n.message}\n`);
-  }
+  const findings = strictFindings(estate);
+  const identities = findings.filter((f) => f.rule === 'credential-shaped-identity');
+  if (identities.length > 0) refuse(source, identities, 'credential-shaped identities are refused');
+  const strict = options.strict === true || source.strict === true || source.config?.strict === true;
+  if (strict && findings.length > 0) refuse(source, findings, `refused under --strict (${findings.length} finding${findings.length === 1 ? '' : 's'})`);
+  for (const n of estate.notices) io.stderr(`toolgate: ${n.kind === 'DRIFT' ? 'DRIFT' : 'warning'}: ${formatAt(n.at)}: ${n.message}\n`);
+  for (const f of findings) if (f.rule !== 'grant-never-crawled') io.stderr(`toolgate: warning: [${f.rule}] ${formatAt(f.at)}: ${f.message}\n`);
   return estate;
 }
 
-export function estateFromArgs(values: EstateArgs & { 'strict-drift'?: boolean | undefined }, io: CliIo): Estate {
+export function estateFromArgs(values: EstateArgs & { 'strict-drift'?: boolean | undefined; strict?: boolean | undefined }, io: CliIo): Estate {
   return loadEstate(locateEstate(values, io), io, { strictDrift: values['strict-drift'] ?? false });
 }

@@ -14,6 +14,7 @@ import { nextGraphState, type PreviousState } from '../../compile/graph-state.ts
 import { isToolgateError, ToolgateError } from '../../errors.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { buildPreflight } from '../../preflight/preflight.ts';
+import { credentialShape } from '../../governance/credential-shape.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv } from '../clock.ts';
 import type { CliIo, Command } from '../command.ts';
@@ -92,6 +93,8 @@ export const preflightCommand: Command = {
     const runId = values['run-id'];
     if (runId === undefined) usageError('--run-id ID is required', usage);
     if (runId === '' || runId.length > 256 || /[\u0000-\u001f\u007f]/.test(runId)) usageError('--run-id must be 1 to 256 characters without control characters', usage);
+    const secret = credentialShape(runId);
+    if (secret !== undefined) usageError(`--run-id is credential-shaped (${secret}); a run id must not carry a secret`, usage);
     const profile = profileOption(values.profile, usage);
     const createdAt = createdAtFromEnv(io.env);
     const [agent, ...candidates] = positionals as [string, ...string[]];

@@ -174,7 +174,8 @@ function literalTopSlots(l: Literal): Set<number> {
       topSlots(e.right, out);
       break;
     case 'some':
-      for (const v of e.vars) topSlots(v, out);
+      // `some x` only declares x; OPA drops the declaration before its safety check, so a closure
+      // whose var appears nowhere else in the body binds it itself.
       break;
     case 'somein':
       if (e.key) topSlots(e.key, out);
@@ -205,7 +206,19 @@ class Scope {
   readonly declared = new Set<string>();
   /** Names referenced in this scope without a declaration (OPA's "seen" vars). */
   readonly seen = new Set<string>();
+  /** Vars declared by `some x` or as an `every` key/value, and whether anything used them since. */
+  readonly decls = new Map<string, { loc: Loc; used: boolean }>();
   constructor(readonly parent: Scope | undefined) {}
+  /** Marks a use of `name` in the scope that declared it. */
+  use(name: string): void {
+    for (let sc: Scope | undefined = this; sc; sc = sc.parent) {
+      if (sc.declared.has(name)) {
+        const d = sc.decls.get(name);
+        if (d) d.used = true;
+        return;
+      }
+    }
+  }
   isDeclared(name: string): boolean {
     return this.declared.has(name) || (this.parent?.isDeclared(name) ?? false);
   }
@@ -217,6 +230,11 @@ class Scope {
 interface ResolveCtx {
   /** Module uses Rego v1 rules (deprecated builtins refused, input/data not assignable). */
   v1?: boolean;
+  /**
+   * `import future.keywords` / `future.keywords.not`: OPA evaluates a negated expression's operands
+   * inside the negation (no hoisting, see hoistDynamics).
+   */
+  notKeyword?: boolean;
   /** The call term that is a whole statement (may carry an output argument). */
   statementCall?: Term;
   pkg: string[];
@@ -232,6 +250,34 @@ interface ResolveCtx {
   errors: RegoError[];
   /** Slots of variables named in the query (query compile only). */
   queryVars?: { name: string; slot: number }[];
+  /** Every `some x` / `every` declaration of the rule or query being compiled (see checkDeclsUsed). */
+  decls?: { name: string; loc: Loc; state: { used: boolean } }[];
+}
+
+/**
+ * Registers the vars of a declaration (`some x, y`, an `every` key/value) once the declaration itself
+ * was resolved, so that only later references count as uses.
+ */
+function registerDecls(terms: readonly Term[], scope: Scope, ctx: ResolveCtx): void {
+  for (const t of terms) {
+    walkTerms(t, (x) => {
+      if (x.type !== 'var' || x.name === '_' || x.name.startsWith('$')) return;
+      const state = { loc: x.loc, used: false };
+      scope.decls.set(x.name, state);
+      (ctx.decls ??= []).push({ name: x.name, loc: x.loc, state });
+    });
+  }
+}
+
+/**
+ * OPA refuses a var declared with `some` (or as an `every` key/value) that nothing after the
+ * declaration uses, in the body, a nested body or the rule head (`declared var x unused`).
+ */
+function checkDeclsUsed(ctx: ResolveCtx): void {
+  for (const d of ctx.decls ?? []) {
+    if (!d.state.used) ctx.errors.push(new RegoError('rego_compile_error', `declared var ${d.name} unused`, d.loc));
+  }
+  ctx.decls = [];
 }
 
 const ROOTS = new Set(['data', 'input']);
@@ -279,6 +325,7 @@ function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
       const s = scope.lookup(t.name);
       if (s !== undefined) {
         if (!scope.isDeclared(t.name)) scope.seen.add(t.name);
+        else scope.use(t.name);
         return { type: 'var', name: t.name, loc: t.loc, slot: s };
       }
       if (ROOTS.has(t.name)) return t;
@@ -373,7 +420,77 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
 }
 
 function resolveBody(body: Literal[], scope: Scope, ctx: ResolveCtx): Literal[] {
-  return body.map((l) => resolveLiteral(l, scope, ctx));
+  const out: Literal[] = [];
+  for (const l of body) {
+    const r = resolveLiteral(l, scope, ctx);
+    if (r.negated && !ctx.notKeyword) hoistDynamics(r, ctx, out);
+    out.push(r);
+  }
+  return out;
+}
+
+/**
+ * OPA's compiler (stage RewriteDynamicTerms, after `==` statements became `=`) moves the operands of
+ * a call that are refs or calls, also inside array/set/object operands, into assignments of their
+ * own placed before the expression, with the expression's `with`s. Outside a negation that changes
+ * nothing; inside one it does: `not is_array(input.x)` fails when `input.x` is undefined (the
+ * hoisted `__local0__ = input.x` fails), and so does `not f(g(x))` when `g` fails. The hoisted
+ * assignments are added to `out`; the literal's terms are replaced by the new vars in place.
+ */
+function importSegments(t: Term): string[] {
+  if (t.type === 'var') return [t.name];
+  if (t.type === 'ref' && t.head.type === 'var') return [t.head.name, ...t.path.map((p) => (p.type === 'value' ? String(p.value) : '?'))];
+  return [];
+}
+
+function hoistDynamics(l: Literal, ctx: ResolveCtx, out: Literal[]): void {
+  const e = l.expr;
+  const hoist = (t: Term): Term => {
+    const v: Term = { type: 'var', name: `__local${ctx.nslots}__`, loc: t.loc, slot: newSlot(ctx, `__local${ctx.nslots}__`) };
+    out.push({ negated: false, expr: { kind: 'unify', left: v, right: t }, withs: l.withs, loc: l.loc });
+    return v;
+  };
+  // rewriteDynamicsOne: refs and calls are hoisted (after their own dynamic parts), composites recursed.
+  const one = (t: Term): Term => {
+    switch (t.type) {
+      case 'ref':
+        return hoist({ ...t, path: t.path.map(one) });
+      case 'var':
+        return t.slot === undefined && ROOTS.has(t.name) ? hoist(t) : t;
+      case 'call': {
+        const out2 = { ...t, args: t.args.map(one) };
+        const f = FUNC_OUTPUT.get(t);
+        if (f !== undefined) FUNC_OUTPUT.set(out2, out2.args[out2.args.length - 1] as Term);
+        return hoist(out2);
+      }
+      case 'array':
+        return { ...t, items: t.items.map(one) };
+      case 'set':
+        return { ...t, items: t.items.map(one) };
+      case 'object':
+        return { ...t, entries: t.entries.map(([k, v]) => [one(k), one(v)] as [Term, Term]) };
+      default:
+        return t;
+    }
+  };
+  // rewriteDynamicsInTerm: a ref keeps its place (only its dynamic path parts move), a comprehension too.
+  const inTerm = (t: Term): Term => {
+    if (t.type === 'ref') return { ...t, path: t.path.map(one) };
+    if (t.type === 'var' || t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr') return t;
+    return one(t);
+  };
+  if (e.kind === 'unify') {
+    l.expr = { kind: 'unify', left: inTerm(e.left), right: inTerm(e.right) };
+  } else if (e.kind === 'term') {
+    const t = e.term;
+    if (t.type === 'call' && t.name === 'equal' && t.args.length === 2 && t.target?.kind !== 'func') {
+      l.expr = { kind: 'unify', left: inTerm(t.args[0] as Term), right: inTerm(t.args[1] as Term) };
+    } else if (t.type === 'call' && !FUNC_OUTPUT.has(t)) {
+      l.expr = { kind: 'term', term: { ...t, args: t.args.map(one) } };
+    } else if (t.type !== 'call') {
+      l.expr = { kind: 'term', term: inTerm(t) };
+    }
+  }
 }
 
 function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
@@ -407,6 +524,7 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
     case 'some':
       for (const v of e.vars) declarePattern(v, scope, ctx, true);
       expr = { kind: 'some', vars: e.vars.map((v) => resolveTerm(v, scope, ctx)) };
+      registerDecls(e.vars, scope, ctx);
       break;
     case 'somein': {
       const coll = resolveTerm(e.coll, scope, ctx);
@@ -427,6 +545,7 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       declarePattern(e.value, inner, ctx, false);
       const key = e.key ? resolveTerm(e.key, inner, ctx) : undefined;
       const value = resolveTerm(e.value, inner, ctx);
+      registerDecls(e.key ? [e.key, e.value] : [e.value], inner, ctx);
       const body = resolveBody(e.body, new EveryScope(inner), ctx);
       expr = { kind: 'every', key, value, domain, body };
       break;
@@ -810,7 +929,12 @@ function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, oct
       return;
     }
   };
-  walkLiteral(l, visit);
+  if (l.expr.kind !== 'every') walkLiteral(l, visit);
+  else {
+    // The body's closures are ordered with the body below, where the key and value are bound.
+    walkTerms(l.expr.domain, visit);
+    for (const w of l.withs) walkTerms(w.value, visit);
+  }
   if (l.expr.kind === 'every') {
     const e = l.expr;
     const b2 = new Set(bound);
@@ -898,7 +1022,11 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
     }
     const ruleNames = ruleNamesByPkg.get(m.pkg.join('.')) as Map<string, Set<Rule['kind']>>;
     for (const r of m.rules) {
-      const ctx: ResolveCtx = { v1: m.regoV1, pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
+      const notKeyword = m.imports.some((i) => {
+        const segs = importSegments(i.path);
+        return segs[0] === 'future' && segs[1] === 'keywords' && (segs.length === 2 || segs[2] === 'not');
+      });
+      const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
       const head = ruleHeadName(r);
       if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (${head} cannot be shadowed)`, r.loc));
       if (r.isDefault) checkDefaultValue(r.value, errors);
@@ -962,6 +1090,9 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     varSlots(t, bound);
     return t;
   });
+  // Each `else` is a rule of its own in OPA: its body starts from the function's arguments alone.
+  const argVars = new Map(scope.vars);
+  const argDeclared = new Set(scope.declared);
   const body = resolveBody(r.body, scope, ctx);
   checkBodyTypes(body, ctx.errors);
   const restR = rest.map((t) => resolveTerm(t, scope, ctx));
@@ -986,9 +1117,12 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     }
   }
   const elses = r.elses.map((e) => {
-    const eb = resolveBody(e.body, scope, ctx);
+    const es = new Scope(undefined);
+    for (const [n, slot] of argVars) es.vars.set(n, slot);
+    for (const n of argDeclared) es.declared.add(n);
+    const eb = resolveBody(e.body, es, ctx);
     checkBodyTypes(eb, ctx.errors);
-    const ev = resolveTerm(e.value, scope, ctx);
+    const ev = resolveTerm(e.value, es, ctx);
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
     const ord = orderBody(eb, b3, hs, octx);
@@ -1021,6 +1155,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     refLen: r.ref.length,
     loc: r.loc,
   };
+  checkDeclsUsed(ctx);
   out.nslots = ctx.nslots;
   for (const e of elses) e.nslots = ctx.nslots;
   return out;
@@ -1129,6 +1264,7 @@ export function compileQuery(body: Literal[], policy: CompiledPolicy | undefined
   checkBodyTypes(resolved, errors);
   // vars declared with := / some at top level are also result bindings
   for (const [name, slot] of scope.vars) if (!vars.some((v) => v.slot === slot)) vars.push({ name, slot });
+  checkDeclsUsed(ctx);
   const ordered = orderBody(resolved, new Set(), new Set(), { names: ctx.names, errors });
   if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
   return {

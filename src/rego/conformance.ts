@@ -49,6 +49,8 @@ export const SKIPS: ReadonlyMap<string, string> = new Map([
   ['builtins/comparison/tests.yaml#order', "regorus orders sets before objects; OPA's total order is arrays < objects < sets"],
   ['data/tests.yaml#overriding refs in data produces no error', 'regorus lets the base document win over a rule at the same path; OPA refuses to compile ("conflicting rule for data path"); this engine gives the rule'],
   ['default/basic.yaml#invalid-var-in-some-in-collection', 'regorus expects []; in OPA `x` is an unsafe variable (compile error). Marked skip upstream'],
+  ['default/basic.yaml#valid-every', 'regorus expects [5] for `[5 | every x in [1,2,3] { true }]`; OPA refuses to compile it (`declared var x unused`, rego_compile_error). Marked skip upstream'],
+  ['negation/tests.yaml#not-more-undefined-OPA-INCOMPATIBLE', 'the note says it: OPA moves the operand `[p]` of `not [p]` out of the negation (without `import future.keywords.not`), so q3 is undefined and q4 true; regorus expects q3'],
   ['builtins/semver/compare.yaml#semver.compare passing', 'regorus expects [0, 1, -1, 1]; the fourth pair compares 1.8.15 with itself, 0 in OPA. Marked skip upstream'],
   ['builtins/semver/is_valid.yaml#semver.is_valid passing', 'regorus expects three results for four versions; "1.1.12-rc1+foo" is valid SemVer (true in OPA). Marked skip upstream'],
   ['builtins/semver/is_valid.yaml#semver.compare wrong arg1 type', 'semver.is_valid takes any value in OPA and returns false for a non-string; regorus raises an error'],

@@ -349,7 +349,7 @@ class Parser {
       return { negated: false, expr: { kind: 'every', key, value, domain, body }, withs: this.parseWiths(), loc };
     }
     let negated = false;
-    if (this.isIdent('not') && !this.isOp('(', this.peek())) {
+    if (this.isIdent('not')) {
       this.next();
       negated = true;
     }

@@ -34,19 +34,24 @@ function shapeOfValue(v: Value): Shape {
   return { k: t };
 }
 
-function shapeOf(t: Term): Shape {
+/** Shapes of local vars assigned (`:=`) a literal, by slot: OPA's checker knows their types too. */
+type VarShapes = Map<number, Shape>;
+
+function shapeOf(t: Term, vars?: VarShapes): Shape {
   switch (t.type) {
     case 'value':
       return shapeOfValue(t.value);
+    case 'var':
+      return (t.slot !== undefined ? vars?.get(t.slot) : undefined) ?? ANY;
     case 'array':
-      return { k: 'array', items: t.items.map(shapeOf) };
+      return { k: 'array', items: t.items.map((x) => shapeOf(x, vars)) };
     case 'set':
-      return { k: 'set', of: union(t.items.map(shapeOf)) };
+      return { k: 'set', of: union(t.items.map((x) => shapeOf(x, vars))) };
     case 'object': {
       const keys = new Map<string, Shape>();
       for (const [key, val] of t.entries) {
         if (key.type !== 'value') return { k: 'object', keys: undefined };
-        keys.set(valueKey(key.value), shapeOf(val));
+        keys.set(valueKey(key.value), shapeOf(val, vars));
       }
       return { k: 'object', keys };
     }
@@ -105,30 +110,45 @@ function iteration(s: Shape): { key: Shape; value: Shape } | undefined {
   }
 }
 
-function checkLiteral(l: Literal, errors: RegoError[]): void {
+function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
   const e = l.expr;
   if (e.kind === 'unify' || e.kind === 'assign') {
-    if (!compatible(shapeOf(e.left), shapeOf(e.right))) {
+    if (!compatible(shapeOf(e.left, vars), shapeOf(e.right, vars))) {
       errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', l.loc));
     }
+    if (e.kind === 'assign' && e.left.type === 'var' && e.left.slot !== undefined && l.withs.length === 0) {
+      const s = shapeOf(e.right, vars);
+      if (s.k !== 'any') vars.set(e.left.slot, s);
+    }
+  } else if (e.kind === 'term' && isStatementEqual(e.term)) {
+    // OPA rewrites an `a == b` statement into the unification `a = b` before its type check.
+    const [a, b] = e.term.args as [Term, Term];
+    if (!compatible(shapeOf(a, vars), shapeOf(b, vars))) {
+      errors.push(new RegoError('rego_type_error', 'match error: the two sides of == can never be equal', l.loc));
+    }
   } else if (e.kind === 'somein') {
-    const coll = shapeOf(e.coll);
+    const coll = shapeOf(e.coll, vars);
     const it = iteration(coll);
     if (!it) {
       errors.push(new RegoError('rego_type_error', `undefined ref: cannot iterate over a ${coll.k} in some ... in`, l.loc));
-    } else if (!compatible(shapeOf(e.value), it.value) || (e.key && !compatible(shapeOf(e.key), it.key))) {
+    } else if (!compatible(shapeOf(e.value, vars), it.value) || (e.key && !compatible(shapeOf(e.key, vars), it.key))) {
       errors.push(new RegoError('rego_type_error', 'match error: the pattern can never match an element of the collection', l.loc));
     }
   }
 }
 
+function isStatementEqual(t: Term): t is Term & { type: 'call' } {
+  return t.type === 'call' && t.name === 'equal' && t.args.length === 2 && (t.target === undefined || t.target.kind === 'builtin');
+}
+
 /** Checks a body and every body nested in it (comprehensions, `every`). */
 export function checkBodyTypes(body: readonly Literal[], errors: RegoError[]): void {
   const seen = new Set<Literal>();
+  const vars: VarShapes = new Map();
   const visit = (l: Literal): void => {
     if (seen.has(l)) return;
     seen.add(l);
-    checkLiteral(l, errors);
+    checkLiteral(l, errors, vars);
     if (l.expr.kind === 'every') for (const b of l.expr.body) visit(b);
     const terms: Term[] = [];
     const e = l.expr;

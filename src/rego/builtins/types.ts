@@ -48,8 +48,15 @@ export const TYPE_BUILTINS: BuiltinDef[] = [
       if (typeof v === 'boolean') return v ? 1 : 0;
       if (isNumber(v)) return v;
       if (typeof v === 'string') {
+        // OPA refuses Inf/NaN as a type error, and passes anything else Go's ParseFloat refuses on as
+        // ParseFloat's own error (eval_builtin_error).
+        const lower = v.toLowerCase().replace(/^[+-]/, '');
+        if (lower === 'inf' || lower === 'infinity' || lower === 'nan') throw castError('to_number', 'valid number string', v);
         const n = parseNumberString(v);
-        if (n === undefined) throw castError('to_number', 'valid number string', v);
+        if (n === undefined) {
+          const why = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v) ? 'value out of range' : 'invalid syntax';
+          throw new BuiltinError('eval_builtin_error', `to_number: strconv.ParseFloat: parsing ${JSON.stringify(v)}: ${why}`);
+        }
         return n;
       }
       throw oneOfError('to_number', 1, ['null', 'boolean', 'number', 'string'], v);

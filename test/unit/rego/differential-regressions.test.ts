@@ -1,0 +1,90 @@
+/**
+ * Disagreements with OPA v1.22.3 that the differential test (differential-opa.test.ts) found, each
+ * answer as OPA gave it.
+ */
+import { describe, expect, it } from 'vitest';
+import { fromJSON } from '../../../src/rego/index.ts';
+import { regoError as err, run } from './helpers.ts';
+
+describe('declared vars must be used (OPA: rego_compile_error "declared var x unused")', () => {
+  it('a `some x` declaration nothing uses', () => {
+    expect(err(() => run('package t\np if { some x; y := 1 }\n', 'x := data.t')).regoCode).toBe('rego_compile_error');
+    expect(err(() => run('package t\np := [1 | some x; true]\n', 'x := data.t')).regoCode).toBe('rego_compile_error');
+  });
+
+  it('an `every` key or value its body does not use', () => {
+    expect(err(() => run('package t\np if { every x in [1] { true } }\n', 'x := data.t')).regoCode).toBe('rego_compile_error');
+    expect(err(() => run('package t\np if { every k, v in [1] { v } }\n', 'x := data.t')).regoCode).toBe('rego_compile_error');
+  });
+
+  it('a use in a nested body, the head, or `some x in` counts', () => {
+    const m = 'package t\na if { every x in [1] { [1 | x] } }\nb := x if { some x; x = 1 }\nc if { some x in [1] }\nd if { some x; y := [1 | x = 1] }\n';
+    expect(run(m, 'x := data.t')).toEqual([{ x: { a: true, b: 1, c: true, d: true } }]);
+  });
+});
+
+describe('scopes', () => {
+  it('each `else` body has its own variables (the arguments are shared)', () => {
+    const m = 'package t\np := x if { x := 1; false } else := x if { x := 2 }\nf(a) := x if { x := a; false } else := x if { x := a + 1 }\nq := f(1)\n';
+    expect(run(m, 'x := data.t')).toEqual([{ x: { p: 2, q: 2 } }]);
+  });
+
+  it('a var bound only inside an `every` body by unification, declared outside with `some`', () => {
+    expect(run('package t\np if { some x; every y in [1] { x = y } }\n', 'x := data.t')).toEqual([{ x: { p: true } }]);
+  });
+});
+
+describe('to_number errors (strict)', () => {
+  it('what Go ParseFloat refuses is eval_builtin_error, Inf/NaN eval_type_error', () => {
+    const q = (s: string) => err(() => run('package t\n', `x := to_number(${JSON.stringify(s)})`, { strict: true })).regoCode;
+    expect(q('b')).toBe('eval_builtin_error');
+    expect(q('')).toBe('eval_builtin_error');
+    expect(q('1e400')).toBe('eval_builtin_error');
+    expect(q('Inf')).toBe('eval_type_error');
+    expect(q('NaN')).toBe('eval_type_error');
+  });
+});
+
+describe('`a == b` as a statement is type-checked as `a = b`', () => {
+  it('sides that can never be equal are a rego_type_error, also through a var assigned a literal', () => {
+    for (const b of ['1 == "a"', 'x := 1; x == "a"', 'not true == {"a": 1}', 'x := {1}; x == {"a"}']) {
+      expect(err(() => run(`package t\np if { ${b} }\n`, 'x := data.t')).regoCode).toBe('rego_type_error');
+    }
+  });
+
+  it('as a value it is just false', () => {
+    expect(run('package t\np := 1 == "a"\n', 'x := data.t')).toEqual([{ x: { p: false } }]);
+  });
+});
+
+describe("a negated call's ref and call operands are evaluated outside the negation", () => {
+  const m = `package t
+a if { not count(input.n) > 0 }
+b if { not startswith(input.s, "a") }
+c if { not input.n == 1 }
+d if { not input.n in {1} }
+f(x) := x
+g if { not f(input.n) }
+h if { not is_array([input.n]) }
+j if { not count([1 | input.n]) > 0 }
+k if { not input.n }
+o if { not is_array(r) }
+r := input.n
+`;
+
+  it('an undefined operand makes the literal fail (OPA v1.22.3 without `future.keywords.not`)', () => {
+    expect(run(m, 'x := data.t', { input: fromJSON({}) })).toEqual([{ x: { c: true, j: true, k: true } }]);
+    expect(run('package t\n', 'not is_array(input.n)', { input: fromJSON({}) })).toEqual([]);
+  });
+
+  it('with `import future.keywords.not` (or all of future.keywords) the operands stay inside', () => {
+    const m2 = m.replace('package t\n', 'package t\nimport future.keywords.not\n');
+    expect(run(m2, 'x := data.t', { input: fromJSON({}) })).toEqual([{ x: { a: true, b: true, c: true, d: true, g: true, h: true, j: true, k: true, o: true } }]);
+  });
+});
+
+describe('parsing', () => {
+  it('`not` followed by a parenthesised expression is a negation', () => {
+    expect(run('package t\np if { not (1 + 1) in {1} }\nq if { not(1) == 2 }\n', 'x := data.t')).toEqual([{ x: { p: true, q: true } }]);
+  });
+});

@@ -51,3 +51,32 @@ sign_reason := "SIGN_DENY" if {
 }
 
 tool_signs := data.toolgate.signs_by_tool[input.tool]
+
+# decide(agent, tool): what decision answers for input {agent, tool}, as a function, so that the
+# gateway entrypoints (data.toolgate.gateways.*) and visible_tools share one rule set without
+# re-evaluating decision `with input`. authz_test.rego and test/unit/gateways check that the two
+# agree on every pair of both examples.
+decide(agent, tool) := {"allow": false, "reason": "AGENT_NOT_FOUND"} if {
+	not data.toolgate.agents[agent]
+} else := {"allow": false, "reason": "NOT_GRANTED"} if {
+	not data.toolgate.agents[agent].tools[tool]
+} else := {"allow": false, "reason": data.toolgate.agents[agent].tools[tool].reason} if {
+	data.toolgate.agents[agent].tools[tool].allow != true
+} else := {"allow": false, "reason": sign_reason_of(tool)} if {
+	sign_reason_of(tool)
+} else := {"allow": true, "reason": data.toolgate.agents[agent].tools[tool].reason}
+
+sign_reason_of(tool) := "SIGN_DENY" if {
+	data.toolgate.signs_by_tool[tool].deny == true
+} else := "SIGN_HOLD" if {
+	data.toolgate.signs_by_tool[tool].hold == true
+}
+
+# visible_tools: for input {"agent": A}, the sorted tool keys decision would allow for A under the
+# bundle's profile (what a gateway that filters tools/list may show). Empty for an unknown agent.
+visible_tools := visible_tools_of(input.agent)
+
+visible_tools_of(agent) := sort([tool |
+	some tool, _ in object.get(data.toolgate.agents, [agent, "tools"], {})
+	decide(agent, tool).allow == true
+])

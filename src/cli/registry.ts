@@ -33,6 +33,7 @@ import { eligibleToolsCommand } from './commands/eligible-tools.ts';
 import { selectionExplainCommand } from './commands/selection-explain.ts';
 import { preflightCommand } from './commands/preflight.ts';
 import { auditReportCommand } from './commands/audit-report.ts';
+import { visibleToolsCommand } from './commands/visible-tools.ts';
 import { controlPreflightCommand } from './commands/control-preflight.ts';
 import { reviewCandidatesListCommand, reviewCandidatesAnnotateCommand } from './commands/review-candidates.ts';
 import { policyReviewPlanCommand } from './commands/policy-review-plan.ts';
@@ -69,6 +70,7 @@ export const COMMANDS: readonly Command[] = [
   diffCommand,
   signCommand,
   decideCommand,
+  visibleToolsCommand,
   bundleVerifyCommand,
   bundleInspectCommand,
   bundleServeCommand,

@@ -7,6 +7,9 @@
  * `signs_by_tool` indexes the signs the enforcement Rego reads: for each exposed tool that an
  * invoke edge signed `deny` or `hold` ends at, `{deny, hold}`. authz.rego looks a call's tool up
  * there (one lookup per decision) instead of scanning every edge; tools with neither sign are absent.
+ *
+ * `identity`, `tools_by_name`, `contracts`, `resources`, `prompts` and `prompts_by_name` are what the
+ * gateway entrypoints read (gateway-data.ts, docs/gateways.md).
  */
 import { hintsSent } from '../catalog/types.ts';
 import type { Estate } from '../governance/estate.ts';
@@ -15,6 +18,7 @@ import { nodeId } from '../connectome/index.ts';
 import type { AgentDecisions } from './decisions.ts';
 import { dataAgentsText } from './decisions-json.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
+import { identityDocument, resourcesAndPrompts, toolContracts, toolsByName } from './gateway-data.ts';
 
 export const DATA_ROOT = 'toolgate';
 
@@ -72,6 +76,10 @@ export function compileDataDocument(
       policies,
       connectome: { edges },
       signs_by_tool: signsByTool(tools, edges),
+      identity: identityDocument(estate),
+      tools_by_name: toolsByName(tools),
+      contracts: toolContracts(estate, tools),
+      ...resourcesAndPrompts(estate),
     },
   };
 }

@@ -45,10 +45,11 @@ const options = {
   ...COMPILE_EXTRA_OPTIONS,
 } as const;
 
-/** The enforcement Rego shipped in every bundle: rego/toolgate/*.rego without the tests. */
+/** The enforcement Rego shipped in every bundle: every .rego under rego/toolgate (gateways/ included) but the tests. */
 export function enforcementRego(): RegoModuleFile[] {
   const dir = join(PACKAGE_ROOT, 'rego', 'toolgate');
-  return readdirSync(dir)
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => f.split('\\').join('/'))
     .filter((f) => f.endsWith('.rego') && !f.endsWith('_test.rego'))
     .sort()
     .map((f) => ({ path: `toolgate/${f}`, text: readFileSync(join(dir, f), 'utf8') }));

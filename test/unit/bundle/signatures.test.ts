@@ -202,11 +202,11 @@ describe('compile --signing-key and toolgate bundle verify / inspect', () => {
     expect(runs[0]).toEqual(runs[1]);
     const v = await runCli(['bundle', 'verify', join(dir, 'out1/bundle.tar.gz'), '--verification-key', pub]);
     expect(v.code, v.stderr).toBe(0);
-    expect(v.json()).toMatchObject({ verified: true, key_id: 'release', verification_key_id: 'default', files: ['.manifest', 'toolgate/authz.rego', 'toolgate/data.json'] });
+    expect(v.json()).toMatchObject({ verified: true, key_id: 'release', verification_key_id: 'default', files: ['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego'] });
     const i = await runCli(['bundle', 'inspect', join(dir, 'out1/bundle.tar.gz')]);
     expect(i.code, i.stderr).toBe(0);
-    expect(i.json()).toMatchObject({ roots: ['toolgate'], signatures: { alg: 'RS256', kid: 'release', files: 3, verified: false } });
-    expect(i.json().entries.map((e: { name: string }) => e.name)).toEqual(['.manifest', '.signatures.json', 'toolgate/authz.rego', 'toolgate/data.json']);
+    expect(i.json()).toMatchObject({ roots: ['toolgate'], signatures: { alg: 'RS256', kid: 'release', files: 9, verified: false } });
+    expect(i.json().entries.map((e: { name: string }) => e.name)).toEqual(['.manifest', '.signatures.json', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego']);
   });
   it('signs through --bundle-signer CMD (a host-held key) and verifies', async () => {
     const out = join(dir, 'cmd');

@@ -52,10 +52,10 @@ describe('toolgate compile', () => {
     }
   });
 
-  it('packs .manifest, toolgate/data.json and toolgate/authz.rego (no tests) with fixed metadata', async () => {
+  it('packs .manifest, toolgate/data.json, toolgate/authz.rego and the gateway entrypoints (no tests) with fixed metadata', async () => {
     const r = await compile(['--example', 'quickstart']);
     const gz = readFileSync(join(r.out, 'bundle.tar.gz'));
-    expect(tarNames(gz)).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json']);
+    expect(tarNames(gz)).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego']);
     const listing = execFileSync('tar', ['-tzvf', join(r.out, 'bundle.tar.gz')], { encoding: 'utf8' });
     expect(listing).toMatch(/-rw-r--r-- 0\/0 .* 1970-01-01 00:00 \.manifest/);
     const manifest = JSON.parse(execFileSync('tar', ['-xzOf', join(r.out, 'bundle.tar.gz'), '.manifest'], { encoding: 'utf8' }));
@@ -79,7 +79,7 @@ describe('toolgate compile', () => {
     expect(data.connectome.edges).toContainEqual({ from: 'git/server', to: 'git/tool/git_show', kind: 'invoke', provenance: 'declared', sign: 'unset' });
     expect(data.connectome.edges.every((e: { sign: string }) => e.sign === 'unset')).toBe(true);
     const bad = await compile(['--example', 'quickstart', '--algorithm', 'md5']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2); // an unknown --algorithm is bad usage (the exit-code contract)
     expect(bad.stderr).toContain('DIGEST_ALGORITHM_UNSUPPORTED');
     expect(readdirSync(bad.out)).toEqual([]);
   });

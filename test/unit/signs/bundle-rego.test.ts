@@ -79,7 +79,7 @@ describe('compile --signs ships the consumer Rego', () => {
     expect(r.code, r.stderr).toBe(0);
     const bytes = readFileSync(join(out, 'bundle.tar.gz'));
     const files = await readTarball(bytes, 'bundle.tar.gz');
-    expect(files.map((f) => f.name).sort()).toEqual(['.manifest', '.signatures.json', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/signs/signs.rego']);
+    expect(files.map((f) => f.name).sort()).toEqual(['.manifest', '.signatures.json', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego', 'toolgate/signs/signs.rego']);
     expect(new TextDecoder().decode(files.find((f) => f.name === 'toolgate/signs/signs.rego')!.bytes)).toBe(readFileSync('examples/quickstart/signs.rego', 'utf8'));
 
     const v = await runCli(['bundle', 'verify', join(out, 'bundle.tar.gz'), '--verification-key', pub]);
@@ -110,7 +110,7 @@ describe('compile --signs ships the consumer Rego', () => {
     const r = await runCli(['compile', '--example', 'quickstart', '--signs', pol, '--out', out], { env });
     expect(r.code, r.stderr).toBe(0);
     const names = (await readTarball(readFileSync(join(out, 'bundle.tar.gz')), 'b')).map((f) => f.name).sort();
-    expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/signs/helpers/helpers.rego', 'toolgate/signs/signs.rego']);
+    expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego', 'toolgate/signs/helpers/helpers.rego', 'toolgate/signs/signs.rego']);
     const decider = await bundleDecider(readFileSync(join(out, 'bundle.tar.gz')));
     expect(decider.decide('ci-bot', 'git::git_log')).toMatchObject({ allow: false, reason: 'SIGN_HOLD' });
   });
@@ -123,7 +123,7 @@ describe('compile --signs ships the consumer Rego', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/carries no sign policy/);
     const names = (await readTarball(readFileSync(join(out, 'bundle.tar.gz')), 'b')).map((f) => f.name).sort();
-    expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json']);
+    expect(names).toEqual(['.manifest', 'toolgate/authz.rego', 'toolgate/data.json', 'toolgate/gateways/contextforge.rego', 'toolgate/gateways/contracts.rego', 'toolgate/gateways/core.rego', 'toolgate/gateways/docker.rego', 'toolgate/gateways/envoy.rego', 'toolgate/gateways/kong.rego']);
   });
 
   it.each([

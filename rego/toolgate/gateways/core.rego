@@ -1,0 +1,355 @@
+# The one decision behind every gateway entrypoint (docs/gateways.md).
+#
+# Each entrypoint (envoy.rego, kong.rego, contextforge.rego, docker.rego) turns what its gateway
+# sends into proofs of identity and a normalised call {method, name, contract}, asks verdict() here,
+# and answers in its gateway's shape. verdict() uses data.toolgate.authz.decide, the function form
+# of data.toolgate.authz.decision, so a tools/call is allowed exactly when decision allows it.
+#
+# Fail closed: an agent is only what a configured identity source proves (data.toolgate.identity,
+# compiled from the manifest's identity: section); an MCP method not in method_kind is denied
+# METHOD_NOT_ALLOWED; every function ends in an else that denies.
+package toolgate.gateways.core
+
+import data.toolgate.authz
+import rego.v1
+
+# The explicit rule per MCP method (2025-06-18 .. 2026-07-28). tool / resource / prompt: decided
+# from the catalog and governance; list: allowed for a known agent (tools/list filtering is
+# visible_tools); session: protocol plumbing that reads nothing governed, allowed for a known
+# agent. Anything else (completion/complete, logging/setLevel, resources/subscribe,
+# subscriptions/listen, tasks/*, sampling and elicitation traffic) is METHOD_NOT_ALLOWED.
+method_kind := {
+	"tools/call": "tool",
+	"resources/read": "resource",
+	"prompts/get": "prompt",
+	"tools/list": "list",
+	"prompts/list": "list",
+	"resources/list": "list",
+	"resources/templates/list": "list",
+	"initialize": "session",
+	"server/discover": "session",
+	"ping": "session",
+	"notifications/initialized": "session",
+	"notifications/cancelled": "session",
+	"notifications/progress": "session",
+	"notifications/roots/list_changed": "session",
+	"HTTP GET": "session",
+	"HTTP DELETE": "session",
+}
+
+# Parts of the data document, with a default where a bundle may lack them. (Never read
+# data.toolgate as a whole: it holds these rules too, and would make them recursive.)
+max_body := m if {
+	m := data.toolgate.identity.max_body_bytes
+} else := 1048576
+
+identity_sources := s if {
+	s := data.toolgate.identity.sources
+} else := []
+
+tools := t if {
+	t := data.toolgate.tools
+} else := {}
+
+tools_by_name := t if {
+	t := data.toolgate.tools_by_name
+} else := {}
+
+prompts := p if {
+	p := data.toolgate.prompts
+} else := {}
+
+prompts_by_name := p if {
+	p := data.toolgate.prompts_by_name
+} else := {}
+
+# --- who is calling ---------------------------------------------------------------------------
+
+# identify(gateway, proofs): {"ok", "agent", "reason"} from the identity sources configured for
+# this gateway. proofs holds what the gateway itself established: headers, principal (the peer
+# certificate's SPIFFE id), jwt_metadata (Envoy jwt_authn's verified payloads), kong_consumer,
+# contextforge_user, contextforge_context, docker_agent.
+identify(gateway, proofs) := identity_verdict([c |
+	some src in identity_sources
+	gateway in src.gateways
+	c := claim(src, proofs)
+])
+
+identity_verdict(claims) := {"ok": false, "agent": null, "reason": "IDENTITY_INVALID"} if {
+	some c in claims
+	c.invalid == true
+} else := {"ok": false, "agent": null, "reason": "AGENT_UNAUTHENTICATED"} if {
+	count(claimed_agents(claims)) == 0
+} else := {"ok": false, "agent": null, "reason": "IDENTITY_CONFLICT"} if {
+	count(claimed_agents(claims)) > 1
+} else := {"ok": true, "agent": agent, "reason": null} if {
+	some agent in claimed_agents(claims)
+} else := {"ok": false, "agent": null, "reason": "AGENT_UNAUTHENTICATED"}
+
+claimed_agents(claims) := {agent_of(c.principal) | some c in claims; is_string(c.principal)}
+
+agent_of(principal) := agent if {
+	agent := data.toolgate.identity.principals[principal]
+} else := principal
+
+# claim(src, proofs): {"principal": p}, {"invalid": true} when the source was presented but does
+# not prove anyone, or undefined when the request does not present it.
+claim(src, proofs) := c if {
+	src.kind == "header"
+	proofs.headers[src.name] != null
+	c := string_claim(proofs.headers[src.name])
+}
+
+claim(src, proofs) := c if {
+	src.kind == "jwt"
+	src.from == "authorization"
+	proofs.headers.authorization != null
+	c := bearer_claim(src, proofs.headers.authorization)
+}
+
+claim(src, proofs) := c if {
+	src.kind == "jwt"
+	src.from == "envoy_jwt_authn"
+	proofs.jwt_metadata[src.metadata_key] != null
+	c := path_claim(proofs.jwt_metadata[src.metadata_key], src.claim)
+}
+
+claim(src, proofs) := c if {
+	src.kind == "spiffe"
+	proofs.principal != null
+	c := spiffe_claim(src.prefix, proofs.principal)
+}
+
+claim(src, proofs) := c if {
+	src.kind == "kong_consumer"
+	proofs.kong_consumer != null
+	c := path_claim(proofs.kong_consumer, [src.field])
+}
+
+claim(src, proofs) := c if {
+	src.kind == "contextforge_user"
+	src.context_key == null
+	not proofs.contextforge_user in {null, "none"}
+	c := string_claim(proofs.contextforge_user)
+}
+
+claim(src, proofs) := c if {
+	src.kind == "contextforge_user"
+	is_string(src.context_key)
+	c := string_claim(proofs.contextforge_context[src.context_key])
+}
+
+claim(src, proofs) := c if {
+	src.kind == "docker_interceptor"
+	proofs.docker_agent != null
+	c := string_claim(proofs.docker_agent)
+}
+
+string_claim(v) := {"principal": v} if {
+	is_string(v)
+	v != ""
+} else := {"invalid": true}
+
+path_claim(doc, path) := {"principal": v} if {
+	is_object(doc)
+	v := object.get(doc, path, null)
+	is_string(v)
+	v != ""
+} else := {"invalid": true}
+
+spiffe_claim(prefix, v) := {"principal": v} if {
+	is_string(v)
+	startswith(v, prefix)
+} else := {"invalid": true}
+
+bearer_claim(src, header) := c if {
+	is_string(header)
+	parts := split(header, " ")
+	count(parts) == 2
+	lower(parts[0]) == "bearer"
+	c := path_claim(jwt_payload(src, parts[1]), src.claim)
+} else := {"invalid": true}
+
+# A JWT's payload: decoded only when a filter before OPA verified the token (verified_by: gateway,
+# e.g. Kong's jwt plugin or Envoy's jwt_authn), verified with io.jwt.decode_verify when OPA holds
+# the keys (verified_by: opa). io.jwt.decode is not used: toolgate's builtin engine lacks it, and
+# base64url + json.unmarshal give the same payload in both engines. A malformed token makes a
+# builtin fail, which leaves the body undefined (OPA's non-strict builtin errors), hence invalid.
+jwt_payload(src, token) := payload if {
+	src.verified_by == "gateway"
+	segments := split(token, ".")
+	count(segments) == 3
+	text := base64url.decode(segments[1])
+	json.is_valid(text)
+	payload := json.unmarshal(text)
+} else := payload if {
+	src.verified_by == "opa"
+	[valid, _, payload] := io.jwt.decode_verify(token, src.constraints)
+	valid == true
+}
+
+# --- the JSON-RPC body --------------------------------------------------------------------------
+
+# rpc_error(body): why a request body is not one JSON-RPC 2.0 request, or undefined.
+rpc_error(body) := "BATCH_NOT_ALLOWED" if {
+	is_array(body)
+} else := "BODY_NOT_JSON_RPC" if {
+	not is_object(body)
+} else := "BODY_NOT_JSON_RPC" if {
+	not body.jsonrpc == "2.0"
+} else := "JSONRPC_RESPONSE" if {
+	not "method" in object.keys(body)
+	some k in ["result", "error"]
+	k in object.keys(body)
+} else := "METHOD_MISSING" if {
+	not is_string(body.method)
+} else := "PARAMS_NOT_OBJECT" if {
+	not is_object(object.get(body, "params", {}))
+}
+
+# The name a method acts on: params.name (tools/call, prompts/get) or params.uri (resources/read).
+target_of(method, params) := params.uri if {
+	method == "resources/read"
+} else := params.name if {
+	method_kind[method] in {"tool", "prompt"}
+}
+
+# The contract the caller saw, when supplied in params._meta: the tool object from tools/list
+# ("io.toolgate/tool") or its tool_contract_digest ("io.toolgate/tool_contract_digest").
+contract_of(params) := {"tool": params._meta["io.toolgate/tool"]} if {
+	params._meta["io.toolgate/tool"]
+} else := {"digest": params._meta["io.toolgate/tool_contract_digest"]} if {
+	params._meta["io.toolgate/tool_contract_digest"]
+} else := null
+
+# --- the verdict --------------------------------------------------------------------------------
+
+# verdict(ident, method, name, contract): {"allow", "reason", "agent", "method", "tool"}.
+verdict(ident, method, name, contract) := {
+	"allow": v.allow,
+	"reason": v.reason,
+	"agent": ident.agent,
+	"method": method,
+	"tool": v.tool,
+} if {
+	v := call_verdict(ident, method, name, contract)
+} else := denied(ident.agent, method, "INTERNAL_UNDEFINED")
+
+denied(agent, method, reason) := {"allow": false, "reason": reason, "agent": agent, "method": method, "tool": null}
+
+# refused(reason): a request refused before its identity or method counted.
+refused(reason) := denied(null, null, reason)
+
+call_verdict(ident, method, name, contract) := no(ident.reason, null) if {
+	ident.ok != true
+} else := no("AGENT_NOT_FOUND", null) if {
+	not data.toolgate.agents[ident.agent]
+} else := no("METHOD_NOT_ALLOWED", null) if {
+	not method_kind[method]
+} else := tool_verdict(ident.agent, name, contract) if {
+	method_kind[method] == "tool"
+} else := resource_verdict(name) if {
+	method_kind[method] == "resource"
+} else := prompt_verdict(name) if {
+	method_kind[method] == "prompt"
+} else := {"allow": true, "reason": null, "tool": null}
+
+no(reason, tool) := {"allow": false, "reason": reason, "tool": tool}
+
+tool_verdict(agent, name, contract) := no("NAME_MISSING", null) if {
+	not is_string(name)
+} else := no(r.reason, null) if {
+	r := resolve(name, tools, tools_by_name, "TOOL")
+	r.ok == false
+} else := v if {
+	key := resolve(name, tools, tools_by_name, "TOOL").key
+	d := authz.decide(agent, key)
+	v := granted_verdict(d, key, contract)
+}
+
+granted_verdict(d, key, contract) := no(d.reason, key) if {
+	d.allow != true
+} else := no(r, key) if {
+	r := contract_reason(key, contract)
+} else := {"allow": true, "reason": d.reason, "tool": key}
+
+# resolve(name, qualified, by_name, what): a qualified key, or a bare name exposed by exactly one
+# server; otherwise AMBIGUOUS_<what> or <what>_NOT_FOUND, never guessed.
+resolve(name, qualified, by_name, what) := {"ok": true, "key": name} if {
+	qualified[name]
+} else := {"ok": true, "key": keys[0]} if {
+	keys := by_name[name]
+	count(keys) == 1
+} else := {"ok": false, "reason": concat("_", ["AMBIGUOUS", what])} if {
+	count(by_name[name]) > 1
+} else := {"ok": false, "reason": concat("_", [what, "NOT_FOUND"])}
+
+# Contract pinning: a supplied contract that differs from the compiled one is CONTRACT_CHANGED.
+contract_reason(key, contract) := "CONTRACT_CHANGED" if {
+	contract != null
+	not data.toolgate.contracts[key]
+} else := "CONTRACT_CHANGED" if {
+	is_string(contract.digest)
+	contract.digest != data.toolgate.tools[key].tool_contract_digest
+} else := "CONTRACT_CHANGED" if {
+	is_object(contract.tool)
+	object.get(contract.tool, "name", data.toolgate.tools[key].name) != data.toolgate.tools[key].name
+} else := "CONTRACT_CHANGED" if {
+	is_object(contract.tool)
+	normal_contract(contract.tool) != data.toolgate.contracts[key]
+} else := "CONTRACT_INVALID" if {
+	contract != null
+	not is_string(contract.digest)
+	not is_object(contract.tool)
+}
+
+# An MCP tool object as the fields tool_contract_digest covers (src/compile/digests.ts).
+normal_contract(t) := {
+	"description": object.get(t, "description", null),
+	"input_schema": object.get(t, "inputSchema", null),
+	"read_only_hint": hint(t, "readOnlyHint"),
+	"destructive_hint": hint(t, "destructiveHint"),
+	"idempotent_hint": hint(t, "idempotentHint"),
+	"open_world_hint": hint(t, "openWorldHint"),
+}
+
+hint(t, k) := v if {
+	v := t.annotations[k]
+	is_boolean(v)
+} else := null
+
+# changed_tools(server, tools): of the tool objects a server lists now, the names whose contract
+# differs from the compiled one or that the catalog does not know (for gateways that inspect
+# tools/list responses).
+changed_tools(server, tools) := sort([name |
+	some t in tools
+	name := object.get(t, "name", "")
+	contract_reason(concat("::", [server, name]), {"tool": t})
+])
+
+# resources/read: a catalog resource governed by no DENY policy; under strict, also by an ALLOW.
+resource_verdict(uri) := no("NAME_MISSING", null) if {
+	not is_string(uri)
+} else := no("RESOURCE_NOT_FOUND", null) if {
+	not data.toolgate.resources[uri]
+} else := no("RESOURCE_DENY_GOVERNED", uri) if {
+	count(data.toolgate.resources[uri].deny) > 0
+} else := no("RESOURCE_UNGOVERNED", uri) if {
+	data.toolgate.profile == "strict"
+	count(data.toolgate.resources[uri].allow) == 0
+} else := {"allow": true, "reason": null, "tool": uri}
+
+# prompts/get: no manifest edge governs a prompt, so strict refuses it; review and explore allow a
+# catalog prompt.
+prompt_verdict(name) := no("NAME_MISSING", null) if {
+	not is_string(name)
+} else := no(r.reason, null) if {
+	r := resolve(name, prompts, prompts_by_name, "PROMPT")
+	r.ok == false
+} else := no("PROMPT_UNGOVERNED", key) if {
+	key := resolve(name, prompts, prompts_by_name, "PROMPT").key
+	data.toolgate.profile == "strict"
+} else := {"allow": true, "reason": null, "tool": resolve(name, prompts, prompts_by_name, "PROMPT").key}
+
+# The tools a known agent may see (authz.visible_tools for that agent).
+visible_for(agent) := authz.visible_tools_of(agent)

@@ -1,0 +1,54 @@
+# Docker MCP Gateway's before:exec interceptor (docker/mcp-gateway docs/interceptors.md): the
+# gateway writes the tool call {"Session", "Params": {"_meta", "name", "arguments"}, "Extra"} to
+# the script's stdin; anything the script prints ends the call and becomes its result (a
+# CallToolResult JSON). examples/gateways/docker-interceptor.sh wraps stdin as
+# {"agent": $TOOLGATE_AGENT, "request": <stdin>} and runs opa eval on the bundle.
+#
+#   query:   data.toolgate.gateways.docker.rejection
+#   answer:  a CallToolResult with isError true when the call is denied; undefined when allowed
+#
+# The gateway aggregates servers and shows upstream tool names, so a bare name must be exposed by
+# exactly one server.
+package toolgate.gateways.docker
+
+import data.toolgate.gateways.core
+import rego.v1
+
+params := p if {
+	p := input.request.Params
+	is_object(p)
+} else := {}
+
+proofs := {"docker_agent": agent}
+
+agent := a if {
+	a := input.agent
+} else := null
+
+label := n if {
+	n := params.name
+	is_string(n)
+} else := "the call"
+
+verdict := core.refused("BODY_NOT_JSON_RPC") if {
+	not is_object(input.request)
+} else := core.verdict(core.identify("docker", proofs), "tools/call", params.name, core.contract_of(params)) if {
+	is_string(params.name)
+} else := core.refused("NAME_MISSING")
+
+default decision := {"allow": false, "reason": "INTERNAL_UNDEFINED", "agent": null, "method": "tools/call", "tool": null}
+
+decision := verdict
+
+rejection := {
+	"content": [{"type": "text", "text": concat("", ["toolgate denied ", label, ": ", reason])}],
+	"isError": true,
+	"structuredContent": {"toolgate": decision},
+} if {
+	decision.allow != true
+}
+
+reason := r if {
+	r := decision.reason
+	is_string(r)
+} else := "INTERNAL_UNDEFINED"

@@ -1,0 +1,225 @@
+# Envoy ext_authz, as opa-envoy-plugin (and through it Envoy AI Gateway and agentgateway's
+# extAuthz) sends it: the CheckRequest as JSON (protomap, JSON field names: attributes.request.http
+# {method, path, headers, body}, attributes.source.principal, attributes.metadataContext
+# .filterMetadata) plus parsed_body, truncated_body and source_principal (opa-envoy-plugin
+# envoyauth/request.go RequestToInput).
+#
+#   plugin config:  path: toolgate/gateways/envoy/response
+#   answer:         {allowed, headers, http_status, body, dynamic_metadata} (envoyauth/response.go)
+#
+# The call is the JSON-RPC body (parsed_body, else the raw body when it is valid JSON). The
+# MCP 2026-07-28 Mcp-Method / Mcp-Name headers and the Envoy MCP filter's dynamic metadata
+# (filterMetadata["envoy.filters.http.mcp"]) are cross-checked against it: any that disagrees is
+# HEADER_MISMATCH. Envoy joins a repeated header's values with ",", so two mcp-name headers never
+# equal the body's name. An ext_authz route can name the MCP server with the context extension
+# toolgate_server; without it a bare tool name must be exposed by exactly one server.
+package toolgate.gateways.envoy
+
+import data.toolgate.gateways.core
+import rego.v1
+
+http := input.attributes.request.http
+
+headers := h if {
+	is_object(http.headers)
+	h := http.headers
+} else := {}
+
+metadata(ns) := md if {
+	md := input.attributes.metadataContext.filterMetadata[ns]
+} else := md if {
+	md := input.attributes.metadata_context.filter_metadata[ns]
+}
+
+mcp_metadata := md if {
+	md := metadata("envoy.filters.http.mcp")
+	is_object(md)
+} else := {}
+
+proofs := {
+	"headers": headers,
+	"principal": principal,
+	"jwt_metadata": jwt_metadata,
+}
+
+principal := p if {
+	p := input.attributes.source.principal
+} else := p if {
+	p := input.source_principal
+} else := null
+
+jwt_metadata := md if {
+	md := metadata("envoy.filters.http.jwt_authn")
+} else := null
+
+raw_body := b if {
+	is_string(http.body)
+	http.body != ""
+	b := http.body
+} else := b if {
+	is_string(http.rawBody)
+	b := base64.decode(http.rawBody)
+}
+
+body := input.parsed_body if {
+	input.parsed_body != null
+} else := json.unmarshal(raw_body) if {
+	count(raw_body) <= core.max_body
+	json.is_valid(raw_body)
+}
+
+# Why the request cannot be decided as one MCP call, or undefined.
+request_error := "HTTP_METHOD_NOT_ALLOWED" if {
+	not http.method in {"POST", "GET", "DELETE"}
+} else := "BODY_TRUNCATED" if {
+	http.method == "POST"
+	truncated
+} else := "BODY_TOO_LARGE" if {
+	http.method == "POST"
+	count(raw_body) > core.max_body
+} else := "BODY_MISSING" if {
+	http.method == "POST"
+	not raw_body
+	not input.parsed_body
+} else := "BODY_NOT_JSON" if {
+	http.method == "POST"
+	not body
+} else := reason if {
+	http.method == "POST"
+	reason := core.rpc_error(body)
+} else := "HEADER_MISMATCH" if {
+	http.method == "POST"
+	header_mismatch
+}
+
+truncated if input.truncated_body == true
+
+truncated if headers["x-envoy-auth-partial-body"] == "true"
+
+params := p if {
+	p := body.params
+	is_object(p)
+} else := {}
+
+method := body.method if http.method == "POST"
+
+method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
+
+name := n if {
+	n := core.target_of(method, params)
+} else := null
+
+header_mismatch if {
+	m := headers["mcp-method"]
+	m != body.method
+}
+
+header_mismatch if {
+	n := headers["mcp-name"]
+	not n == name
+}
+
+header_mismatch if {
+	m := mcp_metadata.method
+	m != body.method
+}
+
+header_mismatch if {
+	some k in ["name", "uri"]
+	v := mcp_metadata.params[k]
+	not v == params[k]
+}
+
+qualified_name := concat("::", [server, name]) if {
+	server := input.attributes.contextExtensions.toolgate_server
+	is_string(server)
+	is_string(name)
+	not contains(name, "::")
+} else := name
+
+verdict := core.refused(request_error) if {
+	request_error
+} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, core.contract_of(params)) if {
+	method
+} else := core.refused("INTERNAL_UNDEFINED")
+
+# HTTP status for a denial: 401 no proven identity, 400 a request that is not one MCP call,
+# 405 / 413 as named, 403 a decided denial.
+status_of := {
+	"AGENT_UNAUTHENTICATED": 401,
+	"IDENTITY_INVALID": 401,
+	"IDENTITY_CONFLICT": 401,
+	"HTTP_METHOD_NOT_ALLOWED": 405,
+	"BODY_TOO_LARGE": 413,
+	"BODY_TRUNCATED": 413,
+	"BODY_MISSING": 400,
+	"BODY_NOT_JSON": 400,
+	"BODY_NOT_JSON_RPC": 400,
+	"BATCH_NOT_ALLOWED": 400,
+	"JSONRPC_RESPONSE": 400,
+	"METHOD_MISSING": 400,
+	"PARAMS_NOT_OBJECT": 400,
+	"HEADER_MISMATCH": 400,
+	"NAME_MISSING": 400,
+}
+
+http_status := s if {
+	s := status_of[verdict.reason]
+} else := 403
+
+# JSON-RPC error codes: -32700 parse error, -32600 invalid request, -32020 MCP HeaderMismatch,
+# -32001 refused by policy.
+rpc_code := -32700 if {
+	verdict.reason == "BODY_NOT_JSON"
+} else := -32600 if {
+	http_status in {400, 405, 413}
+	verdict.reason != "HEADER_MISMATCH"
+} else := -32020 if {
+	verdict.reason == "HEADER_MISMATCH"
+} else := -32001
+
+rpc_id := id if {
+	id := body.id
+	not is_object(id)
+	not is_array(id)
+} else := null
+
+error_body := json.marshal({
+	"jsonrpc": "2.0",
+	"id": rpc_id,
+	"error": {
+		"code": rpc_code,
+		"message": concat(": ", ["toolgate denied the request", verdict.reason]),
+		"data": {"reason": verdict.reason, "tool": verdict.tool, "method": verdict.method},
+	},
+})
+
+decision_headers := {"x-toolgate-decision": "deny", "x-toolgate-reason": verdict.reason} if {
+	verdict.allow != true
+} else := {"x-toolgate-decision": "allow", "x-toolgate-agent": verdict.agent}
+
+dynamic_metadata := {"agent": verdict.agent, "method": verdict.method, "tool": verdict.tool, "reason": verdict.reason, "visible_tools": core.visible_for(verdict.agent)} if {
+	verdict.allow == true
+	verdict.method == "tools/list"
+} else := {"agent": verdict.agent, "method": verdict.method, "tool": verdict.tool, "reason": verdict.reason}
+
+default response := {
+	"allowed": false,
+	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": "INTERNAL_UNDEFINED"},
+	"http_status": 403,
+	"body": "{\"error\":{\"code\":-32001,\"message\":\"toolgate denied the request: INTERNAL_UNDEFINED\"},\"id\":null,\"jsonrpc\":\"2.0\"}",
+}
+
+response := {
+	"allowed": true,
+	"headers": decision_headers,
+	"dynamic_metadata": {"toolgate": dynamic_metadata},
+} if {
+	verdict.allow == true
+} else := {
+	"allowed": false,
+	"headers": decision_headers,
+	"http_status": http_status,
+	"body": error_body,
+	"dynamic_metadata": {"toolgate": dynamic_metadata},
+}

@@ -1,0 +1,111 @@
+# Kong Gateway's OPA plugin (developer.konghq.com/plugins/opa): input {request: {http: {method,
+# path, headers, body, parsed_body}}, consumer, service, route, client_ip}. Needs
+# include_parsed_json_body_in_opa_input (Kong 3.0+) or include_body_in_opa_input, and
+# include_consumer_in_opa_input for consumer identity.
+#
+#   plugin config:  opa_path: /v1/data/toolgate/gateways/kong/response
+#   answer:         {allow, status, headers, message} (custom status and message: Kong 3.2.1+)
+#
+# Kong gives a repeated header as an array of values: an mcp-name, mcp-method or identity header
+# that is not one string is DUPLICATE_HEADER.
+package toolgate.gateways.kong
+
+import data.toolgate.gateways.core
+import rego.v1
+
+http := input.request.http
+
+headers := h if {
+	is_object(http.headers)
+	h := http.headers
+} else := {}
+
+proofs := {"headers": headers, "kong_consumer": consumer}
+
+consumer := c if {
+	c := input.consumer
+	is_object(c)
+} else := null
+
+body := http.parsed_body if {
+	http.parsed_body != null
+} else := json.unmarshal(http.body) if {
+	is_string(http.body)
+	count(http.body) <= core.max_body
+	json.is_valid(http.body)
+}
+
+request_error := "HTTP_METHOD_NOT_ALLOWED" if {
+	not http.method in {"POST", "GET", "DELETE"}
+} else := "DUPLICATE_HEADER" if {
+	some k in ["mcp-method", "mcp-name"]
+	v := headers[k]
+	not is_string(v)
+} else := "BODY_TOO_LARGE" if {
+	http.method == "POST"
+	is_string(http.body)
+	count(http.body) > core.max_body
+} else := "BODY_TOO_LARGE" if {
+	http.method == "POST"
+	is_number(http.body_size)
+	http.body_size > core.max_body
+} else := "BODY_MISSING" if {
+	http.method == "POST"
+	not http.body
+	not http.parsed_body
+} else := "BODY_NOT_JSON" if {
+	http.method == "POST"
+	not body
+} else := reason if {
+	http.method == "POST"
+	reason := core.rpc_error(body)
+} else := "HEADER_MISMATCH" if {
+	http.method == "POST"
+	header_mismatch
+}
+
+params := p if {
+	p := body.params
+	is_object(p)
+} else := {}
+
+method := body.method if http.method == "POST"
+
+method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
+
+name := n if {
+	n := core.target_of(method, params)
+} else := null
+
+header_mismatch if {
+	m := headers["mcp-method"]
+	m != body.method
+}
+
+header_mismatch if {
+	n := headers["mcp-name"]
+	not n == name
+}
+
+verdict := core.refused(request_error) if {
+	request_error
+} else := core.verdict(core.identify("kong", proofs), method, name, core.contract_of(params)) if {
+	method
+} else := core.refused("INTERNAL_UNDEFINED")
+
+status := s if {
+	s := {"AGENT_UNAUTHENTICATED": 401, "IDENTITY_INVALID": 401, "IDENTITY_CONFLICT": 401, "HTTP_METHOD_NOT_ALLOWED": 405, "BODY_TOO_LARGE": 413}[verdict.reason]
+} else := 400 if {
+	verdict.reason in {"BODY_MISSING", "BODY_NOT_JSON", "BODY_NOT_JSON_RPC", "BATCH_NOT_ALLOWED", "JSONRPC_RESPONSE", "METHOD_MISSING", "PARAMS_NOT_OBJECT", "HEADER_MISMATCH", "DUPLICATE_HEADER", "NAME_MISSING"}
+} else := 403
+
+default response := {"allow": false, "status": 403, "headers": {"x-toolgate-reason": "INTERNAL_UNDEFINED"}, "message": "toolgate denied the request: INTERNAL_UNDEFINED"}
+
+response := {"allow": true, "headers": {"x-toolgate-agent": verdict.agent}} if {
+	verdict.allow == true
+} else := {
+	"allow": false,
+	"status": status,
+	"headers": {"x-toolgate-reason": verdict.reason},
+	"message": concat(": ", ["toolgate denied the request", verdict.reason]),
+}

@@ -1,0 +1,133 @@
+/**
+ * What the gateway entrypoints (rego/toolgate/gateways/*.rego, docs/gateways.md) read from the data
+ * document besides the per-agent decisions:
+ *
+ * - `identity`: the manifest's `identity:` section (schemas/governance.schema.json) with defaults
+ *   filled in, so the Rego never guesses: `{sources, principals, max_body_bytes}`. No section means
+ *   no source, and every gateway call is AGENT_UNAUTHENTICATED (never a default agent).
+ * - `tools_by_name`: bare MCP tool name -> the qualified keys that expose it (sorted). A gateway
+ *   sees the name the upstream server advertises; it resolves only when exactly one server exposes
+ *   it (the README's rule: otherwise AMBIGUOUS_TOOL, never guessed).
+ * - `contracts`: per exposed tool, the fields its `tool_contract_digest` covers, so an entrypoint
+ *   given the tool object a server lists now can compare it field by field (CONTRACT_CHANGED).
+ *   Compared structurally, not re-hashed in Rego: OPA's json.marshal escapes `<`, `>` and `&`
+ *   and formats numbers unlike RFC 8785, so a digest computed in Rego would not reproduce ours.
+ * - `resources`: per catalog resource URI, its server and the ALLOW / DENY policies governing it.
+ * - `prompts` / `prompts_by_name`: the catalog's prompts, qualified `server::name`.
+ */
+import { ToolgateError } from '../errors.ts';
+import type { Estate } from '../governance/estate.ts';
+import { cmp } from '../governance/estate.ts';
+import type { ExposedTool } from './policy-bundle.ts';
+import { toolContract } from './digests.ts';
+
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+type RawSource = { kind: string } & Record<string, unknown>;
+interface RawIdentity {
+  sources?: RawSource[];
+  principals?: Record<string, string>;
+  max_body_bytes?: number;
+}
+
+const ALL_GATEWAYS = ['contextforge', 'docker', 'envoy', 'kong'];
+
+/** One identity source with every default filled in (what the Rego reads). */
+function normaliseSource(s: RawSource): Record<string, unknown> {
+  const gateways = Array.isArray(s.gateways) ? [...(s.gateways as string[])].sort() : ALL_GATEWAYS;
+  switch (s.kind) {
+    case 'header':
+      return { kind: 'header', name: s.name, gateways };
+    case 'jwt':
+      return {
+        kind: 'jwt',
+        claim: String(s.claim ?? 'sub').split('.'),
+        from: s.from ?? 'authorization',
+        metadata_key: s.metadata_key ?? 'jwt_payload',
+        verified_by: s.verified_by,
+        constraints: {
+          ...(s.jwks !== undefined ? { cert: s.jwks } : {}),
+          ...(s.issuer !== undefined ? { iss: s.issuer } : {}),
+          ...(s.audience !== undefined ? { aud: s.audience } : {}),
+        },
+        gateways,
+      };
+    case 'spiffe':
+      return { kind: 'spiffe', prefix: `spiffe://${String(s.trust_domain)}/`, gateways };
+    case 'kong_consumer':
+      return { kind: 'kong_consumer', field: s.field ?? 'username', gateways };
+    case 'contextforge_user':
+      return { kind: 'contextforge_user', context_key: s.context_key ?? null, gateways };
+    default:
+      return { kind: s.kind, gateways };
+  }
+}
+
+/** The `identity` document; faults (a principal mapped to an undeclared agent, OPA verification without keys) are coded errors. */
+export function identityDocument(estate: Estate): Record<string, unknown> {
+  const raw = ((estate.manifest.raw as { identity?: RawIdentity } | null)?.identity ?? {}) as RawIdentity;
+  const sources = raw.sources ?? [];
+  sources.forEach((s, i) => {
+    if (s.kind === 'jwt' && s.verified_by === 'opa' && s.jwks === undefined) {
+      throw new ToolgateError('MANIFEST_INVALID', 'identity source jwt with verified_by: opa needs jwks (the keys OPA verifies the token with)', { at: [estate.manifest.locate(['identity', 'sources', i])] });
+    }
+    if (s.kind === 'jwt' && s.from === 'envoy_jwt_authn' && s.verified_by !== 'gateway') {
+      throw new ToolgateError('MANIFEST_INVALID', 'identity source jwt from envoy_jwt_authn is verified by Envoy: write verified_by: gateway', { at: [estate.manifest.locate(['identity', 'sources', i])] });
+    }
+  });
+  const principals: Record<string, string> = {};
+  for (const [p, agent] of Object.entries(raw.principals ?? {}).sort(([a], [b]) => cmp(a, b))) {
+    if (!estate.agents.has(agent)) {
+      throw new ToolgateError('DANGLING_REFERENCE', `identity principal ${JSON.stringify(p)} names unknown agent ${JSON.stringify(agent)}`, { at: [estate.manifest.locate(['identity', 'principals', p])] });
+    }
+    principals[p] = agent;
+  }
+  return { sources: sources.map(normaliseSource), principals, max_body_bytes: raw.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES };
+}
+
+/** Bare tool name -> qualified keys, sorted. */
+export function toolsByName(tools: readonly ExposedTool[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const t of tools) (out[t.name] ??= []).push(t.tool_key);
+  for (const k of Object.keys(out)) out[k]!.sort(cmp);
+  return out;
+}
+
+/** Per exposed tool, the contract fields without server and name (those are the key). */
+export function toolContracts(estate: Estate, tools: readonly ExposedTool[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const t of tools) {
+    const contract = estate.tools.get(t.tool_key)?.contract;
+    if (contract === undefined) continue;
+    const { server: _s, name: _n, ...fields } = toolContract(t.server, contract);
+    out[t.tool_key] = fields;
+  }
+  return out;
+}
+
+/** Catalog resources with the policies that govern them; catalog prompts, qualified. */
+export function resourcesAndPrompts(estate: Estate): { resources: Record<string, unknown>; prompts: Record<string, unknown>; prompts_by_name: Record<string, string[]> } {
+  const resources: Record<string, unknown> = {};
+  const prompts: Record<string, unknown> = {};
+  const promptsByName: Record<string, string[]> = {};
+  for (const server of [...estate.catalog.servers].sort((a, b) => cmp(a.name, b.name))) {
+    for (const r of server.resources ?? []) {
+      const bindings = estate.bindingsByTarget.get(r.uri) ?? [];
+      const allow = new Set<string>();
+      const deny = new Set<string>();
+      for (const b of bindings) {
+        const effect = estate.policies.get(b.policy)?.effect;
+        if (effect === 'DENY') deny.add(b.policy);
+        else if (effect === 'ALLOW') allow.add(b.policy);
+      }
+      resources[r.uri] = { server: server.name, allow: [...allow].sort(cmp), deny: [...deny].sort(cmp) };
+    }
+    for (const p of server.prompts ?? []) {
+      const key = `${server.name}::${p.name}`;
+      prompts[key] = { server: server.name, name: p.name };
+      (promptsByName[p.name] ??= []).push(key);
+    }
+  }
+  for (const k of Object.keys(promptsByName)) promptsByName[k]!.sort(cmp);
+  return { resources, prompts, prompts_by_name: promptsByName };
+}

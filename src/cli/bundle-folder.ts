@@ -95,8 +95,9 @@ export interface WatchedFolders extends BundleSource {
  * whenever its bundle's identity (inode, mtime, size) changes: on a watch event, and every
  * `pollMs` as a fallback for filesystems without events.
  */
-export async function watchFolders(specs: readonly FolderSpec[], options: { pollMs?: number; warn?: (line: string) => void; onCommit?: (b: ServedBundle) => void } = {}): Promise<WatchedFolders> {
+export async function watchFolders(specs: readonly FolderSpec[], options: { pollMs?: number; settleMs?: number; warn?: (line: string) => void; onCommit?: (b: ServedBundle) => void } = {}): Promise<WatchedFolders> {
   const warn = options.warn ?? (() => {});
+  const settleMs = options.settleMs ?? 50;
   const current = new Map<string, ServedBundle>();
   const ids = new Map<string, string>();
   const listeners = new Set<(name: string) => void>();
@@ -108,10 +109,18 @@ export async function watchFolders(specs: readonly FolderSpec[], options: { poll
   const busy = new Set<string>();
   const check = async (spec: FolderSpec) => {
     if (busy.has(spec.name)) return;
-    const id = identity(spec.dir);
+    let id = identity(spec.dir);
     if (id === ids.get(spec.name)) return;
     busy.add(spec.name);
     try {
+      // Let a writer that renames files one at a time (bundle, then delta) finish: read once the
+      // folder has looked the same for settleMs (a set committed by one link swap settles at once).
+      for (let i = 0; i < 20; i++) {
+        await new Promise((r) => setTimeout(r, settleMs));
+        const again = identity(spec.dir);
+        if (again === id) break;
+        id = again;
+      }
       const next = await loadFolder(spec);
       ids.set(spec.name, id);
       const prev = current.get(spec.name);

@@ -96,6 +96,9 @@ const DATA_FILE = /(^|\/)data\.(json|ya?ml)$/;
 /** Why no delta can be made from `base` to `target`, or undefined when only data changed. */
 function refusal(baseFiles: readonly TarballFile[], targetFiles: readonly TarballFile[], baseManifest: Record<string, unknown>, targetManifest: Record<string, unknown>): string | undefined {
   if (targetFiles.some((f) => f.name === 'patch.json') || baseFiles.some((f) => f.name === 'patch.json')) return 'a bundle is itself a delta (patch.json)';
+  // OPA cannot verify a delta (it carries no .signatures.json): an OPA that verifies signatures
+  // would refuse it, so a signed release ships whole.
+  if (targetFiles.some((f) => f.name === '.signatures.json')) return 'this bundle is signed, and a delta bundle cannot be (OPA verifies snapshots only)';
   for (const field of ['roots', 'wasm', 'rego_version'] as const) {
     if (!deepEqual(baseManifest[field], targetManifest[field])) return `.manifest ${field} changed (${JSON.stringify(baseManifest[field] ?? null)} -> ${JSON.stringify(targetManifest[field] ?? null)})`;
   }

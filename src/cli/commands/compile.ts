@@ -12,7 +12,8 @@ import { createdAtFromEnv } from '../clock.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
-import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
+import { readTextFile } from '../fs-io.ts';
+import { commitArtifactSet, recoverArtifactSet, testPauseFromEnv } from '../artifact-set.ts';
 import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
@@ -21,7 +22,7 @@ import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
                         [--host-graph FILE] [--algorithm sha256|sha384|sha512]
                         [--signer CMD] [--scheme NAME] [--key-id ID]
-Writes atomically, all or nothing: DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz,
+Writes the set all or nothing (DIR becomes a link to a generation folder beside it): DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz,
 DIR/connectome.json (canonical bytes) with connectome.digest.json, connectome.dot, connectome.graphml,
 and DIR/SHA256SUMS.
   --host-graph    a host connectome fragment (schema_version 3 or 4) merged into the declared graph
@@ -47,10 +48,11 @@ const options = {
   ...DELTA_OPTIONS,
 } as const;
 
-/** The enforcement Rego shipped in every bundle: rego/toolgate/*.rego without the tests. */
+/** The enforcement Rego shipped in every bundle: every .rego under rego/toolgate (gateways/ included) but the tests. */
 export function enforcementRego(): RegoModuleFile[] {
   const dir = join(PACKAGE_ROOT, 'rego', 'toolgate');
-  return readdirSync(dir)
+  return (readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => f.split('\\').join('/'))
     .filter((f) => f.endsWith('.rego') && !f.endsWith('_test.rego'))
     .sort()
     .map((f) => ({ path: `toolgate/${f}`, text: readFileSync(join(dir, f), 'utf8') }));
@@ -100,6 +102,9 @@ export const compileCommand: Command = {
 
     const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
     const outDir = resolve(io.cwd, outArg);
+    const pause = testPauseFromEnv(io.env);
+    // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
+    recoverArtifactSet(outDir, pause ? { pause } : {});
     const previous = previousState(outDir, io);
     const signBundle = bundleSignerFromOptions(io, values, usage);
     const connectomeOf = (signedGraph?: Graph) =>
@@ -132,7 +137,7 @@ export const compileCommand: Command = {
     }, enforcement);
     if (signed) connectome = await connectomeOf(signed.graph);
     const result = await withDeltaFrom(io, values['delta-from'], await compileWith(connectome, signed?.regoModules));
-    writeFilesAtomic(result.files.map((f) => ({ path: join(outDir, f.name), bytes: f.bytes })));
+    commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes })), pause ? { pause } : {});
     const changes = previous ? reconcile(estate, previous.tools) : undefined;
     for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
     for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);

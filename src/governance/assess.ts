@@ -14,7 +14,12 @@ export interface Assessment {
   readonly granted: boolean;
   readonly exposed: boolean;
   readonly mapped: boolean;
-  /** Some authored edge the decision rests on (grant, data access, binding on its path) cites no evidence. */
+  /**
+   * Some load-bearing edge the decision rests on (the tool's data access, the bindings on those
+   * resources and on the tool itself) cites no evidence. The grant is not one: the peer's risk
+   * table scores 0.4 for an unbacked load-bearing edge, and audits grants apart
+   * (`unbacked-edges --include-grants`).
+   */
   readonly unbacked: boolean;
   readonly deny_evidence: readonly DenyEvidence[];
   readonly violations: number;
@@ -44,7 +49,7 @@ export function assess(estate: Estate, agent: string, toolKey: string): Assessme
       });
     }
   }
-  const unbacked = (grant !== undefined && !isBacked(grant.provenance)) || toolHasUnbackedEdge(estate, toolKey);
+  const unbacked = toolHasUnbackedEdge(estate, toolKey);
   return {
     agent,
     tool_key: toolKey,

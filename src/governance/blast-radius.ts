@@ -6,6 +6,7 @@
 import type { Estate } from './estate.ts';
 import { cmp } from './estate.ts';
 import { reportProvenance } from './provenance.ts';
+import { resourceKey } from './resource-uri.ts';
 import type { ReportedProvenance } from './types.ts';
 
 export interface AffectedTool {
@@ -29,7 +30,8 @@ export interface BlastRadiusResult {
 const URI_SHAPED = /^[a-zA-Z][a-zA-Z0-9+.-]*:/;
 
 export function blastRadius(estate: Estate, target: string): BlastRadiusResult {
-  const asResource = estate.resources.has(target);
+  const key = URI_SHAPED.test(target) ? resourceKey(target) : target;
+  const asResource = estate.resources.has(key);
   const asPolicy = estate.policies.has(target);
   const kind = URI_SHAPED.test(target) ? (asResource ? 'resource' : asPolicy ? 'policy' : null) : asPolicy ? 'policy' : asResource ? 'resource' : null;
   if (kind === null) return { target, kind: null, found: false, policies: [], resources: [], tools: [], agents: [] };
@@ -42,8 +44,8 @@ export function blastRadius(estate: Estate, target: string): BlastRadiusResult {
     for (const a of estate.accessByResource.get(uri) ?? []) tools.push({ tool_key: a.tool_key, via: a.mode, resource: uri, provenance: reportProvenance(a.provenance) });
   };
   if (kind === 'resource') {
-    addResource(target);
-    for (const b of estate.bindingsByTarget.get(target) ?? []) policies.push({ id: b.policy, effect: estate.policies.get(b.policy)!.effect, resource: target });
+    addResource(key);
+    for (const b of estate.bindingsByTarget.get(key) ?? []) policies.push({ id: b.policy, effect: estate.policies.get(b.policy)!.effect, resource: key });
   } else {
     const p = estate.policies.get(target)!;
     for (const b of estate.bindingsByPolicy.get(target) ?? []) {

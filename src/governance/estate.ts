@@ -5,6 +5,8 @@
  *
  * Tool references resolve here: `server::tool` as written (a tool no server exposes is drift);
  * a bare name only when exactly one server exposes it (two or more is AMBIGUOUS_TOOL, an error).
+ * Resource URIs are keyed by `resourceKey` (RFC 3986 normalisation), so every index, row and
+ * evidence path names a resource by its key.
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import type { Catalog, CatalogTool } from '../catalog/types.ts';
@@ -12,6 +14,7 @@ import { toolKey } from '../catalog/types.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from '../manifest/types.ts';
 import type { DenyReach, ToolResolution } from './types.ts';
 import { reportProvenance } from './provenance.ts';
+import { resourceKey } from './resource-uri.ts';
 
 export interface ToolNode {
   readonly key: string;
@@ -57,7 +60,7 @@ export interface Estate {
   readonly accessByResource: ReadonlyMap<string, readonly ResolvedAccess[]>;
   readonly bindingsByTarget: ReadonlyMap<string, readonly ResolvedBinding[]>;
   readonly bindingsByPolicy: ReadonlyMap<string, readonly ResolvedBinding[]>;
-  /** Resource URIs known to the graph: from data_access, governed_by and the catalog's resources. */
+  /** Resource keys known to the graph (`resourceKey`): from data_access, governed_by and the catalog's resources. */
   readonly resources: ReadonlySet<string>;
   readonly exceptions: readonly ExpectedException[];
   readonly notices: readonly Notice[];
@@ -87,7 +90,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
       tools.set(key, { key, server: server.name, name: t.name, exposed: true, contract: t });
       push(exposedByName, t.name, key);
     }
-    for (const r of server.resources ?? []) resources.add(r.uri);
+    for (const r of server.resources ?? []) resources.add(resourceKey(r.uri));
   }
   for (const list of exposedByName.values()) list.sort();
 
@@ -138,10 +141,11 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   const accessByResource = new Map<string, ResolvedAccess[]>();
   manifest.data_access.forEach((d, index) => {
     const key = resolveRef(d.tool, ['data_access', index, 'tool']);
-    const ra: ResolvedAccess = { ...d, tool_key: key, index };
+    const resource = resourceKey(d.resource);
+    const ra: ResolvedAccess = { ...d, resource, tool_key: key, index };
     push(accessByTool, key, ra);
-    push(accessByResource, d.resource, ra);
-    resources.add(d.resource);
+    push(accessByResource, resource, ra);
+    resources.add(resource);
   });
 
   const bindingsByTarget = new Map<string, ResolvedBinding[]>();
@@ -149,9 +153,9 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   for (const b of manifest.governed_by) {
     // A target is a tool when written `server::tool`, or when it is a bare name a server exposes
     // that nothing uses as a resource URI; everything else is a resource URI.
-    const isTool = b.target.includes('::') || (exposedByName.has(b.target) && !resources.has(b.target));
-    const targetKey = isTool ? resolveRef(b.target, ['governed_by', b.target]) : b.target;
-    if (!isTool) resources.add(b.target);
+    const isTool = b.target.includes('::') || (exposedByName.has(b.target) && !resources.has(resourceKey(b.target)));
+    const targetKey = isTool ? resolveRef(b.target, ['governed_by', b.target]) : resourceKey(b.target);
+    if (!isTool) resources.add(targetKey);
     const rb: ResolvedBinding = { ...b, target_kind: isTool ? 'tool' : 'resource', target_key: targetKey };
     push(bindingsByTarget, targetKey, rb);
     push(bindingsByPolicy, b.policy, rb);

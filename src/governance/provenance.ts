@@ -2,8 +2,13 @@
 import type { Provenance } from '../manifest/types.ts';
 import type { ReportedProvenance } from './types.ts';
 
+/**
+ * Provenance as reported for an authored edge. An omitted `source` is `operator_asserted` and an
+ * omitted `confidence` is `high`, the peer's defaults (an edge the operator wrote down is the
+ * operator's assertion); an omitted `evidence` stays null, which is what makes an edge unbacked.
+ */
 export function reportProvenance(p: Provenance | undefined): ReportedProvenance {
-  return { source: p?.source ?? null, confidence: p?.confidence ?? null, evidence: p?.evidence ?? null };
+  return { source: p?.source ?? 'operator_asserted', confidence: p?.confidence ?? 'high', evidence: p?.evidence ?? null };
 }
 
 /** An authored edge is backed when it cites evidence. */

@@ -8,7 +8,11 @@ export const PROFILES: readonly Profile[] = ['strict', 'review', 'explore'];
 
 export type RejectReason = 'TOOL_NOT_FOUND' | 'AMBIGUOUS_TOOL' | 'NOT_GRANTED' | 'DENY_VIOLATION' | 'DENY_GOVERNED' | 'DRIFTED' | 'UNMAPPED';
 
-/** Provenance as reported: every field present, null where the author gave none. */
+/**
+ * Provenance as reported: every field present; source and confidence default to
+ * `operator_asserted` / `high` (the peer's defaults), evidence is null where the author cited none.
+ * The null in the type is kept for callers that report a crawled fact without provenance.
+ */
 export interface ReportedProvenance {
   readonly source: Provenance['source'] | null;
   readonly confidence: Provenance['confidence'] | null;

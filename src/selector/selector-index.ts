@@ -12,7 +12,7 @@ import type { Assessment } from '../governance/assess.ts';
 import { evidencePath } from '../governance/assess.ts';
 import { annotationClaims, type AnnotationClaims } from '../governance/annotations.ts';
 import type { Estate, ResolvedGrant } from '../governance/estate.ts';
-import { exceptionCovers } from '../governance/exceptions.ts';
+import { mostSpecificException } from '../governance/exceptions.ts';
 import { isBacked } from '../governance/provenance.ts';
 import type { DenyEvidence, DenyReach, ReportedProvenance, ToolResolution } from '../governance/types.ts';
 import type { ExpectedException } from '../manifest/types.ts';
@@ -141,13 +141,7 @@ export class SelectorIndex {
     let violations = 0;
     if (grant) {
       for (const reach of facts.reach) {
-        let x: ExpectedException | undefined;
-        for (const candidate of view.exceptions) {
-          if (exceptionCovers(this.estate, candidate, view.agent, reach)) {
-            x = candidate;
-            break;
-          }
-        }
+        const x: ExpectedException | undefined = mostSpecificException(this.estate, view.exceptions, view.agent, reach);
         if (!x) violations++;
         deny_evidence.push({
           ...reach,
@@ -158,7 +152,9 @@ export class SelectorIndex {
         });
       }
     }
-    const unbacked = (grant !== undefined && !isBacked(grant.provenance)) || facts.backed < facts.edges;
+    // Load-bearing edges only (the peer's risk table): a grant without evidence is audited by
+    // `unbacked-edges --include-grants`, but does not make a decision unbacked.
+    const unbacked = facts.backed < facts.edges;
     return { agent: view.agent, tool_key: key, granted: grant !== undefined, exposed: facts.exposed, mapped: facts.mapped, unbacked, deny_evidence, violations };
   }
 }

@@ -78,7 +78,7 @@ describe('unbacked-edges', () => {
   it('lists the quickstart binding with no evidence, at its line', () => {
     const r = unbackedEdges(quickstart);
     expect(r.rows).toEqual([
-      { edge: 'GOVERNED_BY', from: 'file:///srv/app/README.md', to: 'docs-public', provenance: { source: null, confidence: null, evidence: null }, at: expect.stringMatching(/^quickstart\/governance\.yaml:\d+:\d+/) },
+      { edge: 'GOVERNED_BY', from: 'file:///srv/app/README.md', to: 'docs-public', provenance: { source: 'operator_asserted', confidence: 'high', evidence: null }, at: expect.stringMatching(/^quickstart\/governance\.yaml:\d+:\d+/) },
     ]);
   });
   it('adds CAN_CALL grants only with includeGrants', () => {

@@ -8,7 +8,7 @@ import type { Graph } from '../../connectome/index.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
 import { reconcile } from '../../governance/reconcile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
-import { createdAtFromEnv } from '../clock.ts';
+import { createdAtFromEnv, createdAtPinned } from '../clock.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
@@ -105,7 +105,9 @@ export const compileCommand: Command = {
     const pause = testPauseFromEnv(io.env);
     // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
     recoverArtifactSet(outDir, pause ? { pause } : {});
-    const previous = previousState(outDir, io);
+    const recorded = previousState(outDir, io);
+    // SOURCE_DATE_EPOCH wins: the previous artifact's created_at is kept only when it is not set.
+    const previous = recorded && createdAtPinned(io.env) ? (({ created_at: _, ...rest }) => rest)(recorded) : recorded;
     const signBundle = bundleSignerFromOptions(io, values, usage);
     const connectomeOf = (signedGraph?: Graph) =>
       connectomeArtifacts(estate.catalog, {

@@ -2,19 +2,30 @@
 import { canonicalBytes } from '../../canonical/json.ts';
 import { encodeGraph, encodeSidecar, observeFromText, parseWindowBound } from '../../connectome/index.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
-import type { Command } from '../command.ts';
+import type { CliIo, Command } from '../command.ts';
+import { ToolgateError } from '../../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile } from '../fs-io.ts';
+import { agentActivity, observeDecisionCalls, readDecisionLogs, windowOf, type DecisionCall } from '../../connectome/opa-decision-logs.ts';
+import { ESTATE_OPTIONS, loadEstate, locateEstate } from '../estate-input.ts';
 import { algorithmOption, emit, pathIn } from '../connectome-cli.ts';
 
 const usage = `usage: toolgate observe --events FILE.jsonl --window-start T --window-end T
                        [--out FILE] [--sidecar FILE] [--window-out FILE] [--algorithm A]
+       toolgate observe --opa-decision-logs FILE... [--window-start T --window-end T]
+                       [--activity-out FILE [estate]] [--out FILE] [--sidecar FILE] [--window-out FILE]
 
 Builds the observed connectome (canonical bytes; stdout without --out). Each line of FILE is a
 dispatch event {"server","kind":"invoke"|"read","target","target_kind"?,"at"?,"outcome"?} or an
 OTLP/JSON export request carrying MCP attributes. A line carrying arguments, results or headers is
 refused, not trimmed. Records with a time outside [T, T') are not counted. --sidecar writes the
-call counts (weights); --window-out writes the window {"ended_at","started_at"} for 'toolgate diff'.`;
+call counts (weights); --window-out writes the window {"ended_at","started_at"} for 'toolgate diff'.
+With --opa-decision-logs (repeatable; JSON lines as 'bundle serve --receive' writes them, or a JSON
+array), each OPA decision event for toolgate's entrypoints (path toolgate/authz...) with input
+{agent, tool} is one observed invoke of that tool; only the agent, the tool and allow/deny are read.
+The window is the events' own unless given. --activity-out writes, per agent, the calls, the calls
+no grant declares, the grants never exercised in the window (dead authority) and the coverage,
+against the estate's grants (--manifest/--catalog or --example).`;
 
 export const observeCommand: Command = {
   name: 'observe',
@@ -31,9 +42,13 @@ export const observeCommand: Command = {
         sidecar: { type: 'string' },
         'window-out': { type: 'string' },
         algorithm: { type: 'string' },
+        'opa-decision-logs': { type: 'string', multiple: true },
+        'activity-out': { type: 'string' },
+        ...ESTATE_OPTIONS,
       },
       usage,
     );
+    if (values['opa-decision-logs'] !== undefined) return observeDecisionLogs(io, values);
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
     if (values.events === undefined || values['window-start'] === undefined || values['window-end'] === undefined) {
       usageError('--events, --window-start and --window-end are required', usage);
@@ -53,3 +68,51 @@ export const observeCommand: Command = {
     return EXIT.OK;
   },
 };
+
+function isoOf(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** `observe --opa-decision-logs`: the observed connectome and per-agent activity from OPA decision logs. */
+async function observeDecisionLogs(
+  io: CliIo,
+  values: { 'opa-decision-logs'?: string[]; events?: string; 'window-start'?: string; 'window-end'?: string; out?: string; sidecar?: string; 'window-out'?: string; algorithm?: string; 'activity-out'?: string; manifest?: string; catalog?: string; example?: string },
+): Promise<number> {
+  if (values.events !== undefined) usageError('--events and --opa-decision-logs are two inputs; give one', usage);
+  if ((values['window-start'] === undefined) !== (values['window-end'] === undefined)) usageError('give both --window-start and --window-end, or neither (the events\' own window)', usage);
+  const algorithm = algorithmOption(values.algorithm);
+  const calls: DecisionCall[] = [];
+  let skipped = 0;
+  for (const file of values['opa-decision-logs'] ?? []) {
+    const read = readDecisionLogs(readTextFile(pathIn(io, file)), file);
+    calls.push(...read.calls);
+    skipped += read.skipped;
+  }
+  let window = windowOf(calls);
+  if (values['window-start'] !== undefined && values['window-end'] !== undefined) {
+    window = { startMs: parseWindowBound(values['window-start'], '--window-start'), endMs: parseWindowBound(values['window-end'], '--window-end') };
+    if (!(window.startMs < window.endMs)) usageError('--window-end must be after --window-start', usage);
+  }
+  if (window === undefined) {
+    throw new ToolgateError('DECISION_LOG_INVALID', `no decision of toolgate's entrypoints with input {agent, tool} in ${(values['opa-decision-logs'] ?? []).join(', ')}${skipped ? ` (${skipped} other event(s))` : ''}; give --window-start/--window-end for an empty window`);
+  }
+  const result = observeDecisionCalls(calls, window);
+  const started = values['window-start'] ?? isoOf(window.startMs);
+  const ended = values['window-end'] ?? isoOf(window.endMs);
+  const files = [{ path: values.out, bytes: encodeGraph(result.graph, { algorithm }) }];
+  if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
+  if (values['window-out'] !== undefined) files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
+  if (values['activity-out'] !== undefined) {
+    const grants = new Map<string, Set<string>>();
+    if (values.manifest !== undefined || values.catalog !== undefined || values.example !== undefined) {
+      const estate = loadEstate(locateEstate(values, io), io);
+      for (const [agent, g] of estate.grantsByAgent) grants.set(agent, new Set(g.keys()));
+    }
+    const agents = agentActivity(calls, window, grants);
+    files.push({ path: values['activity-out'], bytes: canonicalBytes({ kind: 'toolgate.observed-activity', schema_version: 1, window: { started_at: started, ended_at: ended }, calls: result.counted, agents }, { allowFloats: true }) });
+  }
+  emit(io, files);
+  if (skipped > 0) io.stderr(`toolgate: ${skipped} decision event(s) were not toolgate {agent, tool} decisions and were not counted\n`);
+  if (result.outsideWindow > 0) io.stderr(`toolgate: ${result.outsideWindow} decision(s) outside the window were not counted\n`);
+  return EXIT.OK;
+}

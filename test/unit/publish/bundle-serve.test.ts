@@ -219,4 +219,19 @@ describeWithOpa('bundle serve: a real OPA pulls from it', () => {
     expect(value.every((e) => e.labels.member === 'opa-serve-test')).toBe(true);
     expect(value.some((e) => e.input?.agent === 'ci-bot' && e.input.tool === 'git::git_log')).toBe(true);
   }, 30_000);
+
+  it('turns the received decision logs into the observed connectome and per-agent activity', () => {
+    const obs = join(root, 'observed.json');
+    const r = toolgate(['observe', '--opa-decision-logs', server.info.receive!.logs, '--manifest', estate.manifest, '--catalog', estate.catalog, '--out', obs, '--window-out', join(root, 'window.json'), '--activity-out', join(root, 'activity.json')]);
+    expect(r.code, r.stderr).toBe(0);
+    const act = JSON.parse(readFileSync(join(root, 'activity.json'), 'utf8')) as { agents: Record<string, { calls: Record<string, { calls: number; refused: number }>; undeclared: string[] }> };
+    // ci-bot's git_log grant was removed mid-test: its later calls are refused and undeclared now.
+    expect(act.agents['ci-bot']!.calls['git::git_log']!.calls).toBeGreaterThanOrEqual(2);
+    expect(act.agents['ci-bot']!.calls['git::git_log']!.refused).toBeGreaterThanOrEqual(1);
+    expect(act.agents['ci-bot']!.undeclared).toContain('git::git_log');
+    expect(act.agents['ops-agent']!.calls['filesystem::read_file']!.calls).toBeGreaterThanOrEqual(1);
+    const d = toolgate(['diff', '--declared', join(out, 'connectome.json'), '--observed', obs, '--window', join(root, 'window.json')]);
+    expect(d.code, d.stderr).toBe(0);
+    expect(JSON.parse(d.stdout).classes.declared_and_observed).toEqual(expect.arrayContaining([{ from: 'filesystem/server', kind: 'invoke', to: 'filesystem/tool/read_file' }]));
+  }, 30_000);
 });

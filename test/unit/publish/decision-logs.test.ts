@@ -1,0 +1,87 @@
+/**
+ * OPA decision logs back as observations: identity only, toolgate's entrypoints only, the window
+ * from the events, and per agent the calls nobody declared, dead authority and coverage.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agentActivity, isToolgatePath, readDecisionLogs, windowOf } from '../../../src/connectome/opa-decision-logs.ts';
+import { ToolgateError } from '../../../src/errors.ts';
+import { runCli } from '../../helpers/cli.ts';
+
+const ev = (id: string, at: string, input: unknown, extra: object = {}) => JSON.stringify({ decision_id: id, timestamp: at, labels: { id: 'opa' }, path: 'toolgate/authz/decision', input, result: { allow: true }, ...extra });
+
+describe('readDecisionLogs', () => {
+  it('takes agent, qualified tool, time and allow; skips other paths and inputs', () => {
+    const text = [
+      ev('1', '2026-12-01T10:00:00Z', { agent: 'a', tool: 's::t', token: 'SECRET' }),
+      ev('2', '2026-12-01T10:00:01Z', { agent: 'a', tool: 'bare' }),
+      ev('3', '2026-12-01T10:00:02Z', { agent: 'a', tool: 's::t' }, { path: 'system/main' }),
+      ev('4', '2026-12-01T10:00:03Z', { attributes: { request: {} } }),
+      ev('5', '2026-12-01T10:00:04Z', { agent: 'b', tool: 's::u' }, { result: { allow: false, reason: 'NOT_GRANTED' } }),
+    ].join('\n');
+    const r = readDecisionLogs(text, 'd.jsonl');
+    expect(r.skipped).toBe(3);
+    expect(r.calls).toEqual([
+      { agent: 'a', server: 's', tool: 't', atMs: Date.parse('2026-12-01T10:00:00Z'), allowed: true },
+      { agent: 'b', server: 's', tool: 'u', atMs: Date.parse('2026-12-01T10:00:04Z'), allowed: false },
+    ]);
+    expect(JSON.stringify(r)).not.toContain('SECRET');
+    expect(windowOf(r.calls)).toEqual({ startMs: Date.parse('2026-12-01T10:00:00Z'), endMs: Date.parse('2026-12-01T10:00:04Z') + 1 });
+  });
+  it('reads a POST /logs body (a JSON array) too', () => {
+    expect(readDecisionLogs(`[${ev('1', '2026-12-01T10:00:00Z', { agent: 'a', tool: 's::t' })}]`, 'b.json').calls).toHaveLength(1);
+  });
+  it.each([['not json', '{x'], ['no decision_id', '{"timestamp":"2026-12-01T10:00:00Z"}'], ['bad time', '{"decision_id":"1","timestamp":"yesterday"}']])('refuses %s with DECISION_LOG_INVALID and the line', (_w, text) => {
+    try {
+      readDecisionLogs(`\n${text}\n`, 'd.jsonl');
+      throw new Error('accepted');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ToolgateError);
+      expect((e as ToolgateError).code).toBe('DECISION_LOG_INVALID');
+      expect((e as ToolgateError).at[0]).toMatchObject({ file: 'd.jsonl', line: 2 });
+    }
+  });
+  it('knows toolgate entrypoint paths', () => {
+    expect(['toolgate/authz/decision', 'toolgate/authz', 'data.toolgate.authz.allow', 'toolgate/authz/gateways/envoy/allow'].map(isToolgatePath)).toEqual([true, true, true, true]);
+    expect(['system/main', 'toolgatex/authz', 'other/toolgate/authz'].map(isToolgatePath)).toEqual([false, false, false]);
+  });
+});
+
+describe('agentActivity', () => {
+  it('reports undeclared calls, dead authority and coverage per agent, within the window', () => {
+    const calls = [
+      { agent: 'a', server: 's', tool: 't', atMs: 10, allowed: true },
+      { agent: 'a', server: 's', tool: 'x', atMs: 11, allowed: false },
+      { agent: 'ghost', server: 's', tool: 't', atMs: 12, allowed: false },
+      { agent: 'a', server: 's', tool: 'u', atMs: 99, allowed: true },
+    ];
+    const r = agentActivity(calls, { startMs: 0, endMs: 50 }, new Map([['a', new Set(['s::t', 's::u'])], ['idle', new Set(['s::t'])]]));
+    expect(r.a).toMatchObject({ undeclared: ['s::x'], dead_authority: ['s::u'], coverage: 0.5, granted: 2, exercised: 1 });
+    expect(r.a!.calls['s::t']).toEqual({ calls: 1, allowed: 1, refused: 0 });
+    expect(r.idle).toMatchObject({ undeclared: [], dead_authority: ['s::t'], coverage: 0 });
+    expect(r.ghost).toMatchObject({ undeclared: ['s::t'], coverage: null });
+  });
+});
+
+describe('observe --opa-decision-logs', () => {
+  it('writes the observed connectome, the events\' window and per-agent activity that diff reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-dl-'));
+    const logs = join(dir, 'decision-logs.jsonl');
+    writeFileSync(logs, [ev('1', '2026-12-01T10:00:00Z', { agent: 'ci-bot', tool: 'git::git_log' }), ev('2', '2026-12-01T10:00:09Z', { agent: 'ops-agent', tool: 'git::git_show' }, { result: { allow: false } })].join('\n') + '\n');
+    const r = await runCli(['observe', '--opa-decision-logs', logs, '--example', 'quickstart', '--out', join(dir, 'observed.json'), '--window-out', join(dir, 'window.json'), '--activity-out', join(dir, 'activity.json')], { cwd: dir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'window.json'), 'utf8'))).toEqual({ started_at: '2026-12-01T10:00:00.000Z', ended_at: '2026-12-01T10:00:09.001Z' });
+    const act = JSON.parse(readFileSync(join(dir, 'activity.json'), 'utf8'));
+    expect(act.agents['ci-bot']).toMatchObject({ undeclared: [], dead_authority: ['filesystem::list_directory', 'git::git_show'], exercised: 1, granted: 3 });
+    expect(act.agents['ops-agent'].undeclared).toEqual(['git::git_show']);
+    const c = await runCli(['compile', '--example', 'quickstart', '--out', join(dir, 'out')], { cwd: dir });
+    expect(c.code, c.stderr).toBe(0);
+    const d = await runCli(['diff', '--declared', join(dir, 'out', 'connectome.json'), '--observed', join(dir, 'observed.json'), '--window', join(dir, 'window.json')], { cwd: dir });
+    expect(d.code, d.stderr).toBe(0);
+    const rec = JSON.parse(d.stdout);
+    expect(rec.classes.declared_and_observed).toEqual(expect.arrayContaining([{ from: 'git/server', kind: 'invoke', to: 'git/tool/git_log' }]));
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+});

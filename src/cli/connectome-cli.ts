@@ -22,9 +22,15 @@ export function pathIn(io: CliIo, p: string): string {
   return resolve(io.cwd, p);
 }
 
+/** `--algorithm`: an unknown name is bad usage (exit 2), refused before a byte is written. */
 export function algorithmOption(value: string | undefined): DigestAlgorithm {
   const a = value ?? 'sha256';
-  assertDigestAlgorithm(a);
+  try {
+    assertDigestAlgorithm(a);
+  } catch (e) {
+    if (e instanceof ToolgateError) throw new ToolgateError('USAGE', `--algorithm: ${e.code}: ${e.message}`, { cause: e });
+    throw e;
+  }
   return a;
 }
 

@@ -1,0 +1,43 @@
+/** Contract details of issue 18: SOURCE_DATE_EPOCH against the previous artifact, and --algorithm usage. */
+import { describe, it, expect } from 'vitest';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../helpers/cli.ts';
+import { createdAtFromEnv, MAX_RFC3339_EPOCH } from '../../../src/cli/clock.ts';
+
+const createdAt = (out: string) => JSON.parse(readFileSync(join(out, 'policy-bundle.json'), 'utf8')).created_at;
+
+describe('SOURCE_DATE_EPOCH', () => {
+  it('wins over the previous artifact created_at of unchanged inputs', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'toolgate-sde-')), 'out');
+    const args = ['compile', '--example', 'quickstart', '--out', out];
+    expect((await runCli(args, { env: { SOURCE_DATE_EPOCH: '1767225600' } })).code).toBe(0);
+    expect(createdAt(out)).toBe('2026-01-01T00:00:00Z');
+    expect((await runCli(args, { env: { SOURCE_DATE_EPOCH: '1800000000' } })).code).toBe(0);
+    expect(createdAt(out)).toBe('2027-01-15T08:00:00Z');
+    // without it, unchanged inputs keep the previous artifact's time
+    expect((await runCli(args, { env: {} })).code).toBe(0);
+    expect(createdAt(out)).toBe('2027-01-15T08:00:00Z');
+  });
+
+  it('is refused past 9999-12-31T23:59:59Z, with nothing written', async () => {
+    expect(createdAtFromEnv({ SOURCE_DATE_EPOCH: String(MAX_RFC3339_EPOCH) })).toBe('9999-12-31T23:59:59Z');
+    expect(() => createdAtFromEnv({ SOURCE_DATE_EPOCH: String(MAX_RFC3339_EPOCH + 1) })).toThrowError(expect.objectContaining({ code: 'USAGE' }));
+    const out = mkdtempSync(join(tmpdir(), 'toolgate-sde-'));
+    const r = await runCli(['compile', '--example', 'quickstart', '--out', out], { env: { SOURCE_DATE_EPOCH: '999999999999' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('SOURCE_DATE_EPOCH 999999999999 is past 9999-12-31T23:59:59Z');
+    expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe('--algorithm', () => {
+  it('exits 2 (usage) for an unknown name, naming DIGEST_ALGORITHM_UNSUPPORTED, with nothing written', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'toolgate-alg-'));
+    const r = await runCli(['compile', '--example', 'quickstart', '--algorithm', 'md5', '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('DIGEST_ALGORITHM_UNSUPPORTED');
+    expect(readdirSync(out)).toEqual([]);
+  });
+});

@@ -5,6 +5,9 @@
 # and answers in its gateway's shape. verdict() uses data.toolgate.authz.decide, the function form
 # of data.toolgate.authz.decision, so a tools/call is allowed exactly when decision allows it.
 #
+# Beware, in both engines: `not f(x)` and `not x in s` are undefined, not true, when x is
+# undefined (OPA evaluates x before the negation); such checks read x with a default first.
+#
 # Fail closed: an agent is only what a configured identity source proves (data.toolgate.identity,
 # compiled from the manifest's identity: section); an MCP method not in method_kind is denied
 # METHOD_NOT_ALLOWED; every function ends in an else that denies.
@@ -202,7 +205,7 @@ rpc_error(body) := "BATCH_NOT_ALLOWED" if {
 	some k in ["result", "error"]
 	k in object.keys(body)
 } else := "METHOD_MISSING" if {
-	not is_string(body.method)
+	not is_string(object.get(body, "method", null))
 } else := "PARAMS_NOT_OBJECT" if {
 	not is_object(object.get(body, "params", {}))
 }
@@ -299,8 +302,8 @@ contract_reason(key, contract) := "CONTRACT_CHANGED" if {
 	normal_contract(contract.tool) != data.toolgate.contracts[key]
 } else := "CONTRACT_INVALID" if {
 	contract != null
-	not is_string(contract.digest)
-	not is_object(contract.tool)
+	not is_string(object.get(contract, "digest", null))
+	not is_object(object.get(contract, "tool", null))
 }
 
 # An MCP tool object as the fields tool_contract_digest covers (src/compile/digests.ts).

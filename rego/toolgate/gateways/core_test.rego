@@ -124,3 +124,20 @@ test_contract_changed if {
 	not core.contract_reason("fs::read_file", {"digest": "aa"}) with data.toolgate.tools as tools
 		with data.toolgate.contracts as {"fs::read_file": {}}
 }
+
+test_malformed_contract_is_refused if {
+	r := core.contract_reason("fs::read_file", {"foo": 1}) with data.toolgate.tools as tools
+		with data.toolgate.contracts as {"fs::read_file": {}}
+	r == "CONTRACT_INVALID"
+}
+
+test_body_without_method if {
+	core.rpc_error({"jsonrpc": "2.0", "id": 1}) == "METHOD_MISSING"
+}
+
+test_request_without_http_method if {
+	v := verdict_of({"attributes": {"request": {"http": {"headers": {"x-agent": "planner"}}}}})
+	v.reason == "HTTP_METHOD_NOT_ALLOWED"
+	w := verdict_of({"hello": "world"})
+	w.reason == "NOT_EXT_AUTHZ"
+}

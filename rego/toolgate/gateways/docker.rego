@@ -31,7 +31,7 @@ label := n if {
 } else := "the call"
 
 verdict := core.refused("BODY_NOT_JSON_RPC") if {
-	not is_object(input.request)
+	not is_object(object.get(input, "request", null))
 } else := core.verdict(core.identify("docker", proofs), "tools/call", params.name, core.contract_of(params)) if {
 	is_string(params.name)
 } else := core.refused("NAME_MISSING")

@@ -69,8 +69,10 @@ body := input.parsed_body if {
 }
 
 # Why the request cannot be decided as one MCP call, or undefined.
-request_error := "HTTP_METHOD_NOT_ALLOWED" if {
-	not http.method in {"POST", "GET", "DELETE"}
+request_error := "NOT_EXT_AUTHZ" if {
+	not http
+} else := "HTTP_METHOD_NOT_ALLOWED" if {
+	not object.get(http, "method", null) in {"POST", "GET", "DELETE"}
 } else := "BODY_TRUNCATED" if {
 	http.method == "POST"
 	truncated
@@ -150,6 +152,7 @@ status_of := {
 	"IDENTITY_INVALID": 401,
 	"IDENTITY_CONFLICT": 401,
 	"HTTP_METHOD_NOT_ALLOWED": 405,
+	"NOT_EXT_AUTHZ": 400,
 	"BODY_TOO_LARGE": 413,
 	"BODY_TRUNCATED": 413,
 	"BODY_MISSING": 400,

@@ -35,8 +35,10 @@ body := http.parsed_body if {
 	json.is_valid(http.body)
 }
 
-request_error := "HTTP_METHOD_NOT_ALLOWED" if {
-	not http.method in {"POST", "GET", "DELETE"}
+request_error := "NOT_KONG_REQUEST" if {
+	not http
+} else := "HTTP_METHOD_NOT_ALLOWED" if {
+	not object.get(http, "method", null) in {"POST", "GET", "DELETE"}
 } else := "DUPLICATE_HEADER" if {
 	some k in ["mcp-method", "mcp-name"]
 	v := headers[k]
@@ -96,7 +98,7 @@ verdict := core.refused(request_error) if {
 status := s if {
 	s := {"AGENT_UNAUTHENTICATED": 401, "IDENTITY_INVALID": 401, "IDENTITY_CONFLICT": 401, "HTTP_METHOD_NOT_ALLOWED": 405, "BODY_TOO_LARGE": 413}[verdict.reason]
 } else := 400 if {
-	verdict.reason in {"BODY_MISSING", "BODY_NOT_JSON", "BODY_NOT_JSON_RPC", "BATCH_NOT_ALLOWED", "JSONRPC_RESPONSE", "METHOD_MISSING", "PARAMS_NOT_OBJECT", "HEADER_MISMATCH", "DUPLICATE_HEADER", "NAME_MISSING"}
+	verdict.reason in {"NOT_KONG_REQUEST", "BODY_MISSING", "BODY_NOT_JSON", "BODY_NOT_JSON_RPC", "BATCH_NOT_ALLOWED", "JSONRPC_RESPONSE", "METHOD_MISSING", "PARAMS_NOT_OBJECT", "HEADER_MISMATCH", "DUPLICATE_HEADER", "NAME_MISSING"}
 } else := 403
 
 default response := {"allow": false, "status": 403, "headers": {"x-toolgate-reason": "INTERNAL_UNDEFINED"}, "message": "toolgate denied the request: INTERNAL_UNDEFINED"}

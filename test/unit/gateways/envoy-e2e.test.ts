@@ -1,0 +1,138 @@
+/**
+ * End to end through a real enforcement point's query path: `opa run --server` with the compiled
+ * bundle, asked at toolgate/gateways/envoy/response with the input opa-envoy-plugin builds from an
+ * Envoy CheckRequest (the Go module proxy does not serve opa-envoy-plugin here, so its gRPC server
+ * is not in the loop; see docs/gateways.md). For every (agent, tool) pair of the quickstart: the
+ * answer allows exactly when data.toolgate.authz.decision does, and a denial carries 403, the
+ * decision's reason in x-toolgate-reason and a JSON-RPC error body. Hostile input is denied with a
+ * reason in both engines, never an undefined or erroring answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
+import { compileEstate, evalBuiltin, type CompiledEstate } from './gateway-estate.ts';
+
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+export const bearer = (sub: string) => `Bearer ${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ sub, iss: 'https://idp.toolgate.test' })}.c2ln`;
+
+/** An ext_authz input as opa-envoy-plugin hands it to OPA for one MCP request. */
+export function extAuthz(body: unknown, headers: Record<string, unknown> = {}, options: { rawBody?: string; parsed?: boolean } = {}): Record<string, unknown> {
+  const text = options.rawBody ?? JSON.stringify(body);
+  const b = body as { method?: string; params?: { name?: string } };
+  const h: Record<string, unknown> = {
+    ':authority': 'mcp.toolgate.test',
+    ':method': 'POST',
+    ':path': '/mcp',
+    'content-type': 'application/json',
+    'mcp-protocol-version': '2026-07-28',
+    ...(b?.method ? { 'mcp-method': b.method } : {}),
+    ...(b?.method === 'tools/call' && typeof b.params?.name === 'string' ? { 'mcp-name': b.params.name } : {}),
+    ...headers,
+  };
+  for (const k of Object.keys(h)) if (h[k] === undefined) delete h[k];
+  return {
+    attributes: { request: { http: { method: 'POST', path: '/mcp', host: 'mcp.toolgate.test', protocol: 'HTTP/2', headers: h, body: text } } },
+    ...(options.parsed === false ? {} : { parsed_body: body }),
+    parsed_path: ['mcp'],
+    parsed_query: {},
+    truncated_body: false,
+    version: { encoding: 'protojson', ext_authz: 'v3' },
+  };
+}
+
+const toolsCall = (name: string, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, ...extra } });
+
+function deep(n: number): unknown {
+  let v: unknown = 'x';
+  for (let i = 0; i < n; i++) v = { a: v };
+  return v;
+}
+
+/** Hostile requests (JSON nested `depth` levels) and the reason each must be denied with. */
+export function hostile(depth: number): readonly [string, Record<string, unknown>, string][] {
+  return [
+  ['a 2 MB body (raw, unparsed)', extAuthz(null, { authorization: bearer('ci-bot') }, { rawBody: JSON.stringify(toolsCall('git_log', { pad: 'x'.repeat(2_000_000) })), parsed: false }), 'BODY_TOO_LARGE'],
+  ['a 2 MB body, parsed too', extAuthz(toolsCall('git_log', { pad: 'x'.repeat(2_000_000) }), { authorization: bearer('ci-bot') }), 'BODY_TOO_LARGE'],
+  ['JSON nested deep in the arguments of a denied tool', extAuthz(toolsCall('git_show', { arguments: deep(depth) }), { authorization: bearer('ci-bot') }), 'DENY_VIOLATION'],
+  ['a body nested deep that is no JSON-RPC', extAuthz(deep(depth), { authorization: bearer('ci-bot'), 'mcp-method': 'tools/call' }), 'BODY_NOT_JSON_RPC'],
+  ['a non-UTF-8 mcp-name (decoded as U+FFFD)', extAuthz(toolsCall('git_log'), { authorization: bearer('ci-bot'), 'mcp-name': 'git_log\ufffd' }), 'HEADER_MISMATCH'],
+  ['a lone surrogate in the tool name', extAuthz(toolsCall('git_log\udc80'), { authorization: bearer('ci-bot') }), 'TOOL_NOT_FOUND'],
+  ['two mcp-name headers (joined by Envoy)', extAuthz(toolsCall('git_log'), { authorization: bearer('ci-bot'), 'mcp-name': 'git_log,git_show' }), 'HEADER_MISMATCH'],
+  ['a forged x-toolgate-agent with no token', extAuthz(toolsCall('read_file'), { 'x-toolgate-agent': 'ops-agent' }), 'AGENT_UNAUTHENTICATED'],
+  ['a forged x-toolgate-agent beside another agent\'s token', extAuthz(toolsCall('git_show'), { authorization: bearer('ci-bot'), 'x-toolgate-agent': 'ops-agent' }), 'DENY_VIOLATION'],
+  ['a token whose payload is not JSON', extAuthz(toolsCall('git_log'), { authorization: `Bearer e30.${Buffer.from('{"sub":').toString('base64url')}.c2ln` }), 'IDENTITY_INVALID'],
+  ['a token whose sub is an object', extAuthz(toolsCall('git_log'), { authorization: `Bearer e30.${b64({ sub: { id: 'ci-bot' } })}.c2ln` }), 'IDENTITY_INVALID'],
+  ['headers that are not an object', { ...extAuthz(toolsCall('git_log')), attributes: { request: { http: { method: 'POST', headers: ['authorization', bearer('ci-bot')], body: JSON.stringify(toolsCall('git_log')) } } } }, 'AGENT_UNAUTHENTICATED'],
+  ['params that are a string', extAuthz({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: 'git_log' }, { authorization: bearer('ci-bot') }), 'PARAMS_NOT_OBJECT'],
+  ['a name that is a number', extAuthz(toolsCall(7 as unknown as string), { authorization: bearer('ci-bot'), 'mcp-name': undefined }), 'NAME_MISSING'],
+  ['an input that is not an ext_authz request', { hello: 'world' }, 'NOT_EXT_AUTHZ'],
+  ];
+}
+
+function check(answer: any, want: string, what: string): void {
+  expect(answer, what).toBeDefined();
+  expect(answer.allowed, what).toBe(false);
+  expect(answer.headers['x-toolgate-reason'], what).toBe(want);
+  expect(typeof answer.body, what).toBe('string');
+  expect(JSON.parse(answer.body).error.data.reason, what).toBe(want);
+}
+
+describe('hostile ext_authz input under the builtin engine', () => {
+  let estate: CompiledEstate;
+  beforeAll(async () => {
+    estate = await compileEstate();
+  });
+  // The builtin engine converts input recursively: 400 levels, not OPA's thousands (see docs/gateways.md).
+  it.each(hostile(400).map(([what, input, want]) => [what, input, want] as const))('%s: denied', (what, input, want) => {
+    check(evalBuiltin('toolgate/gateways/envoy/response', input, estate.data), want, what);
+  });
+});
+
+describeWithOpa('Envoy ext_authz end to end through opa run --server', () => {
+  let estate: CompiledEstate;
+  let server: OpaServer;
+  beforeAll(async () => {
+    estate = await compileEstate();
+    server = await startOpaServer(['--bundle', estate.bundle]);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('allows exactly what decision allows, for every (agent, tool) pair of the quickstart', async () => {
+    const data = estate.data as any;
+    const agents = [...Object.keys(data.toolgate.agents), 'intruder'];
+    const tools = [...Object.keys(data.toolgate.tools).map((k) => k.split('::')[1]!), 'rm_rf'];
+    let allowed = 0;
+    let denied = 0;
+    for (const agent of agents) {
+      for (const name of tools) {
+        const key = data.toolgate.tools_by_name[name]?.[0] ?? name;
+        const want = (await server.query('toolgate/authz/decision', { agent, tool: key })).result as { allow: boolean; reason: string | null };
+        const got = (await server.query('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }))).result as any;
+        const what = `${agent} ${name}`;
+        expect(got.allowed, what).toBe(want.allow);
+        if (want.allow) {
+          allowed++;
+          expect(got.headers, what).toEqual({ 'x-toolgate-decision': 'allow', 'x-toolgate-agent': agent });
+          expect(got.http_status, what).toBeUndefined();
+        } else {
+          denied++;
+          const reason = name === 'rm_rf' && agent !== 'intruder' ? 'TOOL_NOT_FOUND' : want.reason;
+          expect(got.http_status, what).toBe(403);
+          expect(got.headers['x-toolgate-reason'], what).toBe(reason);
+          expect(JSON.parse(got.body), what).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32001, data: { reason } } });
+        }
+        expect(got, what).toEqual(evalBuiltin('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }), estate.data));
+      }
+      const list = (await server.query('toolgate/gateways/envoy/response', extAuthz({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: bearer(agent) }))).result as any;
+      if (agent === 'intruder') expect(list.allowed).toBe(false);
+      else expect(list.dynamic_metadata.toolgate.visible_tools, agent).toEqual((await server.query('toolgate/authz/visible_tools', { agent })).result);
+    }
+    expect(allowed).toBeGreaterThan(0);
+    expect(denied).toBeGreaterThan(allowed);
+  });
+
+  it.each(hostile(1000).map(([what, input, want]) => [what, input, want] as const))('hostile: %s is denied with a reason', async (what, input, want) => {
+    check((await server.query('toolgate/gateways/envoy/response', input)).result, want, what);
+  });
+});

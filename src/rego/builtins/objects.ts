@@ -353,9 +353,9 @@ export const OBJECT_BUILTINS: BuiltinDef[] = [
       const o = obj('object.get', a, 0);
       const key = arg(a, 1);
       const dflt = arg(a, 2);
-      if (!Array.isArray(key)) return o.get(key) ?? dflt;
-      if (key.length === 0) return o;
-      return findPath(o, key) ?? dflt;
+      // A key whose value is null is present: only undefined falls back to the default (`??` would not).
+      const found = !Array.isArray(key) ? o.get(key) : key.length === 0 ? o : findPath(o, key);
+      return found === undefined ? dflt : found;
     },
   },
   {

@@ -88,3 +88,14 @@ describe('parsing', () => {
     expect(run('package t\np if { not (1 + 1) in {1} }\nq if { not(1) == 2 }\n', 'x := data.t')).toEqual([{ x: { p: true, q: true } }]);
   });
 });
+
+describe('builtins', () => {
+  it('object.get: a key whose value is null is present', () => {
+    const q = 'x := [object.get({"s": null}, "s", "none"), object.get({"s": [null]}, ["s", 0], "none"), object.get({"s": [null]}, ["s", 1], "none")]';
+    expect(run('package t\n', q)).toEqual([{ x: [null, null, 'none'] }]);
+  });
+
+  it('sprintf names an extra integer argument int64, as Go sees OPA\'s numbers', () => {
+    expect(run('package t\n', 'x := [sprintf("%v", [1, 2]), sprintf("%s", [1])]')).toEqual([{ x: ['1%!(EXTRA int64=2)', '%!s(int64=1)'] }]);
+  });
+});

@@ -5,7 +5,7 @@
  */
 
 export type GoArg =
-  | { kind: 'int'; v: bigint } // Go int (fits int64)
+  | { kind: 'int'; v: bigint } // Go int64
   | { kind: 'bigint'; v: bigint } // *big.Int
   | { kind: 'float'; v: number }
   | { kind: 'string'; v: string };
@@ -22,7 +22,8 @@ interface Spec {
 
 function goTypeName(a: GoArg): string {
   switch (a.kind) {
-    case 'int': return 'int';
+    // OPA hands sprintf an integer as the int64 of its json.Number, so Go names it int64.
+    case 'int': return 'int64';
     case 'bigint': return '*big.Int';
     case 'float': return 'float64';
     case 'string': return 'string';
@@ -229,8 +230,8 @@ function formatArg(a: GoArg, verb: string, spec: Spec): string {
       if ('dvbOoxX'.includes(verb)) return formatInt(a.v, verb, spec);
       if (verb === 'c') return pad(String.fromCodePoint(Number(a.v)), spec);
       if (verb === 'q') return pad(`'${String.fromCodePoint(Number(a.v))}'`, spec);
-      if ('eEfFgG'.includes(verb)) return `%!${verb}(int=${a.v})`;
-      return `%!${verb}(int=${a.v})`;
+      if ('eEfFgG'.includes(verb)) return `%!${verb}(int64=${a.v})`;
+      return `%!${verb}(int64=${a.v})`;
     case 'bigint':
       if ('dvsbOoxX'.includes(verb)) return formatInt(a.v, verb, spec);
       return `%!${verb}(big.Int=${a.v})`;

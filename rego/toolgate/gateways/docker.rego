@@ -1,10 +1,10 @@
 # Docker MCP Gateway's before:exec interceptor (docker/mcp-gateway docs/interceptors.md): the
 # gateway writes the tool call {"Session", "Params": {"_meta", "name", "arguments"}, "Extra"} to
 # the script's stdin; anything the script prints ends the call and becomes its result (a
-# CallToolResult JSON). examples/gateways/docker-interceptor.sh wraps stdin as
+# CallToolResult JSON). docs/gateways/docker-interceptor.sh wraps stdin as
 # {"agent": $TOOLGATE_AGENT, "request": <stdin>} and runs opa eval on the bundle.
 #
-#   query:   data.toolgate.gateways.docker.rejection
+#   query:   data.toolgate.gateways.docker.rejection (the script asks interceptor_output)
 #   answer:  a CallToolResult with isError true when the call is denied; undefined when allowed
 #
 # The gateway aggregates servers and shows upstream tool names, so a bare name must be exposed by
@@ -52,3 +52,9 @@ reason := r if {
 	r := decision.reason
 	is_string(r)
 } else := "INTERNAL_UNDEFINED"
+
+# What the interceptor script prints: the rejection as JSON text, or "" to let the call through.
+# Always defined, so the script (opa eval --fail) can tell "allowed" from "not evaluated".
+interceptor_output := json.marshal(rejection) if {
+	rejection
+} else := ""

@@ -8,6 +8,7 @@
  * error or notice needs one.
  */
 import { load as loadYaml, CORE_SCHEMA, YAMLException } from 'js-yaml';
+import { Parser as YamlParser } from 'yaml';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
 
@@ -73,12 +74,26 @@ function parseYaml(file: string, text: string): ParsedDocument {
       const reason = (e as YAMLException & { reason?: string }).reason ?? e.message;
       if (/maxDepth/.test(reason)) throw tooDeep(file);
       if (/input is empty/.test(reason)) return emptyDocument(file);
-      throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${reason}`, { at: [mark ? { file, line: mark.line + 1, col: mark.column + 1 } : { file }] });
+      const at = mark ? { file, line: mark.line + 1, col: mark.column + 1 } : /more than one document|single document/.test(reason) ? secondDocumentAt(file, text) : { file };
+      throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${reason}`, { at: [at] });
     }
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
   checkShape(file, value, text.length);
   return { file, value, locate: lazyLocator(file, text) };
+}
+
+/**
+ * Where the second document of a multi-document stream starts (its `---`, or its first token
+ * after a `...`), for the error js-yaml raises without a mark. Runs only on that error.
+ */
+function secondDocumentAt(file: string, text: string): SourceAt {
+  let seen = 0;
+  for (const token of new YamlParser().parse(text)) {
+    if (token.type !== 'document' || seen++ === 0) continue;
+    return { file, ...lineColAt(text, token.offset) };
+  }
+  return { file };
 }
 
 function emptyDocument(file: string): ParsedDocument {

@@ -1,6 +1,6 @@
 /** Contract details of issue 18: SOURCE_DATE_EPOCH against the previous artifact, and --algorithm usage. */
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
@@ -39,5 +39,20 @@ describe('--algorithm', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('DIGEST_ALGORITHM_UNSUPPORTED');
     expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe('a multi-document YAML manifest', () => {
+  it.each([
+    ['agents: [a]\n---\nagents: [b]\n', 2, 1],
+    ['# note\nagents: [a]\n...\nagents: [b]\n', 4, 1],
+  ])('is refused at the second document: %j', async (text, line, col) => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-multidoc-'));
+    writeFileSync(join(dir, 'g.yaml'), text);
+    copyFileSync(new URL('../../../examples/quickstart/catalog.json', import.meta.url), join(dir, 'catalog.json'));
+    const r = await runCli(['compile', '--manifest', join(dir, 'g.yaml'), '--catalog', join(dir, 'catalog.json'), '--out', join(dir, 'out')], { env: { SOURCE_DATE_EPOCH: '0' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`PARSE_ERROR at ${join(dir, 'g.yaml')}:${line}:${col}:`);
+    expect(r.stderr).toContain('single document');
   });
 });

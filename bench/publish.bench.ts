@@ -155,8 +155,8 @@ async function main(): Promise<void> {
       const served = opas.filter((o) => o.name !== 'oci');
       const times: Record<string, number> = {};
       // The bundle-serve OPAs first, alone on the machine; then the registry publish and its OPA.
-      await Promise.all(
-        served.map(async (o) => {
+      await Promise.all([
+        ...served.map(async (o) => {
           await until(`${o.name} on ${label}`, 600_000, async () => ((await activeRevision(o)) === want ? true : undefined));
           times[o.name] = Date.now() - placed;
         }),
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
           await until('data change', 600_000, async () => ((await g()) !== before ? true : undefined));
           console.log(`${o.name}: data changed ${Date.now() - placed} ms after commit: ${await g()}`);
         }) : []),
-      );
+      ]);
       const ociStart = Date.now();
       toolgate(['publish', out, '--oci', ref, '--plain-http']);
       const oci = opas.find((o) => o.name === 'oci')!;

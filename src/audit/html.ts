@@ -45,6 +45,7 @@ export function renderHtml(r: AuditReport, pictures: ReportPictures): string {
     `<style>${CSS}</style></head><body>`,
     '<h1>toolgate audit report</h1>',
     `<p>governance digest <code>${esc(r.governance_digest)}</code><br>catalog digest <code>${esc(r.catalog_digest)}</code></p>`,
+    `<p>status <strong>${esc(r.status)}</strong> (${r.blocking_findings.length} blocking finding${r.blocking_findings.length === 1 ? '' : 's'})</p>`,
   );
   parts.push('<h2 id="counts">Counts</h2><table><tbody>');
   const counts: [string, number, string?][] = [

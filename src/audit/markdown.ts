@@ -9,7 +9,7 @@ function md(s: string): string {
 
 export function renderMarkdown(r: AuditReport): string {
   const c = r.counts;
-  const out: string[] = ['# toolgate audit report', '', `governance digest \`${r.governance_digest}\`  `, `catalog digest \`${r.catalog_digest}\``, '', '## Counts', '', '| what | count |', '| --- | --- |'];
+  const out: string[] = ['# toolgate audit report', '', `governance digest \`${r.governance_digest}\`  `, `catalog digest \`${r.catalog_digest}\``, '', `status **${r.status}** (${r.blocking_findings.length} blocking finding${r.blocking_findings.length === 1 ? '' : 's'})`, ...r.blocking_findings.map((b) => `- ${md(b.code === 'DENY_VIOLATION' ? `DENY_VIOLATION ${b.path}` : `DRIFTED ${b.tool_key} (${b.references} reference${b.references === 1 ? '' : 's'})`)}`), '', '## Counts', '', '| what | count |', '| --- | --- |'];
   const rows: [string, number][] = [
     ['servers', c.servers],
     ['tools exposed', c.tools_exposed],

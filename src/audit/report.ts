@@ -15,6 +15,7 @@ import { annotationContradictions, type AnnotationContradictionRow } from './ann
 import { destructiveUnsafeguarded, type DestructiveUnsafeguardedRow } from './destructive-unsafeguarded.ts';
 import { drift, type DriftRow } from './drift.ts';
 import { orphanPolicies, type OrphanPolicyRow } from './orphan-policies.ts';
+import { auditGate, type AuditStatus, type BlockingFinding } from './gate.ts';
 import type { AuditResult } from './types.ts';
 import { unbackedEdges, type UnbackedEdgesResult } from './unbacked-edges.ts';
 import { unmappedTools, type UnmappedToolRow } from './unmapped-tools.ts';
@@ -72,6 +73,14 @@ export interface AuditReport {
   };
   readonly exposure: readonly AgentExposure[];
   readonly notices: readonly { readonly kind: string; readonly at: string; readonly message: string }[];
+  /** `fail` while any blocking finding remains, `warn` for advisory findings only, else `pass` (gate.ts). */
+  readonly status: AuditStatus;
+  readonly blocking_findings: readonly BlockingFinding[];
+}
+
+export interface AuditReportOptions {
+  /** Audit CAN_CALL grants in unbacked-edges too (the peer's `--include-grants`); default false. */
+  readonly includeGrants?: boolean;
 }
 
 export function agentExposure(estate: Estate, agent: string): AgentExposure {
@@ -116,11 +125,11 @@ export function agentExposure(estate: Estate, agent: string): AgentExposure {
   };
 }
 
-export function auditReport(estate: Estate): AuditReport {
+export function auditReport(estate: Estate, options: AuditReportOptions = {}): AuditReport {
   const audits = {
     'unmapped-tools': unmappedTools(estate),
     'orphan-policies': orphanPolicies(estate),
-    'unbacked-edges': unbackedEdges(estate, true),
+    'unbacked-edges': unbackedEdges(estate, options.includeGrants ?? false),
     drift: drift(estate),
     'destructive-unsafeguarded': destructiveUnsafeguarded(estate),
     'annotation-contradictions': annotationContradictions(estate),
@@ -150,5 +159,6 @@ export function auditReport(estate: Estate): AuditReport {
     audits,
     exposure,
     notices,
+    ...auditGate({ audits, exposure, notices }),
   };
 }

@@ -1,5 +1,6 @@
 /**
- * `unmapped-tools`: granted tools with no READS/WRITES edge yet. A tool nobody has mapped cannot
+ * `unmapped-tools [--all]`: granted tools with no READS/WRITES edge yet (with `all`, every tool
+ * the catalog exposes or the manifest names, granted or not). A tool nobody has mapped cannot
  * be shown to reach a DENY policy, so its clean verdict says nothing; this is the authoring queue.
  * Annotations do not count as a mapping (they are self-claims and never create edges).
  */
@@ -15,9 +16,11 @@ export interface UnmappedToolRow {
   readonly directly_governed: boolean;
 }
 
-export function unmappedTools(estate: Estate): AuditResult<UnmappedToolRow> {
+export function unmappedTools(estate: Estate, all = false): AuditResult<UnmappedToolRow> {
   const rows: UnmappedToolRow[] = [];
-  for (const [key, grants] of estate.grantsByTool) {
+  const keys: Iterable<string> = all ? estate.tools.keys() : estate.grantsByTool.keys();
+  for (const key of keys) {
+    const grants = estate.grantsByTool.get(key) ?? [];
     if ((estate.accessByTool.get(key)?.length ?? 0) > 0) continue;
     rows.push({
       tool_key: key,

@@ -20,6 +20,9 @@ export interface SelectionExplanation {
   /** Per profile: `eligible`, or the reject reason. */
   readonly decisions: { readonly [P in Profile]: 'eligible' | RejectReason } | null;
   readonly reasons: readonly string[];
+  /** With a profile asked for (`--profile`): that profile and its decision. */
+  readonly profile?: Profile;
+  readonly decision?: 'eligible' | RejectReason;
 }
 
 const RISK_RULE: Record<string, string> = {
@@ -31,7 +34,7 @@ const RISK_RULE: Record<string, string> = {
   '0': 'nothing in the table applies',
 };
 
-export function selectionExplain(estate: Estate, agent: string, tool: string): SelectionExplanation {
+export function selectionExplain(estate: Estate, agent: string, tool: string, profile?: Profile): SelectionExplanation {
   const idx = selectorIndex(estate);
   const view = idx.agent(agent);
   if (!view) {
@@ -65,6 +68,7 @@ export function selectionExplain(estate: Estate, agent: string, tool: string): S
     if (claims.length > 0) reasons.push(`the server claims ${claims.map(([k, v]) => `${k}=${v}`).join(', ')} (self-claims, crawled/medium; they create no edge)`);
     reasons.push(`risk_score ${f.risk_score}: ${RISK_RULE[String(f.risk_score)]}`);
   }
-  reasons.push(`strict: ${decisions.strict}; review: ${decisions.review}; explore: ${decisions.explore}`);
-  return { agent, agent_found: true, tool, tool_key: f.tool_key, verdict: f.verdict, risk_score: f.risk_score, decisions, reasons };
+  reasons.push(profile === undefined ? `strict: ${decisions.strict}; review: ${decisions.review}; explore: ${decisions.explore}` : `under ${profile}: ${decisions[profile]}`);
+  const base = { agent, agent_found: true, tool, tool_key: f.tool_key, verdict: f.verdict, risk_score: f.risk_score, decisions, reasons };
+  return profile === undefined ? base : { ...base, profile, decision: decisions[profile] };
 }

@@ -16,14 +16,19 @@ import { readGraphFile } from '../connectome-cli.ts';
 
 const FORMATS = ['json', 'markdown', 'html'] as const;
 
-const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out FILE] [--connectome FILE] [estate]
+const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out FILE] [--connectome FILE] [--include-grants] [--fail-on-blocking] [estate]
 Counts, every audit finding with its evidence, per-agent exposure and notices. html is one
 self-contained file with SVG pictures of the governance graph (DENY paths coloured) and the
 declared connectome (signs coloured). Without --out the report goes to stdout; with --out it is
 written privately and atomically and stdout gets {out, format, bytes, artifact_digest}.
   --connectome FILE  draw this connectome (e.g. a compile's connectome.json after --signs, so the
                      signs show) instead of the declared one built from the catalog
-Advisory: exit 0 whatever it finds; 1 when an input is refused; 2 on bad usage.
+  --include-grants   audit CAN_CALL grants in unbacked-edges too (default: READS/WRITES/GOVERNED_BY only)
+  --fail-on-blocking exit 1 when any blocking finding remains (a DENY violation or drift); the
+                     report is still printed or written
+status: fail (blocking findings), warn (advisory findings or notices only) or pass.
+Advisory by default: exit 0 whatever it finds; 1 when an input is refused or, with
+--fail-on-blocking, while blocking_findings is not empty; 2 on bad usage.
 ${ESTATE_USAGE}`;
 
 export const auditReportCommand: Command = {
@@ -31,24 +36,29 @@ export const auditReportCommand: Command = {
   summary: 'the whole-estate audit (json, markdown, or self-contained html with graph pictures)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, connectome: { type: 'string' } }, usage);
+    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, connectome: { type: 'string' }, 'include-grants': { type: 'boolean' }, 'fail-on-blocking': { type: 'boolean' } }, usage);
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
     const format = values.format ?? 'json';
     if (!(FORMATS as readonly string[]).includes(format)) usageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, usage);
     const estate = estateFromArgs(values, io);
     const graph = values.connectome === undefined ? undefined : readGraphFile(io, values.connectome).graph;
-    const report = auditReport(estate);
+    const report = auditReport(estate, { includeGrants: values['include-grants'] ?? false });
+    const exit = (): number => {
+      if (values['fail-on-blocking'] !== true || report.blocking_findings.length === 0) return EXIT.OK;
+      io.stderr(`toolgate: audit status ${report.status}: ${report.blocking_findings.length} blocking finding${report.blocking_findings.length === 1 ? '' : 's'} (--fail-on-blocking)\n`);
+      return EXIT.FAILED;
+    };
     const bytes =
       format === 'json'
         ? jsonFileBytes(report)
         : new TextEncoder().encode(format === 'markdown' ? renderMarkdown(report) : renderHtml(report, await reportPictures(estate, report, graph)));
     if (values.out === undefined) {
       io.stdout(new TextDecoder().decode(bytes));
-      return EXIT.OK;
+      return exit();
     }
     const out = resolve(io.cwd, values.out);
     writeFilesAtomic([{ path: out, bytes }]);
-    printJson(io, { out, format, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}` });
-    return EXIT.OK;
+    printJson(io, { out, format, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}`, status: report.status, blocking_findings: report.blocking_findings.length });
+    return exit();
   },
 };

@@ -9,7 +9,7 @@ import { agentExit, profileOption } from '../selector-args.ts';
 const usage = `usage: toolgate eligible-tools AGENT CANDIDATE... [--profile strict|review|explore] [estate]
 Splits the candidates (input order kept) into eligible and rejected with the reason and, for a
 DENY reason, the evidence paths. --profile defaults to strict. Advisory: exit 0 whatever is rejected.
-Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.
 ${ESTATE_USAGE}`;
 
 export const eligibleToolsCommand: Command = {
@@ -22,7 +22,7 @@ export const eligibleToolsCommand: Command = {
     const profile = profileOption(values.profile, usage);
     const [agent, ...candidates] = positionals as [string, ...string[]];
     const result = eligibleTools(estateFromArgs(values, io), agent, candidates, profile);
-    printJson(io, result);
+    if (result.agent_found) printJson(io, result);
     return agentExit(io, agent, result.agent_found);
   },
 };

@@ -8,7 +8,7 @@ import { agentExit } from '../selector-args.ts';
 
 const usage = `usage: toolgate rank-features AGENT CANDIDATE... [estate]
 One row per candidate, in input order. An unknown or ambiguous candidate is a row, not an error.
-Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.
 ${ESTATE_USAGE}`;
 
 export const rankFeaturesCommand: Command = {
@@ -20,7 +20,7 @@ export const rankFeaturesCommand: Command = {
     if (positionals.length < 2) usageError('expected AGENT and at least one CANDIDATE', usage);
     const [agent, ...candidates] = positionals as [string, ...string[]];
     const result = rankFeatures(estateFromArgs(values, io), agent, candidates);
-    printJson(io, result);
+    if (result.agent_found) printJson(io, result);
     return agentExit(io, agent, result.agent_found);
   },
 };

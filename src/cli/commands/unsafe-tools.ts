@@ -10,7 +10,7 @@ import { agentExit } from '../selector-args.ts';
 const usage = `usage: toolgate unsafe-tools AGENT [estate] [--all] [--fail-on-violation]
   --all                 include rows an expected exception authorizes (authorized_but_governed)
   --fail-on-violation   exit 1 when any violation row is printed
-Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.
 ${ESTATE_USAGE}`;
 
 export const unsafeToolsCommand: Command = {
@@ -22,8 +22,8 @@ export const unsafeToolsCommand: Command = {
     if (positionals.length !== 1) usageError('expected AGENT', usage);
     const estate = estateFromArgs(values, io);
     const result = unsafeTools(estate, positionals[0]!, values.all ?? false);
-    printJson(io, result);
     if (!result.agent_found) return agentExit(io, result.agent, false);
+    printJson(io, result);
     return values['fail-on-violation'] && result.violations > 0 ? EXIT.FAILED : EXIT.OK;
   },
 };

@@ -11,7 +11,7 @@ import { runCli } from '../../helpers/cli.ts';
 
 describe('auditReport', () => {
   it('counts the fleet and carries every audit and per-agent exposure', () => {
-    const r = auditReport(exampleEstate('fleet'));
+    const r = auditReport(exampleEstate('fleet'), { includeGrants: true });
     expect(r.counts).toMatchObject({ servers: 8, agents: 3, grants: 22, policies: { DENY: 4, ALLOW: 0 } });
     expect(r.counts.findings).toEqual({ 'unmapped-tools': 4, 'orphan-policies': 0, 'unbacked-edges': 11, drift: 0, 'destructive-unsafeguarded': 3, 'annotation-contradictions': 0 });
     expect(Object.keys(r.audits)).toEqual(['unmapped-tools', 'orphan-policies', 'unbacked-edges', 'drift', 'destructive-unsafeguarded', 'annotation-contradictions']);
@@ -65,7 +65,7 @@ describe('toolgate audit-report', () => {
     const r = await runCli(['audit-report', '--example', 'fleet', '--format', 'html', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     const bytes = readFileSync(out);
-    expect(r.json()).toEqual({ out, format: 'html', bytes: bytes.length, artifact_digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` });
+    expect(r.json()).toEqual({ out, format: 'html', bytes: bytes.length, artifact_digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, status: 'fail', blocking_findings: 7 });
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const html = bytes.toString('utf8');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);

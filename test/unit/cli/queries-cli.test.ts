@@ -42,7 +42,7 @@ describe('unsafe-tools', () => {
     const r = await runCli(['unsafe-tools', 'nobody', ...Q]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('AGENT_NOT_FOUND');
-    expect(r.json().agent_found).toBe(false);
+    expect(r.stdout).toBe(''); // the peer's CLI contract: nothing on stdout for an unknown agent
   });
   it('gates on violations only when asked', async () => {
     expect((await runCli(['unsafe-tools', 'ci-bot', ...Q])).code).toBe(0);

@@ -161,7 +161,8 @@ describe('selector commands: exit codes', () => {
     const r = await runCli([cmd, ...args, '--example', 'fleet']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('AGENT_NOT_FOUND: raeder');
-    expect(r.json().agent_found).toBe(false);
+    // the peer's CLI contract: an unknown agent leaves stdout empty (the library still answers agent_found: false)
+    expect(r.stdout).toBe('');
   });
   it.each([
     ['rank-features', ['reader']],

@@ -10,6 +10,9 @@ import { main } from '../../../src/cli/main.ts';
 const REPO = resolve(import.meta.dirname, '../../..');
 const QUICKSTART = join(REPO, 'examples/quickstart');
 
+// An unknown agent: the CLI prints nothing (the peer's contract), the MCP answer says agent_found: false.
+const UNKNOWN_AGENT = expect.objectContaining({ agent_found: false });
+
 async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; json: unknown }> {
   let out = '';
   const code = await main(args, { stdout: (t) => void (out += t), stderr: () => {}, cwd: REPO, env, stdin: async () => '' });
@@ -145,7 +148,7 @@ describe('toolgate serve (stdio) on the quickstart', () => {
     expect(isError).toBe(false);
     const want = await cli(['eligible-tools', agent, ...CANDIDATES, '--profile', profile, '--example', 'quickstart']);
     expect(want.code).toBe(agent === 'nobody' ? 1 : 0);
-    expect(structured.result).toEqual(want.json);
+    expect(structured.result).toEqual(want.json ?? UNKNOWN_AGENT);
   });
 
   it('eligible_tools defaults to the strict profile, as the CLI does', async () => {
@@ -155,7 +158,7 @@ describe('toolgate serve (stdio) on the quickstart', () => {
 
   it.each(['ci-bot', 'ops-agent', 'nobody'])('rank_features %s gives the CLI answer', async (agent) => {
     const { structured } = await call(client, 'rank_features', { agent, candidates: CANDIDATES });
-    expect(structured.result).toEqual((await cli(['rank-features', agent, ...CANDIDATES, '--example', 'quickstart'])).json);
+    expect(structured.result).toEqual((await cli(['rank-features', agent, ...CANDIDATES, '--example', 'quickstart'])).json ?? UNKNOWN_AGENT);
   });
 
   it.each([
@@ -166,7 +169,7 @@ describe('toolgate serve (stdio) on the quickstart', () => {
     ['nobody', 'git::git_log'],
   ])('selection_explain %s %s gives the CLI answer', async (agent, tool) => {
     const { structured } = await call(client, 'selection_explain', { agent, tool });
-    expect(structured.result).toEqual((await cli(['selection-explain', agent, tool, '--example', 'quickstart'])).json);
+    expect(structured.result).toEqual((await cli(['selection-explain', agent, tool, '--example', 'quickstart'])).json ?? UNKNOWN_AGENT);
   });
 
   it.each([

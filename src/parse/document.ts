@@ -58,7 +58,9 @@ function parseJson(file: string, text: string): ParsedDocument {
     throw new ToolgateError('PARSE_ERROR', `invalid JSON: ${msg}`, { at: [at] });
   }
   checkDepth(file, value);
-  return { file, value, locate: lazyLocator(file, text) };
+  const locate = lazyLocator(file, text);
+  if (MAY_OVERFLOW_JSON.test(text)) refuseNonFinite(value, locate);
+  return { file, value, locate };
 }
 
 function parseYaml(file: string, text: string): ParsedDocument {
@@ -80,7 +82,31 @@ function parseYaml(file: string, text: string): ParsedDocument {
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
   checkShape(file, value, text.length);
-  return { file, value, locate: lazyLocator(file, text) };
+  const locate = lazyLocator(file, text);
+  if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate);
+  return { file, value, locate };
+}
+
+// A number JSON.parse or js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+
+// digits; YAML also spells .inf and .nan. Only text that holds one is walked.
+const MAY_OVERFLOW_JSON = /\d[eE][+-]?\d{3}|\d{309}/;
+const MAY_OVERFLOW_YAML = /\d[eE][+-]?\d{3}|\d{309}|\.(?:inf|Inf|INF|nan|NaN|NAN)\b/;
+
+/**
+ * Refuses a number that is not finite (1e400 read as Infinity, YAML .inf / .nan) at its line:col:
+ * it has no JSON value, and left in, it would fail later naming no file.
+ */
+function refuseNonFinite(value: unknown, locate: Locate): void {
+  const stack: [unknown, PathSegment[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) {
+      throw new ToolgateError('PARSE_ERROR', `${pointer(path) || '/'}: the number ${v} is out of range (no JSON number is infinite or NaN)`, { at: [locate(path)] });
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...path, i]]));
+    else for (const [k, c] of Object.entries(v)) stack.push([c, [...path, k]]);
+  }
 }
 
 /**

@@ -56,3 +56,18 @@ describe('a multi-document YAML manifest', () => {
     expect(r.stderr).toContain('single document');
   });
 });
+
+describe('a number out of range in an input', () => {
+  it.each([
+    ['c.json', '{"servers": [{"name": "s", "tools": [{"name": "t",\n  "inputSchema": {"maximum": 1e400}}]}]}', '2:30'],
+    ['c.yaml', 'servers:\n  - name: s\n    tools:\n      - name: t\n        inputSchema: {maximum: .inf}\n', '5:32'],
+  ])('%s is refused at its file:line:col, not at <value>', async (name, text, lineCol) => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-inf-'));
+    writeFileSync(join(dir, name), text);
+    writeFileSync(join(dir, 'g.yaml'), 'agents: [a]\n');
+    const r = await runCli(['compile', '--manifest', join(dir, 'g.yaml'), '--catalog', join(dir, name), '--out', join(dir, 'out')], { env: { SOURCE_DATE_EPOCH: '0' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`PARSE_ERROR at ${join(dir, name)}:${lineCol} (/servers/0/tools/0/inputSchema/maximum)`);
+    expect(r.stderr).not.toContain('<value>');
+  });
+});

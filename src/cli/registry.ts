@@ -37,6 +37,7 @@ import { visibleToolsCommand } from './commands/visible-tools.ts';
 import { controlPreflightCommand } from './commands/control-preflight.ts';
 import { reviewCandidatesListCommand, reviewCandidatesAnnotateCommand } from './commands/review-candidates.ts';
 import { policyReviewPlanCommand } from './commands/policy-review-plan.ts';
+import { policyProposeCommand } from './commands/policy-propose.ts';
 
 export const COMMANDS: readonly Command[] = [
   compileCommand,
@@ -58,6 +59,7 @@ export const COMMANDS: readonly Command[] = [
   reviewCandidatesListCommand,
   reviewCandidatesAnnotateCommand,
   policyReviewPlanCommand,
+  policyProposeCommand,
   initCommand,
   crawlCommand,
   serveCommand,

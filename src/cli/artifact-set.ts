@@ -25,7 +25,8 @@
  * synced generation is written first, the folder is moved aside, then the link is renamed in; a
  * kill between the last two leaves `out` missing, and the next run (of any `compile` into that
  * --out) finishes the swap from the journal before doing anything else. A real folder holding files
- * toolgate did not write is refused, so nothing of the user's is ever moved. A symlink at --out that
+ * toolgate did not write is refused, so nothing of the user's is ever moved; so is a generation
+ * folder someone wrote other files into (through the link), since it is removed after the swap. A symlink at --out that
  * toolgate did not make is followed: the protocol runs where it points.
  *
  * Leftovers (generation folders, links and journal temps of runs that are no longer alive) are
@@ -249,8 +250,9 @@ export function commitArtifactSet(out: string, files: readonly ArtifactFile[], o
   for (const f of files) if (f.name === '' || f.name.includes('/') || f.name.startsWith('.')) throw new Error(`artifact name ${JSON.stringify(f.name)} is not a plain file name`);
   const n = namesOf(recoverArtifactSet(out));
   const before = stateOf(n);
-  if (before.kind === 'folder') {
-    // Only a folder holding nothing but a toolgate set (or nothing) is replaced by the link.
+  if (before.kind !== 'missing') {
+    // Only a folder holding nothing but a toolgate set (or nothing) is replaced: a file someone
+    // else put in --out (or in the generation it links to) would be removed with it.
     const allowed = previousSetNames(n.out);
     for (const f of files) allowed.add(f.name);
     const foreign = readdirSync(n.out).filter((e) => !allowed.has(e) && !/^\..+\.[0-9a-f]{12}\.tmp$/.test(e)).sort();

@@ -139,6 +139,19 @@ describe('compile under SIGKILL', () => {
     expect(readdirSync(parent)).toEqual(['out']);
   }, 240_000);
 
+  it('refuses to replace a generation someone wrote other files into through the link', () => {
+    const parent = mkdtempSync(join(tmpdir(), 'toolgate-kill-'));
+    const out = join(parent, 'out');
+    expect(compileSync(out, 'strict').status).toBe(0);
+    cpSync(join(ROOT, 'README.md'), join(out, 'report.md'));
+    const r = compileSync(out, 'review');
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('report.md');
+    expect(readdirSync(out)).toContain('report.md');
+    execFileSync('sha256sum', ['-c', '--quiet', 'SHA256SUMS'], { cwd: out });
+    expect(JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')).toolgate.profile).toBe('strict');
+  }, 240_000);
+
   it('fails at once with OUTPUT_UNWRITABLE (exit 1) for --out /proc/x instead of hanging', () => {
     const r = spawnSync(process.execPath, args('/proc/toolgate-x', 'strict'), { env: ENV, encoding: 'utf8', cwd: ROOT, timeout: 30_000 });
     expect(r.signal).toBeNull();

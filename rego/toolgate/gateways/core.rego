@@ -50,22 +50,6 @@ identity_sources := s if {
 	s := data.toolgate.identity.sources
 } else := []
 
-tools := t if {
-	t := data.toolgate.tools
-} else := {}
-
-tools_by_name := t if {
-	t := data.toolgate.tools_by_name
-} else := {}
-
-prompts := p if {
-	p := data.toolgate.prompts
-} else := {}
-
-prompts_by_name := p if {
-	p := data.toolgate.prompts_by_name
-} else := {}
-
 # --- who is calling ---------------------------------------------------------------------------
 
 # identify(gateway, proofs): {"ok", "agent", "reason"} from the identity sources configured for
@@ -262,10 +246,10 @@ no(reason, tool) := {"allow": false, "reason": reason, "tool": tool}
 tool_verdict(agent, name, contract) := no("NAME_MISSING", null) if {
 	not is_string(name)
 } else := no(r.reason, null) if {
-	r := resolve(name, tools, tools_by_name, "TOOL")
+	r := resolve_tool(name)
 	r.ok == false
 } else := v if {
-	key := resolve(name, tools, tools_by_name, "TOOL").key
+	key := resolve_tool(name).key
 	d := authz.decide(agent, key)
 	v := granted_verdict(d, key, contract)
 }
@@ -276,16 +260,26 @@ granted_verdict(d, key, contract) := no(d.reason, key) if {
 	r := contract_reason(key, contract)
 } else := {"allow": true, "reason": d.reason, "tool": key}
 
-# resolve(name, qualified, by_name, what): a qualified key, or a bare name exposed by exactly one
-# server; otherwise AMBIGUOUS_<what> or <what>_NOT_FOUND, never guessed.
-resolve(name, qualified, by_name, what) := {"ok": true, "key": name} if {
-	qualified[name]
+# resolve_tool(name) / resolve_prompt(name): a qualified key, or a bare name exposed by exactly
+# one server; otherwise AMBIGUOUS_* or *_NOT_FOUND, never guessed. (They read the data document
+# directly: passing its objects as function arguments would make every call hash them.)
+resolve_tool(name) := {"ok": true, "key": name} if {
+	data.toolgate.tools[name]
 } else := {"ok": true, "key": keys[0]} if {
-	keys := by_name[name]
+	keys := data.toolgate.tools_by_name[name]
 	count(keys) == 1
-} else := {"ok": false, "reason": concat("_", ["AMBIGUOUS", what])} if {
-	count(by_name[name]) > 1
-} else := {"ok": false, "reason": concat("_", [what, "NOT_FOUND"])}
+} else := {"ok": false, "reason": "AMBIGUOUS_TOOL"} if {
+	count(data.toolgate.tools_by_name[name]) > 1
+} else := {"ok": false, "reason": "TOOL_NOT_FOUND"}
+
+resolve_prompt(name) := {"ok": true, "key": name} if {
+	data.toolgate.prompts[name]
+} else := {"ok": true, "key": keys[0]} if {
+	keys := data.toolgate.prompts_by_name[name]
+	count(keys) == 1
+} else := {"ok": false, "reason": "AMBIGUOUS_PROMPT"} if {
+	count(data.toolgate.prompts_by_name[name]) > 1
+} else := {"ok": false, "reason": "PROMPT_NOT_FOUND"}
 
 # Contract pinning: a supplied contract that differs from the compiled one is CONTRACT_CHANGED.
 contract_reason(key, contract) := "CONTRACT_CHANGED" if {
@@ -347,12 +341,12 @@ resource_verdict(uri) := no("NAME_MISSING", null) if {
 prompt_verdict(name) := no("NAME_MISSING", null) if {
 	not is_string(name)
 } else := no(r.reason, null) if {
-	r := resolve(name, prompts, prompts_by_name, "PROMPT")
+	r := resolve_prompt(name)
 	r.ok == false
 } else := no("PROMPT_UNGOVERNED", key) if {
-	key := resolve(name, prompts, prompts_by_name, "PROMPT").key
+	key := resolve_prompt(name).key
 	data.toolgate.profile == "strict"
-} else := {"allow": true, "reason": null, "tool": resolve(name, prompts, prompts_by_name, "PROMPT").key}
+} else := {"allow": true, "reason": null, "tool": resolve_prompt(name).key}
 
 # The tools a known agent may see (authz.visible_tools for that agent).
 visible_for(agent) := authz.visible_tools_of(agent)

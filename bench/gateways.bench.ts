@@ -1,0 +1,169 @@
+/**
+ * Gateway entrypoints (issue 14): decision latency through each of data.toolgate.gateways.*
+ * (Envoy ext_authz, Kong, ContextForge, Docker interceptor) and through the plain
+ * data.toolgate.authz.decision for {agent, tool}, on the synthetic estate (bench/synthetic-estate.ts,
+ * scale TOOLGATE_BENCH_SCALE, default 0.1: 2,000 tools, 200 agents, 20,000 grants) plus an identity
+ * section. DECISIONS (default 10,000) random (agent, tool) pairs, about half granted, each asked
+ * once per entrypoint: in toolgate's builtin engine (one evaluation per call, input converted from
+ * plain JSON each time) and in `opa run --server` (one REST POST per call, sequential, keep-alive),
+ * when the pinned opa is in .cache/bin or $TOOLGATE_OPA. p50 / p99 per entrypoint and their ratio to
+ * the plain decision measured in the same run (target <= 1.5x). Figures only, no assertion.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, appendFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../src/cli/main.ts';
+import { enforcementRego } from '../src/cli/commands/compile.ts';
+import { compileModules, fromJSON } from '../src/rego/index.ts';
+import { rng, writeSyntheticEstate } from './synthetic-estate.ts';
+
+const SCALE = Number(process.env.TOOLGATE_BENCH_SCALE ?? 0.1);
+const DECISIONS = Number(process.env.DECISIONS ?? 10_000);
+
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+const bearer = (sub: string) => `Bearer ${b64({ alg: 'RS256', typ: 'JWT' })}.${b64({ sub })}.c2ln`;
+const call = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: { path: '/srv/x' } } });
+
+type Pair = { agent: string; tool: string };
+const ENTRYPOINTS: Record<string, { path: string; input: (p: Pair) => unknown }> = {
+  plain: { path: 'toolgate/authz/decision', input: (p) => p },
+  envoy: {
+    path: 'toolgate/gateways/envoy/response',
+    input: (p) => {
+      const body = call(p.tool);
+      return {
+        attributes: { request: { http: { method: 'POST', path: '/mcp', headers: { ':path': '/mcp', 'content-type': 'application/json', authorization: bearer(p.agent), 'mcp-method': 'tools/call', 'mcp-name': p.tool }, body: JSON.stringify(body) } } },
+        parsed_body: body,
+        truncated_body: false,
+      };
+    },
+  },
+  kong: {
+    path: 'toolgate/gateways/kong/response',
+    input: (p) => ({ request: { http: { method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json', 'mcp-method': 'tools/call', 'mcp-name': p.tool }, parsed_body: call(p.tool) } }, consumer: { id: 'c', username: p.agent } }),
+  },
+  contextforge: { path: 'toolgate/gateways/contextforge/allow_tool_pre_invoke', input: (p) => ({ kind: 'tool_pre_invoke', user: p.agent, payload: { name: p.tool, args: {} }, context: {}, request_ip: 'none', headers: {}, mode: 'input' }) },
+  docker: { path: 'toolgate/gateways/docker/decision', input: (p) => ({ agent: p.agent, request: { Session: {}, Params: { name: p.tool, arguments: {}, _meta: {} }, Extra: null } }) },
+};
+
+const IDENTITY = `
+identity:
+  sources:
+    - {kind: jwt, verified_by: gateway, gateways: [envoy]}
+    - {kind: kong_consumer, gateways: [kong]}
+    - {kind: contextforge_user, gateways: [contextforge]}
+    - {kind: docker_interceptor, gateways: [docker]}
+`;
+
+function quantiles(ms: number[]): { p50: number; p99: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  return { p50: s[Math.floor(s.length * 0.5)]!, p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]! };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function report(engine: string, results: Record<string, { p50: number; p99: number }>): void {
+  const base = results.plain!;
+  for (const [name, q] of Object.entries(results)) {
+    const r50 = (q.p50 / base.p50).toFixed(2);
+    const r99 = (q.p99 / base.p99).toFixed(2);
+    process.stdout.write(`${engine.padEnd(8)} ${name.padEnd(13)} p50 ${(q.p50 * 1000).toFixed(0).padStart(6)} µs  p99 ${(q.p99 * 1000).toFixed(0).padStart(6)} µs  x plain: p50 ${r50}  p99 ${r99}\n`);
+  }
+}
+
+async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-bench-gw-'));
+  const files = writeSyntheticEstate(join(dir, 'estate'), SCALE);
+  appendFileSync(files.manifest, IDENTITY);
+  const out = join(dir, 'out');
+  const code = await main(['compile', '--manifest', files.manifest, '--catalog', files.catalog, '--profile', 'review', '--out', out], {
+    stdout: () => {},
+    stderr: () => {},
+    cwd: process.cwd(),
+    env: { SOURCE_DATE_EPOCH: '0' },
+    stdin: async () => '',
+  });
+  if (code !== 0) throw new Error(`compile exited ${code}`);
+  const data = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8'));
+  const agents = Object.keys(data.toolgate.agents);
+  const tools = Object.keys(data.toolgate.tools);
+  const rand = rng(7);
+  const pairs: Pair[] = [];
+  for (let i = 0; i < DECISIONS; i++) {
+    const agent = agents[Math.floor(rand() * agents.length)]!;
+    const granted = Object.keys(data.toolgate.agents[agent].tools);
+    const tool = rand() < 0.5 && granted.length > 0 ? granted[Math.floor(rand() * granted.length)]! : tools[Math.floor(rand() * tools.length)]!;
+    pairs.push({ agent, tool });
+  }
+  process.stdout.write(`estate: ${agents.length} agents, ${tools.length} tools, ${DECISIONS} decisions per entrypoint\n`);
+
+  // builtin engine
+  const policy = compileModules(enforcementRego().map((m) => ({ name: m.path, text: m.text })));
+  const dataValue = fromJSON(data);
+  const builtin: Record<string, { p50: number; p99: number }> = {};
+  for (const [name, e] of Object.entries(ENTRYPOINTS)) {
+    const ref = `data.${e.path.split('/').join('.')}`;
+    for (let i = 0; i < 200; i++) policy.evalRule(ref, { input: fromJSON(e.input(pairs[i]!)), data: dataValue });
+    const ms: number[] = [];
+    for (const p of pairs) {
+      const input = e.input(p);
+      const t0 = performance.now();
+      policy.evalRule(ref, { input: fromJSON(input), data: dataValue });
+      ms.push(performance.now() - t0);
+    }
+    builtin[name] = quantiles(ms);
+  }
+  report('builtin', builtin);
+
+  // opa run --server
+  const opa = process.env.TOOLGATE_OPA ?? '.cache/bin/opa';
+  if (!existsSync(opa)) {
+    process.stdout.write(`opa: skipped (no ${opa}; run scripts/install-go-tools.sh)\n`);
+    return;
+  }
+  const port = await freePort();
+  const child = spawn(opa, ['run', '--server', '--addr', `127.0.0.1:${port}`, '--log-level', 'error', '--disable-telemetry', '--bundle', join(out, 'bundle.tar.gz')], { stdio: 'ignore' });
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${url}/health?bundles`)).status === 200) break;
+      } catch {
+        // not up yet
+      }
+      if (i > 2000) throw new Error('opa did not become healthy');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const served: Record<string, { p50: number; p99: number }> = {};
+    for (const [name, e] of Object.entries(ENTRYPOINTS)) {
+      const ask = async (p: Pair) => {
+        const r = await fetch(`${url}/v1/data/${e.path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: e.input(p) }) });
+        await r.text();
+      };
+      for (let i = 0; i < 200; i++) await ask(pairs[i]!);
+      const ms: number[] = [];
+      for (const p of pairs) {
+        const t0 = performance.now();
+        await ask(p);
+        ms.push(performance.now() - t0);
+      }
+      served[name] = quantiles(ms);
+    }
+    report('opa', served);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+await run();

@@ -121,7 +121,8 @@ describeWithOpa('a delta bundle in the real OPA', () => {
     writeFileSync(gov, readFileSync(gov, 'utf8').replace(/  - agent: ci-bot\n    tool: "git::git_log"\n(    .*\n)*?(?=  - )/, '').replace('grants:\n', 'grants:\n  - agent: publisher\n    tool: "git::git_log"\n    granted_by: platform-team\n'));
     compile(estate, out, ['--delta-from', out]);
     const record = JSON.parse(readFileSync(join(out, 'delta.json'), 'utf8')) as { to: { revision: string } };
-    await waitFor('the delta revision active', 15_000, async () => ((await viaDelta.query('system/bundles/quickstart/manifest/revision', {})).result === record.to.revision ? true : undefined), 20);
+    const applied = await waitFor('the delta revision active', 30_000, async () => ((await viaDelta.query('system/bundles/quickstart/manifest/revision', {})).result === record.to.revision ? true : undefined), 20);
+    console.log(`delta: active in OPA ${applied.ms} ms after the compile returned`);
     expect(server.log()).toMatch(/200 delta /);
     full = await startOpaServer(['--bundle', join(out, 'bundle.tar.gz')]);
     const data = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')) as { toolgate: { agents: Record<string, { tools: Record<string, unknown> }>; tools: Record<string, unknown> } };

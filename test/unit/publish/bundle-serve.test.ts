@@ -127,6 +127,49 @@ describe('bundle serve: the HTTP contract', () => {
   });
 });
 
+describe('bundle serve: bad folders and a full disk', () => {
+  it('keeps serving the previous revision when the folder holds a half-written or foreign bundle', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tg-serve-bad-'));
+    const out = join(root, 'quickstart');
+    compile(estateCopy(root), out);
+    const server = await startBundleServe([out]);
+    try {
+      const etag = `"${server.info.bundles[0]!.etag}"`;
+      const good = readFileSync(join(out, 'bundle.tar.gz'));
+      writeFileSync(join(out, 'bundle.tar.gz'), good.subarray(0, Math.floor(good.length / 2)));
+      await new Promise((r) => setTimeout(r, 1_000));
+      const r = await fetch(`${server.url}/bundles/quickstart`);
+      expect(r.headers.get('etag')).toBe(etag);
+      expect(Buffer.from(await r.arrayBuffer()).equals(good)).toBe(true);
+      expect(server.log()).toContain('keeping revision');
+    } finally {
+      await server.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('answers 507 when the log file cannot be written (a full disk), so OPA keeps the events and retries', async () => {
+    const { createBundleHandler } = await import('../../../src/bundle-service/handler.ts');
+    const { fileReportSink } = await import('../../../src/cli/bundle-folder.ts');
+    const { createServer } = await import('node:http');
+    const { symlinkSync } = await import('node:fs');
+    const dir = mkdtempSync(join(tmpdir(), 'tg-serve-full-'));
+    symlinkSync('/dev/full', join(dir, 'decision-logs.jsonl'));
+    const handler = createBundleHandler({ source: { get: () => undefined, subscribe: () => () => {} }, sink: fileReportSink(dir) });
+    const http = createServer(handler);
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', () => r()));
+    try {
+      const port = (http.address() as { port: number }).port;
+      const body = gzipSync(JSON.stringify([{ decision_id: 'd', timestamp: '2026-12-01T10:00:00Z', labels: { id: 'x' } }]));
+      const r = await fetch(`http://127.0.0.1:${port}/logs`, { method: 'POST', headers: { 'content-encoding': 'gzip' }, body });
+      expect(r.status).toBe(507);
+    } finally {
+      http.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describeWithOpa('bundle serve: a real OPA pulls from it', () => {
   let root: string;
   let estate: { manifest: string; catalog: string };

@@ -5,6 +5,7 @@
  */
 import { ToolgateError } from '../errors.ts';
 import { loadPolicy, type LoadedPolicy } from '../rego/engine.ts';
+import type { RegoLimits } from '../rego/limits.ts';
 import { loadBundle } from './load.ts';
 import { opaFileHash } from './opa-hash.ts';
 import { readTarball, type TarballFile, type TarballLimits } from './read-tarball.ts';
@@ -24,7 +25,8 @@ export const DECISION_ENTRYPOINT = 'data.toolgate.authz.decision';
 
 export interface BundleDecider {
   readonly revision: string | null;
-  decide(agent: string, tool: string): unknown;
+  /** The decision; `evalLimits` bound the bundle's Rego (a limit is refused naming the bundle and rule). */
+  decide(agent: string, tool: string, evalLimits?: RegoLimits): unknown;
 }
 
 /**
@@ -48,8 +50,14 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   const revision = loaded.manifestJSON.revision;
   return {
     revision: typeof revision === 'string' ? revision : null,
-    decide(agent: string, tool: string) {
-      const ev = policy.evaluate({ agent, tool }, DECISION_ENTRYPOINT);
+    decide(agent: string, tool: string, evalLimits?: RegoLimits) {
+      let ev;
+      try {
+        ev = policy.evaluate({ agent, tool }, DECISION_ENTRYPOINT, evalLimits);
+      } catch (e) {
+        if (e instanceof ToolgateError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+        throw e;
+      }
       return ev.defined && ev.type !== 'multiple' ? ev.value : null;
     },
   };

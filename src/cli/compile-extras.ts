@@ -13,7 +13,7 @@ import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../signs/index.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 import { usageError } from './args.ts';
-import { engineOption, loadSignPolicy, policySource, readJsonDocument } from './sign-policy.ts';
+import { engineOption, limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE, loadSignPolicy, policySource, readJsonDocument } from './sign-policy.ts';
 import { consumerBundleModules } from '../signs/bundle-rego.ts';
 import { DATA_ROOT } from '../compile/data-document.ts';
 import type { RegoModuleFile } from '../compile/compile.ts';
@@ -28,12 +28,14 @@ export const COMPILE_EXTRA_OPTIONS = {
   scope: { type: 'string' },
   'claims-file': { type: 'string' },
   'bundle-signer': { type: 'string' },
+  ...LIMIT_OPTIONS,
 } as const;
 
 export const COMPILE_EXTRA_USAGE = `  --signs POLICY  a consumer sign policy (.rego, folder, policy.wasm or wasm bundle) evaluated per connectome
                   edge with this compile's data document as data; the signed graph goes into connectome.json
                   and data.json (--engine builtin|wasm|opa, --sign-entrypoint, default ${DEFAULT_SIGN_ENTRYPOINT});
                   Rego source also ships in bundle.tar.gz, so its package must lie under toolgate (e.g. toolgate.signs)
+${LIMIT_USAGE}
   --signing-key KEY.pem --signing-alg ${SIGNING_ALGORITHMS.slice(0, 9).join('|')}|...  write bundle.tar.gz's
                   .signatures.json as OPA verifies it (--signing-key-id ID: kid; --scope S; --claims-file F: extra claims)
   --bundle-signer CMD  instead of a key: CMD gets the JWS signing input on stdin and prints the signature (base64url)`;
@@ -61,9 +63,11 @@ export async function signsFromOptions(
 ): Promise<CompileSigns | undefined> {
   if (values.signs === undefined) {
     if (values.engine !== undefined || values['sign-entrypoint'] !== undefined) usageError('--engine and --sign-entrypoint apply only with --signs', usage);
+    if (values['deadline-ms'] !== undefined || values['max-steps'] !== undefined) usageError('--deadline-ms and --max-steps apply only with --signs', usage);
     return undefined;
   }
   const engine = engineOption(values.engine, usage);
+  const limits = limitsFromOptions(values, usage);
   const entrypoint = values['sign-entrypoint'] ?? DEFAULT_SIGN_ENTRYPOINT;
   // Load (and so compile) the policy once, before the data document is built.
   const source = policySource(io, values.signs);
@@ -80,7 +84,7 @@ export async function signsFromOptions(
       : [];
   if (source.kind !== 'rego') io.stderr(`toolgate: note: ${values.signs} is compiled wasm, not Rego source: bundle.tar.gz carries no sign policy\n`);
   policy.setData(data);
-  return { graph: signEdges(graph, policy, { entrypoint, policyName: values.signs }).graph, regoModules };
+  return { graph: signEdges(graph, policy, { entrypoint, policyName: values.signs, limits: limits() }).graph, regoModules };
 }
 
 /** `--bundle-signer CMD`: the command gets the JWS signing input on stdin and prints the signature. */

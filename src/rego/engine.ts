@@ -13,6 +13,7 @@
  */
 import { ToolgateError } from '../errors.ts';
 import type { ModuleSource, RegoVersion } from './index.ts';
+import type { RegoLimits } from './limits.ts';
 import { scalarTypeName } from './value.ts';
 
 export const ENGINES = ['builtin', 'wasm', 'opa'] as const;
@@ -44,8 +45,11 @@ export interface LoadedPolicy {
   readonly entrypoints: readonly string[];
   /** Replaces the whole `data` document (plain JSON). */
   setData(data: unknown): void;
-  /** Evaluates `entrypoint` (`data.a.b` or `a/b`) for one input (plain JSON). */
-  evaluate(input: unknown, entrypoint: string): Evaluation;
+  /**
+   * Evaluates `entrypoint` (`data.a.b` or `a/b`) for one input (plain JSON). `limits` bound the
+   * evaluation in the builtin engine; the wasm engines run OPA-compiled wasm, which takes none.
+   */
+  evaluate(input: unknown, entrypoint: string, limits?: RegoLimits): Evaluation;
 }
 
 /** Runs the `opa` binary: builds Rego modules into a wasm bundle for the given entrypoints. */

@@ -11,6 +11,7 @@ import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
 import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks, WITH_FUNC_VALUES } from './compiler.ts';
 import { RegoError } from './errors.ts';
+import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
 import { ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
 
 type K = () => boolean;
@@ -26,6 +27,8 @@ export interface EvalOptions {
   readonly maxSteps?: number;
   /** Wall-clock budget in milliseconds from the start of the evaluation. */
   readonly deadlineMs?: number;
+  /** Deadline, steps and bytes built by builtins (wins over `maxSteps` / `deadlineMs`); see limits.ts. */
+  readonly limits?: RegoLimits;
   /** Clock for time.now_ns, in ns since the epoch. */
   readonly now?: bigint;
   /** Random source in [0, 1) (defaults to a fixed-seed generator). */
@@ -109,9 +112,7 @@ function isPattern(t: Term, f: Frame): boolean {
 
 export class Evaluator {
   private s: WithState;
-  private steps = 0;
-  private readonly maxSteps: number;
-  private readonly deadline: number;
+  private readonly budget: Budget;
   private readonly strict: boolean;
   private depth = 0;
   private readonly keepSingleFalse: boolean;
@@ -129,8 +130,7 @@ export class Evaluator {
       funcOverrides: undefined,
       nodeOverrides: undefined,
     };
-    this.maxSteps = opts.maxSteps ?? Number.POSITIVE_INFINITY;
-    this.deadline = opts.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + opts.deadlineMs;
+    this.budget = new Budget(mergeLimits(opts.limits, opts.maxSteps, opts.deadlineMs));
     this.strict = opts.strict ?? false;
     this.keepSingleFalse = opts.keepSingleFalse ?? false;
     this.opts = opts;
@@ -156,6 +156,7 @@ export class Evaluator {
         cache: new Map(),
         print: this.opts.print ?? (() => {}),
         location: '',
+        budget: this.budget,
       };
     }
     return this.ctxCache;
@@ -163,13 +164,7 @@ export class Evaluator {
 
   // ------------------------------------------------------------ limits
   private tick(): void {
-    this.steps++;
-    if (this.steps > this.maxSteps) {
-      throw new RegoError('eval_cancel_error', `evaluation exceeded the step budget of ${this.maxSteps} steps`);
-    }
-    if ((this.steps & 1023) === 0 && Date.now() > this.deadline) {
-      throw new RegoError('eval_cancel_error', 'evaluation exceeded its deadline');
-    }
+    this.budget.tick();
   }
 
   // ------------------------------------------------------------ queries
@@ -187,7 +182,7 @@ export class Evaluator {
       fn();
     } catch (e) {
       if (e instanceof RangeError && /call stack/i.test(e.message)) {
-        throw new RegoError('eval_cancel_error', 'evaluation nested too deeply (stack exhausted)');
+        this.budget.exceeded('depth', 'stack exhausted');
       }
       throw e;
     }
@@ -838,13 +833,16 @@ export class Evaluator {
       this.s.cache.set(node, doc === undefined ? UNDEF : doc);
       return doc;
     }
-    if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
+    if (this.depth > 2000) this.budget.exceeded('depth');
     this.depth++;
     let doc: Value | undefined;
+    const outer = this.budget.rule;
+    if (node.rules.length > 0) this.budget.rule = node.rules[0];
     try {
       doc = this.computeNodeDoc(node, base);
     } finally {
       this.depth--;
+      this.budget.rule = outer;
     }
     this.s.cache.set(node, doc === undefined ? UNDEF : doc);
     shared?.set(node, doc);
@@ -1126,8 +1124,10 @@ export class Evaluator {
     let result: Value | undefined;
     if (cached !== undefined) result = cached === UNDEF ? undefined : cached;
     else {
-      if (this.depth > 2000) throw new RegoError('eval_cancel_error', 'evaluation nested too deeply');
+      if (this.depth > 2000) this.budget.exceeded('depth');
       this.depth++;
+      const outer = this.budget.rule;
+      if (rules.length > 0) this.budget.rule = rules[0];
       try {
         let def: CRule | undefined;
         for (const r of rules) {
@@ -1166,6 +1166,7 @@ export class Evaluator {
         }
       } finally {
         this.depth--;
+        this.budget.rule = outer;
       }
       (this.s.funcCache ??= new Map()).set(ckey, result === undefined ? UNDEF : result);
     }

@@ -13,6 +13,7 @@
 import { ToolgateError } from '../errors.ts';
 import { buildGraph, SIGNS, type ConnectomeEdge, type ConnectomeNode, type Graph, type Sign } from '../connectome/index.ts';
 import type { Evaluation, LoadedPolicy } from '../rego/engine.ts';
+import type { RegoLimits } from '../rego/limits.ts';
 
 export const DEFAULT_SIGN_ENTRYPOINT = 'data.toolgate.signs.sign';
 
@@ -32,6 +33,8 @@ export interface SignOptions {
   readonly entrypoint?: string;
   /** Names the policy in errors. */
   readonly policyName?: string;
+  /** Bounds every edge's evaluation (builtin engine); give `deadlineAt` to bound the whole run. */
+  readonly limits?: RegoLimits;
 }
 
 const SIGN_SET: ReadonlySet<string> = new Set(SIGNS);
@@ -90,7 +93,7 @@ export function signEdges(graph: Graph, policy: LoadedPolicy, options: SignOptio
   graph.edges.forEach((e, i) => {
     let ev: Evaluation;
     try {
-      ev = policy.evaluate(inputs[i], entrypoint);
+      ev = policy.evaluate(inputs[i], entrypoint, options.limits);
     } catch (err) {
       // A conflict (a complete rule with two values) surfaces as an evaluation error in every engine.
       if (err instanceof ToolgateError && err.code === 'REGO_EVAL_ERROR') {
@@ -99,7 +102,9 @@ export function signEdges(graph: Graph, policy: LoadedPolicy, options: SignOptio
         return;
       }
       if (err instanceof ToolgateError) {
-        throw new ToolgateError(err.code, `edge ${edgeName(e)}: ${err.message}`, { at: err.at, details: err.details, cause: err });
+        // a limit names the policy too: the rule's file is a module of it, not always its path
+        const prefix = err.code === 'REGO_LIMIT_EXCEEDED' ? `${options.policyName ?? 'the sign policy'}: ` : '';
+        throw new ToolgateError(err.code, `${prefix}edge ${edgeName(e)}: ${err.message}`, { at: err.at, details: err.details, cause: err });
       }
       throw err;
     }

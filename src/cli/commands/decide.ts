@@ -2,27 +2,31 @@
 import { resolve } from 'node:path';
 import { bundleDecider, DECISION_ENTRYPOINT } from '../../bundle/index.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
+import { limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE } from '../sign-policy.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readBytesFile } from '../fs-io.ts';
 import { printJson } from '../output.ts';
 
-const usage = `usage: toolgate decide AGENT TOOL --bundle bundle.tar.gz
+const usage = `usage: toolgate decide AGENT TOOL --bundle bundle.tar.gz [--deadline-ms N] [--max-steps N]
 
 Reads the OPA bundle (refusing unsafe tarballs), loads its Rego with the builtin engine and its data
 files at their folders, and prints ${DECISION_ENTRYPOINT} for input {agent: AGENT, tool: TOOL},
-as OPA serving the bundle would answer it. Advisory: exits 0 whatever the decision.`;
+as OPA serving the bundle would answer it. Advisory: exits 0 whatever the decision.
+${LIMIT_USAGE}`;
 
 export const decideCommand: Command = {
   name: 'decide',
   summary: "Evaluate an OPA bundle's own enforcement Rego for AGENT and TOOL, in-process",
   usage,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { bundle: { type: 'string' } }, usage);
+    const { values, positionals } = parseCommandArgs(args, { bundle: { type: 'string' }, ...LIMIT_OPTIONS }, usage);
     if (positionals.length !== 2) usageError('expected AGENT and TOOL', usage);
     if (values.bundle === undefined) usageError('--bundle FILE is required', usage);
+    const limits = limitsFromOptions(values, usage);
     const decider = await bundleDecider(readBytesFile(resolve(io.cwd, values.bundle)), values.bundle);
-    printJson(io, { agent: positionals[0], tool: positionals[1], revision: decider.revision, decision: decider.decide(positionals[0]!, positionals[1]!) });
+    const decision = decider.decide(positionals[0]!, positionals[1]!, limits());
+    printJson(io, { agent: positionals[0], tool: positionals[1], revision: decider.revision, decision });
     return EXIT.OK;
   },
 };

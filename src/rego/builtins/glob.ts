@@ -1,14 +1,16 @@
-/** glob.match and glob.quote_meta (gobwas/glob semantics, see lib/glob.ts). */
+/** glob.match and glob.quote_meta (gobwas/glob semantics, see lib/glob.ts; matched by RE2 in linear time). */
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { arg, builtinError, elementError, oneOfError, str } from './args.ts';
+import { matchCost } from './regex.ts';
 import { GlobSyntaxError, globMatch, globQuoteMeta } from './lib/glob.ts';
 
 export const GLOB_BUILTINS: BuiltinDef[] = [
   {
     name: 'glob.match',
     arity: 3,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const name = 'glob.match';
+      ctx.budget?.work(matchCost(a));
       const pattern = str(name, a, 0);
       const d = arg(a, 1);
       let delimiters: string[];

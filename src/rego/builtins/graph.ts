@@ -1,13 +1,16 @@
 /** walk (a relation) and graph.reachable / graph.reachable_paths. */
 import { type Value, ObjectValue, SetValue } from '../value.ts';
-import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { arg, obj, oneOfError } from './args.ts';
 
-function walkAll(v: Value): Value[] {
+/** Every [path, value] pair; each path is charged as it is built (a deep value makes long paths). */
+function walkAll(v: Value, ctx: BuiltinContext): Value[] {
   const out: Value[] = [];
   const stack: [Value[], Value][] = [[[], v]];
+  const budget = ctx.budget;
   while (stack.length > 0) {
     const [path, x] = stack.pop()!;
+    budget?.alloc(path.length + 1);
     out.push([path, x]);
     const children: [Value, Value][] = [];
     if (Array.isArray(x)) x.forEach((c, i) => children.push([i, c]));
@@ -35,7 +38,7 @@ function neighbours(edges: Value | undefined): readonly Value[] {
 }
 
 export const GRAPH_BUILTINS: BuiltinDef[] = [
-  { name: 'walk', arity: 1, rel: (a) => walkAll(arg(a, 0)) },
+  { name: 'walk', arity: 1, rel: (a, ctx) => walkAll(arg(a, 0), ctx) },
   {
     name: 'graph.reachable',
     arity: 2,

@@ -1,7 +1,7 @@
 /** Number builtins: abs, round, ceil, floor, numbers.range, numbers.range_step, rand.intn. */
 import { type NumberValue, type Value, normBigInt, toDecimalParts, toBigInt } from '../value.ts';
 import { numNeg } from '../number.ts';
-import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { builtinError, int, num, str } from './args.ts';
 
 type Mode = 'floor' | 'ceil' | 'round';
@@ -33,9 +33,11 @@ function absNumber(n: NumberValue): NumberValue {
 
 const RANGE_LIMIT = 10_000_000n;
 
-function range(name: string, lo: bigint, hi: bigint, step: bigint): Value[] {
+function range(name: string, lo: bigint, hi: bigint, step: bigint, ctx: BuiltinContext): Value[] {
   const n = (hi >= lo ? hi - lo : lo - hi) / step + 1n;
   if (n > RANGE_LIMIT) throw builtinError(name, `range of ${n} elements is too large`);
+  // charged before the array is built: nested ranges stop at the limit, not after building it
+  ctx.budget?.alloc(Number(n));
   const out: Value[] = [];
   if (hi >= lo) for (let i = lo; i <= hi; i += step) out.push(normBigInt(i));
   else for (let i = lo; i >= hi; i -= step) out.push(normBigInt(i));
@@ -50,18 +52,18 @@ export const NUMBER_BUILTINS: BuiltinDef[] = [
   {
     name: 'numbers.range',
     arity: 2,
-    fn: (a) => range('numbers.range', int('numbers.range', a, 0), int('numbers.range', a, 1), 1n),
+    fn: (a, ctx) => range('numbers.range', int('numbers.range', a, 0), int('numbers.range', a, 1), 1n, ctx),
   },
   {
     name: 'numbers.range_step',
     arity: 3,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const name = 'numbers.range_step';
       const lo = int(name, a, 0);
       const hi = int(name, a, 1);
       const step = int(name, a, 2);
       if (step <= 0n) throw builtinError(name, 'step must be a positive number above zero');
-      return range(name, lo, hi, step);
+      return range(name, lo, hi, step, ctx);
     },
   },
   {

@@ -3,7 +3,8 @@
  * (same engine family as Go's regexp: no backreferences, linear time). Compiled patterns are cached.
  */
 import RE2 from 're2';
-import { registerBuiltins, type BuiltinDef } from './registry.ts';
+import { registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
+import type { Value } from '../value.ts';
 import { arg, builtinError, int, str } from './args.ts';
 
 const CACHE_MAX = 1000;
@@ -234,4 +235,30 @@ function RE2escape(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
 }
 
-registerBuiltins(REGEX_BUILTINS);
+/**
+ * RE2 runs in time linear in the subject with a factor that grows with the pattern, so a call is
+ * charged for pattern x subject before it runs (and the built results afterwards, by the registry).
+ */
+export function matchCost(args: readonly Value[]): number {
+  let total = 0;
+  let product = 1;
+  for (const x of args) {
+    if (typeof x !== 'string') continue;
+    total += x.length;
+    product *= x.length + 1;
+  }
+  return 1 + Math.floor(total / 16) + Math.floor(Math.min(product, Number.MAX_SAFE_INTEGER) / 1024);
+}
+
+registerBuiltins(
+  REGEX_BUILTINS.map((d) => {
+    const fn = d.fn!;
+    return {
+      ...d,
+      fn: (a: Value[], ctx: BuiltinContext) => {
+        ctx.budget?.work(matchCost(a));
+        return fn(a, ctx);
+      },
+    };
+  }),
+);

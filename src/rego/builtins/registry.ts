@@ -24,9 +24,14 @@
  *   query) lives in `ctx.cache`.
  * - `nondeterministic: true` marks builtins whose result depends on ctx (time, random, network).
  * - Do not register over a name another family registered: `registerBuiltins` throws on duplicates.
+ * - Work: every result is charged to the evaluation's budget by its size (string length, element
+ *   count; see `limits.ts`), so large outputs count against `maxBytes` and steps. A builtin whose work
+ *   or output can be much larger than its result, or that is about to build something large, charges
+ *   it first with `ctx.budget?.work(n)` / `ctx.budget?.alloc(n)`, so a limit stops it before it runs.
  */
+import type { Budget } from '../limits.ts';
 import type { Value } from '../value.ts';
-import { typeName } from '../value.ts';
+import { ObjectValue, SetValue, typeName } from '../value.ts';
 
 export interface BuiltinContext {
   /** Strict builtin errors: a BuiltinError aborts evaluation instead of making the expression undefined. */
@@ -41,6 +46,8 @@ export interface BuiltinContext {
   print(line: string): void;
   /** File location of the call, `file:line:col`, for messages that need it (may be empty). */
   readonly location: string;
+  /** The evaluation's limits (absent when a builtin is called outside an evaluation). */
+  readonly budget?: Budget;
 }
 
 export type BuiltinFn = (args: Value[], ctx: BuiltinContext) => Value | undefined;
@@ -88,8 +95,57 @@ export function registerBuiltins(defs: readonly BuiltinDef[]): void {
   for (const d of defs) {
     if (REGISTRY.has(d.name)) throw new Error(`builtin ${d.name} registered twice`);
     if ((d.fn === undefined) === (d.rel === undefined)) throw new Error(`builtin ${d.name} needs exactly one of fn/rel`);
-    REGISTRY.set(d.name, d);
+    REGISTRY.set(d.name, metered(d));
   }
+}
+
+/** Size of a result for the budget: code units of a string, elements of a collection, else 1. */
+function resultSize(v: Value): number {
+  if (typeof v === 'string') return v.length;
+  if (Array.isArray(v)) return v.length;
+  if (v instanceof SetValue || v instanceof ObjectValue) return v.size;
+  return 1;
+}
+
+/** JS refuses a string or array past its maximum length: that is the output limit, not a bug. */
+function tooLarge(e: unknown, ctx: BuiltinContext): never {
+  if (e instanceof RangeError && /Invalid (string|array|typed array) length|Array buffer allocation failed/i.test(e.message) && ctx.budget) {
+    ctx.budget.exceeded('bytes');
+  }
+  throw e;
+}
+
+function metered(d: BuiltinDef): BuiltinDef {
+  const { fn, rel } = d;
+  if (fn) {
+    return {
+      ...d,
+      fn: (args, ctx) => {
+        let r: Value | undefined;
+        try {
+          r = fn(args, ctx);
+        } catch (e) {
+          tooLarge(e, ctx);
+        }
+        if (r !== undefined && ctx.budget !== undefined && typeof r !== 'boolean' && typeof r !== 'number') ctx.budget.alloc(resultSize(r));
+        return r;
+      },
+    };
+  }
+  const relation = rel as RelationFn;
+  return {
+    ...d,
+    rel: (args, ctx) => {
+      let rs: Value[] = [];
+      try {
+        rs = relation(args, ctx);
+      } catch (e) {
+        tooLarge(e, ctx);
+      }
+      ctx.budget?.work(rs.length);
+      return rs;
+    },
+  };
 }
 
 export function lookupBuiltin(name: string): BuiltinDef | undefined {

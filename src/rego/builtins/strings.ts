@@ -4,7 +4,7 @@ import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import {
   BuiltinError, arg, arr, builtinError, elementError, int, num, obj, oneOfError, runes, str,
 } from './args.ts';
-import { goSprintf, type GoArg } from './lib/gofmt.ts';
+import { goSprintf, SprintfTooLong, type GoArg } from './lib/gofmt.ts';
 import { regoText } from './text.ts';
 
 const INT64_MIN = -(2n ** 63n);
@@ -140,13 +140,18 @@ export const STRING_BUILTINS: BuiltinDef[] = [
   {
     name: 'concat',
     arity: 2,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const delim = str('concat', a, 0);
       const v = arg(a, 1);
       let items: readonly Value[];
       if (Array.isArray(v)) items = v;
       else if (v instanceof SetValue) items = v.values();
       else throw oneOfError('concat', 2, ['set', 'array'], v);
+      if (ctx.budget) {
+        let total = delim.length * Math.max(0, items.length - 1);
+        for (const x of items) if (typeof x === 'string') total += x.length;
+        ctx.budget.ensure(total);
+      }
       return items
         .map((x) => {
           if (typeof x !== 'string') throw elementError('concat', 2, v, 'string', x);
@@ -190,15 +195,18 @@ export const STRING_BUILTINS: BuiltinDef[] = [
   {
     name: 'replace',
     arity: 3,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const s = str('replace', a, 0);
       const o = str('replace', a, 1);
       const n = str('replace', a, 2);
       if (o === '') {
         const r = runes(s);
+        ctx.budget?.ensure(s.length + (r.length + 1) * n.length);
         return n + r.map((c) => c + n).join('');
       }
-      return s.split(o).join(n);
+      const parts = s.split(o);
+      ctx.budget?.ensure(s.length + (parts.length - 1) * n.length);
+      return parts.join(n);
     },
   },
   {
@@ -291,10 +299,16 @@ export const STRING_BUILTINS: BuiltinDef[] = [
   {
     name: 'sprintf',
     arity: 2,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const f = str('sprintf', a, 0);
       const xs = arr('sprintf', a, 1);
-      return goSprintf(f, xs.map(toGoArg));
+      const b = ctx.budget;
+      try {
+        return goSprintf(f, xs.map(toGoArg), b ? b.maxBytes - b.bytes : undefined);
+      } catch (e) {
+        if (e instanceof SprintfTooLong && b) b.exceeded('bytes');
+        throw e;
+      }
     },
   },
   {

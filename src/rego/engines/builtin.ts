@@ -6,6 +6,7 @@
  */
 import { ToolgateError } from '../../errors.ts';
 import type { SharedDocs } from '../eval.ts';
+import type { RegoLimits } from '../limits.ts';
 import { dataOnlyNodes } from './data-only.ts';
 import { compileModules, fromJSON, isSet, toJSON, typeName, type ModuleSource, type RegoVersion, type Value } from '../index.ts';
 import { dottedEntrypoint, type LoadedPolicy } from '../engine.ts';
@@ -21,10 +22,15 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
     engine: 'builtin',
     entrypoints: [],
     setData(d: unknown) {
-      data = fromJSON(d);
+      try {
+        data = fromJSON(d);
+      } catch (e) {
+        if (e instanceof RangeError && /call stack/i.test(e.message)) throw new ToolgateError('REGO_LIMIT_EXCEEDED', 'the data document is nested too deeply for the builtin engine');
+        throw e;
+      }
       shared = sharedFor(data);
     },
-    evaluate(input: unknown, entrypoint: string) {
+    evaluate(input: unknown, entrypoint: string, limits?: RegoLimits) {
       let ref = refs.get(entrypoint);
       if (ref === undefined) {
         ref = dottedEntrypoint(entrypoint);
@@ -32,7 +38,7 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
       }
       let v: Value | undefined;
       try {
-        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data, ...(shared ? { shared } : {}) });
+        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data, ...(shared ? { shared } : {}), ...(limits ? { limits } : {}) });
       } catch (e) {
         if (e instanceof ToolgateError) throw e;
         throw new ToolgateError('REGO_EVAL_ERROR', `${ref}: ${(e as Error).message}`, { cause: e });

@@ -3,10 +3,16 @@
  * `*` any run of non-delimiter characters, `**` any run of characters,
  * `?` one non-delimiter character, `[abc]` / `[a-z]` / `[!abc]` one character from (or not from)
  * a list or range, `{a,b}` alternatives (nestable), `\x` a literal x.
- * Compiled to a JavaScript RegExp with the `u` flag so that characters are code points.
+ * Compiled to an RE2 expression (`u` flag: characters are code points). RE2 never backtracks, so
+ * matching is linear in the subject: a pattern such as `*a*a*a*a*b` cannot stall on a long subject as
+ * it does on a backtracking matcher.
  */
+import RE2 from 're2';
 
 export class GlobSyntaxError extends Error {}
+
+/** Any character, newlines included. */
+const ANY = '[\\s\\S]';
 
 function escapeRe(ch: string): string {
   return /[\\^$.*+?()[\]{}|/]/.test(ch) ? '\\' + ch : ch;
@@ -24,7 +30,7 @@ function classOf(chars: readonly string[]): string {
 export function globToRegExpSource(pattern: string, delimiters: readonly string[]): string {
   const cps = Array.from(pattern);
   const delim = classOf(delimiters);
-  const single = delim === '' ? '[^]' : `[^${delim}]`;
+  const single = delim === '' ? ANY : `[^${delim}]`;
   let i = 0;
   let depth = 0;
   let out = '';
@@ -37,7 +43,7 @@ export function globToRegExpSource(pattern: string, delimiters: readonly string[
       i += 2;
     } else if (c === '*') {
       if (cps[i + 1] === '*') {
-        out += '[^]*';
+        out += `${ANY}*`;
         i += 2;
       } else {
         out += `${single}*`;
@@ -111,7 +117,7 @@ export function globToRegExpSource(pattern: string, delimiters: readonly string[
   return `^(?:${out})$`;
 }
 
-const cache = new Map<string, RegExp>();
+const cache = new Map<string, RE2>();
 const CACHE_MAX = 256;
 
 /** Compile (cached) and match. Throws GlobSyntaxError on a malformed pattern. */
@@ -119,13 +125,14 @@ export function globMatch(pattern: string, delimiters: readonly string[], subjec
   const key = `${delimiters.join('\u0000')}\u0001${pattern}`;
   let re = cache.get(key);
   if (re === undefined) {
-    re = new RegExp(globToRegExpSource(pattern, delimiters), 'u');
+    re = new RE2(globToRegExpSource(pattern, delimiters), 'u');
     if (cache.size >= CACHE_MAX) {
       const first = cache.keys().next();
       if (first.done !== true) cache.delete(first.value);
     }
     cache.set(key, re);
   }
+  re.lastIndex = 0;
   return re.test(subject);
 }
 

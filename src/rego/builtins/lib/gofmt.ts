@@ -197,7 +197,8 @@ function formatStringVerb(s: string, verb: string, spec: Spec): string {
       return pad(h, spec);
     }
     default:
-      return `%!${verb}(string=${s})`;
+      // Go's badVerb prints the value as %v under the same flags, width and precision
+      return `%!${verb}(string=${formatStringVerb(s, 'v', spec)})`;
   }
 }
 
@@ -214,7 +215,7 @@ function formatFloatVerb(v: number, verb: string, spec: Spec): string {
       body = formatFloat(v, 'f', spec.prec ?? 6);
       break;
     default:
-      return `%!${verb}(float64=${formatFloat(v, 'g', -1)})`;
+      return `%!${verb}(float64=${formatFloatVerb(v, 'v', spec)})`;
   }
   if (!body.startsWith('-')) {
     if (spec.plus) body = '+' + body;
@@ -230,11 +231,10 @@ function formatArg(a: GoArg, verb: string, spec: Spec): string {
       if ('dvbOoxX'.includes(verb)) return formatInt(a.v, verb, spec);
       if (verb === 'c') return pad(String.fromCodePoint(Number(a.v)), spec);
       if (verb === 'q') return pad(`'${String.fromCodePoint(Number(a.v))}'`, spec);
-      if ('eEfFgG'.includes(verb)) return `%!${verb}(int64=${a.v})`;
-      return `%!${verb}(int64=${a.v})`;
+      return `%!${verb}(int64=${formatInt(a.v, 'v', spec)})`;
     case 'bigint':
       if ('dvsbOoxX'.includes(verb)) return formatInt(a.v, verb, spec);
-      return `%!${verb}(big.Int=${a.v})`;
+      return `%!${verb}(big.Int=${formatInt(a.v, 'v', spec)})`;
     case 'float':
       return formatFloatVerb(a.v, verb, spec);
     case 'string':
@@ -243,7 +243,13 @@ function formatArg(a: GoArg, verb: string, spec: Spec): string {
 }
 
 /** Go's fmt.Sprintf over the argument kinds OPA produces. */
-export function goSprintf(format: string, args: readonly GoArg[]): string {
+/** Thrown by goSprintf when the text would pass `maxLength`. */
+export class SprintfTooLong extends Error {}
+
+/** Go's fmt refuses widths and precisions past 1e6 (`tooLarge`). */
+const TOO_LARGE = 1e6;
+
+export function goSprintf(format: string, args: readonly GoArg[], maxLength = Number.POSITIVE_INFINITY): string {
   let out = '';
   let argi = 0;
   let i = 0;
@@ -266,18 +272,26 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       else if (f === '0') spec.zero = !spec.minus;
       else break;
     }
+    // Go's parsenum: a number that grows past 1e6 consumes the rest of the format.
     const readNum = (): number | undefined => {
       let j = i;
-      while (j < n && format[j]! >= '0' && format[j]! <= '9') j++;
+      let v = 0;
+      while (j < n && format[j]! >= '0' && format[j]! <= '9') {
+        if (v > TOO_LARGE) {
+          i = n;
+          return undefined;
+        }
+        v = v * 10 + (format.charCodeAt(j) - 48);
+        j++;
+      }
       if (j === i) return undefined;
-      const v = Number(format.slice(i, j));
       i = j;
       return v;
     };
     if (format[i] === '*') {
       i++;
       const w = args[argi++];
-      if (w !== undefined && w.kind === 'int') {
+      if (w !== undefined && w.kind === 'int' && w.v <= TOO_LARGE && w.v >= -TOO_LARGE) {
         spec.width = Number(w.v);
         if (spec.width < 0) { spec.minus = true; spec.width = -spec.width; }
       } else out += '%!(BADWIDTH)';
@@ -287,7 +301,7 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       if (format[i] === '*') {
         i++;
         const p = args[argi++];
-        if (p !== undefined && p.kind === 'int') spec.prec = Number(p.v);
+        if (p !== undefined && p.kind === 'int' && p.v <= TOO_LARGE && p.v >= 0) spec.prec = Number(p.v);
         else out += '%!(BADPREC)';
       } else spec.prec = readNum() ?? 0;
     }
@@ -306,7 +320,9 @@ export function goSprintf(format: string, args: readonly GoArg[]): string {
       out += `%!${verb}(MISSING)`;
       continue;
     }
+    if (out.length + (spec.width ?? 0) + (spec.prec ?? 0) > maxLength) throw new SprintfTooLong();
     out += formatArg(a, verb, spec);
+    if (out.length > maxLength) throw new SprintfTooLong();
   }
   if (argi < args.length) {
     out += '%!(EXTRA ' + args.slice(argi).map((a) => `${goTypeName(a)}=${rawText(a)}`).join(', ') + ')';

@@ -898,6 +898,26 @@ function orderBody(body: Literal[], bound: Set<number>, outside: Set<number>, oc
 
 /** Orders the bodies nested in a literal (comprehensions, every, negation-free closures). */
 function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, octx: OrderCtx): void {
+  const visit = comprVisitor(bound, outside, octx);
+  if (l.expr.kind !== 'every') walkLiteral(l, visit);
+  else {
+    // The body's closures are ordered with the body below, where the key and value are bound.
+    walkTerms(l.expr.domain, visit);
+    for (const w of l.withs) walkTerms(w.value, visit);
+  }
+  if (l.expr.kind === 'every') {
+    const e = l.expr;
+    const b2 = new Set(bound);
+    for (const s of literalSlots({ ...l, expr: { kind: 'term', term: e.value }, withs: [] })) b2.add(s);
+    if (e.key) varSlots(e.key, b2);
+    for (const s of outside) b2.add(s);
+    const ordered = orderBody(e.body, b2, outside, octx);
+    e.body.splice(0, e.body.length, ...ordered);
+  }
+}
+
+/** Orders each comprehension a walk meets, given the slots bound and used outside it. */
+function comprVisitor(bound: Set<number>, outside: Set<number>, octx: OrderCtx): (t: Term) => void {
   const visit = (t: Term): void => {
     if (t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr') {
       if (COMPR_FREE.has(t)) return;
@@ -917,6 +937,9 @@ function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, oct
       const ordered = orderBody(t.body, b2, new Set([...outside, ...headSlots]), octx);
       t.body.splice(0, t.body.length, ...ordered);
       const heads = t.type === 'objectcompr' ? [t.key, t.value] : [t.term];
+      // a comprehension in the head sees the vars this one's body binds
+      const headVisit = comprVisitor(b2, outside, octx);
+      for (const h of heads) walkTerms(h, headVisit);
       for (const h of heads) {
         const outs = new Set<number>();
         const missing = termNeeds(h, b2, outs);
@@ -929,21 +952,7 @@ function prepareNested(l: Literal, bound: Set<number>, outside: Set<number>, oct
       return;
     }
   };
-  if (l.expr.kind !== 'every') walkLiteral(l, visit);
-  else {
-    // The body's closures are ordered with the body below, where the key and value are bound.
-    walkTerms(l.expr.domain, visit);
-    for (const w of l.withs) walkTerms(w.value, visit);
-  }
-  if (l.expr.kind === 'every') {
-    const e = l.expr;
-    const b2 = new Set(bound);
-    for (const s of literalSlots({ ...l, expr: { kind: 'term', term: e.value }, withs: [] })) b2.add(s);
-    if (e.key) varSlots(e.key, b2);
-    for (const s of outside) b2.add(s);
-    const ordered = orderBody(e.body, b2, outside, octx);
-    e.body.splice(0, e.body.length, ...ordered);
-  }
+  return visit;
 }
 
 // ---------------------------------------------------------------- modules

@@ -11,6 +11,7 @@ import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
 import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, funcOutputMarks, WITH_FUNC_VALUES } from './compiler.ts';
 import { RegoError } from './errors.ts';
+import { branchConditions } from './ruleindex.ts';
 import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
 import { ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
 
@@ -576,9 +577,9 @@ export class Evaluator {
       case 'ref':
         return this.evalRef(t, f, k);
       case 'array':
-        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()));
+        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()), callsFirst(t.items, t.items));
       case 'set':
-        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)));
+        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)), callsFirst(t.items, t.items));
       case 'object': {
         const flat: Term[] = [];
         for (const [a, b] of t.entries) flat.push(a, b);
@@ -586,7 +587,7 @@ export class Evaluator {
           const o = new ObjectValue();
           for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
           return k(o);
-        });
+        }, callsFirst(flat, t.entries));
       }
       case 'arraycompr': {
         const out: Value[] = [];
@@ -610,17 +611,19 @@ export class Evaluator {
       }
       case 'objectcompr': {
         const out = new ObjectValue();
+        const put = (key: Value, v: Value): boolean => {
+          const prev = out.get(key);
+          if (prev !== undefined && !valueEquals(prev, v)) {
+            throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
+          }
+          out.set(key, v);
+          return false;
+        };
+        const valueFirst = callsFirst([t.key, t.value], t) !== undefined;
         this.evalBody(t.body, 0, f, () =>
-          this.evalTerm(t.key, f, (key) =>
-            this.evalTerm(t.value, f, (v) => {
-              const prev = out.get(key);
-              if (prev !== undefined && !valueEquals(prev, v)) {
-                throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
-              }
-              out.set(key, v);
-              return false;
-            }),
-          ),
+          valueFirst
+            ? this.evalTerm(t.value, f, (v) => this.evalTerm(t.key, f, (key) => put(key, v)))
+            : this.evalTerm(t.key, f, (key) => this.evalTerm(t.value, f, (v) => put(key, v))),
         );
         return k(out);
       }
@@ -681,10 +684,12 @@ export class Evaluator {
     // an output argument, a relation, print and nondeterministic builtins take the general path
     if (!def?.fn || def.nondeterministic || def.arity < 0 || t.args.length !== def.arity || target.name === 'print') return GENERAL;
     const vals: Value[] = new Array(t.args.length);
+    const order = callsFirst(t.args, t);
     for (let i = 0; i < t.args.length; i++) {
-      const v = this.direct(t.args[i] as Term, f);
+      const j = order === undefined ? i : (order[i] as number);
+      const v = this.direct(t.args[j] as Term, f);
       if (v === undefined || v === GENERAL) return v;
-      vals[i] = v;
+      vals[j] = v;
     }
     try {
       return def.fn(vals, this.ctx);
@@ -700,11 +705,13 @@ export class Evaluator {
     if (this.strict || e.halt) throw new RegoError(e.code, e.message, loc);
   }
 
-  private evalItems(items: Term[], f: Frame, i: number, acc: Value[], k: (vals: Value[]) => boolean): boolean {
+  /** Evaluates items into acc[0..]; `order` (from callsFirst) is the order to evaluate them in. */
+  private evalItems(items: Term[], f: Frame, i: number, acc: Value[], k: (vals: Value[]) => boolean, order?: readonly number[]): boolean {
     if (i === items.length) return k(acc);
-    return this.evalTerm(items[i] as Term, f, (v) => {
-      acc[i] = v;
-      return this.evalItems(items, f, i + 1, acc, k);
+    const j = order === undefined ? i : (order[i] as number);
+    return this.evalTerm(items[j] as Term, f, (v) => {
+      acc[j] = v;
+      return this.evalItems(items, f, i + 1, acc, k, order);
     });
   }
 
@@ -865,6 +872,7 @@ export class Evaluator {
       if (multi.length) {
         const set = new SetValue();
         for (const r of multi) {
+          if (!this.indexed(r)) continue;
           const fr: Frame = new Array(r.nslots);
           const constant = (r.key as Term).type === 'value';
           const add = (v: Value): boolean => {
@@ -897,7 +905,10 @@ export class Evaluator {
         if (v !== undefined) {
           const prev = out.get(key);
           if (prev instanceof ObjectValue && v instanceof ObjectValue) out.set(key, mergeObjects(prev, v));
-          else out.set(key, v);
+          else if (prev !== undefined && !valueEquals(prev, v)) {
+            // `p[x] := 5` (x = "a" at run time) and `p.a := 1` define the same key
+            throw new RegoError('eval_conflict_error', 'object keys must be unique', child.rules[0]?.loc ?? child.funcs[0]?.loc);
+          } else out.set(key, v);
         }
       }
       if (doc !== undefined || out.size > 0) doc = out;
@@ -937,15 +948,17 @@ export class Evaluator {
     // Early exit (as OPA): a constant value needs only the first solution of the body.
     let any = false;
     const constant = r.value.type === 'value';
-    this.evalBody(r.body, 0, f, () =>
-      this.evalTerm(r.value, f, (v) => {
-        any = true;
-        onValue(v, r);
-        return constant;
-      }),
-    );
+    if (this.indexed(r))
+      this.evalBody(r.body, 0, f, () =>
+        this.evalTerm(r.value, f, (v) => {
+          any = true;
+          onValue(v, r);
+          return constant;
+        }),
+      );
     if (any) return;
     for (const e of r.elses) {
+      if (!this.indexed(e)) continue;
       let got = false;
       this.evalBody(e.body, 0, f, () =>
         this.evalTerm(e.value, f, (v) => {
@@ -956,6 +969,38 @@ export class Evaluator {
       );
       if (got) return;
     }
+  }
+
+  /**
+   * Whether OPA's rule index would hand this branch to evaluation (ruleindex.ts): every ref its
+   * conditions read is defined and holds the value or affix they name. `args`: a function's arguments.
+   */
+  private indexed(r: CRule, args?: readonly Value[]): boolean {
+    const conds = branchConditions(r, this.policy.root);
+    for (const c of conds) {
+      const root = c.ref.root;
+      let v: Value | undefined = root === 'input' ? this.s.input : root === 'data' ? this.s.base : args?.[root];
+      const store = root === 'data';
+      for (const key of c.ref.path) {
+        if (v === undefined) break;
+        v = childOf(v, key, store);
+      }
+      if (v === undefined) return false;
+      switch (c.kind) {
+        case 'eq':
+          if (!valueEquals(v, c.value as Value)) return false;
+          break;
+        case 'prefix':
+          if (typeof v !== 'string' || !v.startsWith(c.value as string)) return false;
+          break;
+        case 'suffix':
+          if (typeof v !== 'string' || !v.endsWith(c.value as string)) return false;
+          break;
+        default:
+          break;
+      }
+    }
+    return true;
   }
 
   private applyObjectDefault(r: CRule, obj: ObjectValue): void {
@@ -1018,12 +1063,14 @@ export class Evaluator {
         }),
       );
     let any = false;
-    this.evalBody(r.body, 0, fr, () => {
-      any = true;
-      return onSolution(r.kind === 'multi' ? (r.key as Term) : r.value);
-    });
+    if (this.indexed(r))
+      this.evalBody(r.body, 0, fr, () => {
+        any = true;
+        return onSolution(r.kind === 'multi' ? (r.key as Term) : r.value);
+      });
     if (any) return;
     for (const e of r.elses) {
+      if (!this.indexed(e)) continue;
       let got = false;
       this.evalBody(e.body, 0, fr, () => {
         got = true;
@@ -1047,7 +1094,7 @@ export class Evaluator {
     const outT = out;
     return this.evalItems(ins, f, 0, new Array(ins.length), (vals) =>
       this.callTarget(target, vals.slice(), t.loc, outT ? (v) => this.unifyValue(outT, v, f, () => k(true)) : k),
-    );
+    callsFirst(ins, t));
   }
 
   private evalPrint(t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
@@ -1138,6 +1185,7 @@ export class Evaluator {
           const fr: Frame = new Array(r.nslots);
           const branches = [r, ...r.elses];
           for (const br of branches) {
+            if (!this.indexed(br, vals)) continue;
             let got = false;
             this.unifyItems(br.args, vals, 0, fr, () =>
               this.evalBody(br.body, 0, fr, () => {
@@ -1172,6 +1220,44 @@ export class Evaluator {
     }
     return result === undefined ? false : k(result);
   }
+}
+
+const CALLS_FIRST = new WeakMap<object, readonly number[] | null>();
+
+/** Whether a term holds a call outside closures (what OPA's compiler hoists as a call). */
+function holdsCall(t: Term): boolean {
+  switch (t.type) {
+    case 'call':
+      return true;
+    case 'ref':
+      return holdsCall(t.head) || t.path.some(holdsCall);
+    case 'array':
+    case 'set':
+      return t.items.some(holdsCall);
+    case 'object':
+      return t.entries.some(([a, b]) => holdsCall(a) || holdsCall(b));
+    default:
+      return false;
+  }
+}
+
+/**
+ * The order OPA evaluates the operands of a composite term or call in: its compiler hoists the
+ * nested calls out first and binds the remaining refs after them (`[input.missing, to_number("a")]`
+ * runs to_number first, which matters when strict builtin errors are on). Undefined when that is
+ * the written order. `key` is the AST object the order is cached on.
+ */
+function callsFirst(items: readonly Term[], key: object): readonly number[] | undefined {
+  let o = CALLS_FIRST.get(key);
+  if (o === undefined) {
+    const calls: number[] = [];
+    const rest: number[] = [];
+    items.forEach((t, i) => (holdsCall(t) ? calls : rest).push(i));
+    const order = [...calls, ...rest];
+    o = order.every((j, i) => j === i) ? null : order;
+    CALLS_FIRST.set(key, o);
+  }
+  return o ?? undefined;
 }
 
 function printValue(v: Value): string {

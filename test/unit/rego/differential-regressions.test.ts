@@ -99,3 +99,103 @@ describe('builtins', () => {
     expect(run('package t\n', 'x := [sprintf("%v", [1, 2]), sprintf("%s", [1])]')).toEqual([{ x: ['1%!(EXTRA int64=2)', '%!s(int64=1)'] }]);
   });
 });
+
+describe("OPA's rule index decides which bodies run (strict builtin errors)", () => {
+  // Answers from OPA v1.22.3 (`opa eval --strict-builtin-errors`): a body whose indexed conditions
+  // fail is never evaluated, whatever the literal order, so its builtin errors are never raised.
+  const m = `package t
+
+f(a, b) := a
+
+a := f(to_number("x"), input.n)
+
+b if {
+	to_number("x") > 1
+	input.t == "k"
+}
+
+d := 1 if {
+	false
+} else := 2 if {
+	to_number("x") > 1
+	input.missing
+} else := 3
+
+e contains 1 if {
+	to_number("x") > 1
+	x := input.t
+	x == "k"
+}
+
+h(s) := 1 if {
+	to_number("x") > 1
+	s == "k"
+}
+
+i := [h("j")]
+
+default g(_) := 0
+
+g(s) := 1 if {
+	startswith(s, "a")
+}
+`;
+
+  it('an undefined ref (also a hoisted call operand), a failing `ref == value` or argument test skips the body', () => {
+    expect(run(m, 'x := data.t', { input: fromJSON({ t: 'j' }), strict: true })).toEqual([{ x: { d: 3, e: [] } }]);
+  });
+
+  it('when the conditions hold the body runs and raises', () => {
+    for (const r of ['b', 'e']) expect(err(() => run(m, `x := data.t.${r}`, { input: fromJSON({ t: 'k' }), strict: true })).regoCode).toBe('eval_builtin_error');
+  });
+
+  it('an affix test on a function argument is not indexed', () => {
+    expect(err(() => run(m, 'x := data.t.g(3)', { strict: true })).regoCode).toBe('eval_type_error');
+  });
+});
+
+describe('nested calls are evaluated before the refs beside them (OPA hoists calls first)', () => {
+  // OPA v1.22.3: each of these raises to_number's eval_builtin_error under --strict-builtin-errors
+  // although input.missing is undefined; without strict mode they are empty.
+  const m = `package t
+
+a := [[input.missing, to_number("a")] | true]
+
+b := [{input.missing: to_number("a")} | true]
+
+c := {input.missing: to_number("a") | true}
+
+d := [x | x := object.get(input.missing, "k", to_number("a"))]
+`;
+
+  it('strict: the call raises first', () => {
+    for (const r of ['a', 'b', 'c', 'd']) expect(err(() => run(m, `x := data.t.${r}`, { strict: true })).regoCode).toBe('eval_builtin_error');
+  });
+
+  it('non-strict: undefined as before', () => {
+    expect(run(m, 'x := data.t')).toEqual([{ x: { a: [], b: [], c: {}, d: [] } }]);
+  });
+});
+
+describe("a comprehension in another comprehension's head sees the vars its body binds", () => {
+  it('was rego_unsafe_var_error; OPA v1.22.3 answers', () => {
+    const m = `package t
+
+a := {count([x1 | true]) | some x1 in [[1], [1, 2]]}
+
+b := {x: [y | y := x + 1] | some x in [1, 2]}
+
+c := [[x | some z in [1]] | some x in [1]]
+`;
+    expect(run(m, 'x := data.t')).toEqual([{ x: { a: [1], b: { '1': [2], '2': [3] }, c: [[1]] } }]);
+  });
+});
+
+describe('a key defined by a variable head and by a constant head', () => {
+  it('different values conflict, equal values merge (OPA v1.22.3)', () => {
+    const m = 'package t\n\nr2[data.d.ss[1]] := 5 if { true }\n\nr2[""] := 1 if { true }\n\nr3[data.d.ss[1]] := 1 if { true }\n\nr3[""] := 1 if { true }\n';
+    const data = fromJSON({ d: { ss: [null, ''] } });
+    expect(err(() => run(m, 'x := data.t.r2', { data })).regoCode).toBe('eval_conflict_error');
+    expect(run(m, 'x := data.t.r3', { data })).toEqual([{ x: { '': 1 } }]);
+  });
+});

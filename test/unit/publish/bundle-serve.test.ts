@@ -5,7 +5,7 @@
  * recompile that changes one grant, and ships its decision logs back. Plus the HTTP contract on its
  * own: ETag/304, long poll, refusals (traversal, other names, no token, bad reports).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,10 @@ import { gzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
 import { REPO, startBundleServe, stopAll, toolgate, waitFor, type BundleServer } from '../../helpers/processes.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const TOKEN = 'test-token-5b1f';
 
@@ -65,7 +69,7 @@ describe('bundle serve: the HTTP contract', () => {
     out = join(root, 'quickstart');
     compile(estateCopy(root), out);
     server = await startBundleServe([out, '--receive', join(root, 'received'), '--max-wait', '5'], { TOOLGATE_BUNDLE_TOKEN: TOKEN });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await stopAll();
     rmSync(root, { recursive: true, force: true });
@@ -146,7 +150,7 @@ describe('bundle serve: bad folders and a full disk', () => {
       await server.stop();
       rmSync(root, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 
   it('answers 507 when the log file cannot be written (a full disk), so OPA keeps the events and retries', async () => {
     const { createBundleHandler } = await import('../../../src/bundle-service/handler.ts');
@@ -213,7 +217,7 @@ describeWithOpa('bundle serve: a real OPA pulls from it', () => {
       ].join('\n'),
     );
     opa = await startOpaServer(['-c', config], { timeoutMs: 30_000 });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await opa?.stop();
     await stopAll();
@@ -249,7 +253,7 @@ describeWithOpa('bundle serve: a real OPA pulls from it', () => {
     expect(ms).toBeLessThan(1_000);
     await waitFor('a status report naming the new revision', 15_000, () => (reportedRevisions().includes(after) ? true : undefined));
     console.log(`bundle serve: compile + activation ${Date.now() - t0} ms, of which activation after the compile returned ${ms} ms`);
-  }, 60_000);
+  }, 180_000);
 
   it('receives the decision logs of the calls made', async () => {
     await opa.query('toolgate/authz/decision', { agent: 'ops-agent', tool: 'filesystem::read_file' });
@@ -261,7 +265,7 @@ describeWithOpa('bundle serve: a real OPA pulls from it', () => {
     }, 200);
     expect(value.every((e) => e.labels.member === 'opa-serve-test')).toBe(true);
     expect(value.some((e) => e.input?.agent === 'ci-bot' && e.input.tool === 'git::git_log')).toBe(true);
-  }, 30_000);
+  }, 180_000);
 
   it('turns the received decision logs into the observed connectome and per-agent activity', () => {
     const obs = join(root, 'observed.json');
@@ -276,5 +280,5 @@ describeWithOpa('bundle serve: a real OPA pulls from it', () => {
     const d = toolgate(['diff', '--declared', join(out, 'connectome.json'), '--observed', obs, '--window', join(root, 'window.json')]);
     expect(d.code, d.stderr).toBe(0);
     expect(JSON.parse(d.stdout).classes.declared_and_observed).toEqual(expect.arrayContaining([{ from: 'filesystem/server', kind: 'invoke', to: 'filesystem/tool/read_file' }]));
-  }, 30_000);
+  }, 180_000);
 });

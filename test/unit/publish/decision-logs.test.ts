@@ -2,13 +2,17 @@
  * OPA decision logs back as observations: identity only, toolgate's entrypoints only, the window
  * from the events, and per agent the calls nobody declared, dead authority and coverage.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentActivity, isToolgatePath, readDecisionLogs, windowOf } from '../../../src/connectome/opa-decision-logs.ts';
 import { ToolgateError } from '../../../src/errors.ts';
 import { runCli } from '../../helpers/cli.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const ev = (id: string, at: string, input: unknown, extra: object = {}) => JSON.stringify({ decision_id: id, timestamp: at, labels: { id: 'opa' }, path: 'toolgate/authz/decision', input, result: { allow: true }, ...extra });
 
@@ -83,5 +87,5 @@ describe('observe --opa-decision-logs', () => {
     const rec = JSON.parse(d.stdout);
     expect(rec.classes.declared_and_observed).toEqual(expect.arrayContaining([{ from: 'git/server', kind: 'invoke', to: 'git/tool/git_log' }]));
     rmSync(dir, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 });

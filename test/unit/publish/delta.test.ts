@@ -3,7 +3,7 @@
  * OPA on the base revision gets the delta from `bundle serve`, applies it, and then decides every
  * (agent, tool) pair exactly as an OPA loaded with the full new bundle does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,10 @@ import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { ToolgateError } from '../../../src/errors.ts';
 import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
 import { REPO, startBundleServe, stopAll, toolgate, waitFor, type BundleServer } from '../../helpers/processes.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 const bundle = (data: unknown, rego = 'package toolgate.authz\n\nallow := true\n', manifest: Record<string, unknown> = { revision: 'r', roots: ['toolgate'], rego_version: 1 }, extra: { name: string; bytes: Uint8Array }[] = []) =>
@@ -87,7 +91,7 @@ describe('compile --delta-from', () => {
     const record = JSON.parse(readFileSync(join(root, 'c', 'delta.json'), 'utf8'));
     expect(record.bytes).toBeLessThan(readFileSync(join(root, 'c', 'bundle.tar.gz')).length / 4);
     rmSync(root, { recursive: true, force: true });
-  }, 60_000);
+  }, 180_000);
 });
 
 describeWithOpa('a delta bundle in the real OPA', () => {
@@ -107,7 +111,7 @@ describeWithOpa('a delta bundle in the real OPA', () => {
     const config = join(root, 'opa.yaml');
     writeFileSync(config, ['services:', '  tg:', `    url: ${server.url}`, 'bundles:', '  quickstart:', '    service: tg', '    resource: bundles/quickstart', '    polling:', '      min_delay_seconds: 1', '      max_delay_seconds: 2', '      long_polling_timeout_seconds: 20', ''].join('\n'));
     viaDelta = await startOpaServer(['-c', config], { timeoutMs: 30_000 });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await viaDelta?.stop();
     await full?.stop();
@@ -140,5 +144,5 @@ describeWithOpa('a delta bundle in the real OPA', () => {
     expect(pairs).toBeGreaterThan(20);
     expect(await viaDelta.query('toolgate/authz/decision', { agent: 'ci-bot', tool: 'git::git_log' })).toMatchObject({ result: { allow: false, reason: 'NOT_GRANTED' } });
     expect((await viaDelta.query('toolgate', {})).result).toEqual((await full.query('toolgate', {})).result);
-  }, 90_000);
+  }, 180_000);
 });

@@ -10,7 +10,7 @@
  * which keeps its revision; all three ship decision logs to POST /logs, and observe + diff show the
  * calls made here.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -18,6 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
 import { REPO, describeWithRegistry, findRegistry, startBundleServe, startRegistry, stopAll, toolgate, waitFor, type BundleServer, type Registry } from '../../helpers/processes.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 /** Every OPA must decide the new way within this long after the publish step returns. */
 const BOUND_MS = 15_000;
@@ -107,7 +111,7 @@ describeWithOpa('the fleet', () => {
         const rev = (m: string, b: string) => reports.some((r) => r.labels.member === m && r.bundles?.[b]?.active_revision !== undefined && r.bundles[b]!.active_revision === (b === 'signed' ? revisionOf(signed()) : revisionOf(out())));
         return rev('a', 'quickstart') && rev('b', 'quickstart') && rev('c', 'signed') ? true : undefined;
       }, 250);
-    }, 60_000);
+    }, 180_000);
 
     it(`after a recompile with one grant removed and a publish, all three decide the new way within ${BOUND_MS} ms`, async () => {
       writeFileSync(join(estate, 'governance.yaml'), dropGitLog(readFileSync(join(estate, 'governance.yaml'), 'utf8')));
@@ -123,7 +127,7 @@ describeWithOpa('the fleet', () => {
       );
       expect(await active(opas.c, 'signed')).toBe(revisionOf(signed()));
       console.log(`fleet: compile x2 + publish ${published - t0} ms; then active: oci ${times.a} ms, long poll ${times.b} ms, signed ${times.c} ms`);
-    }, 90_000);
+    }, 180_000);
 
     it('(c) refuses a tampered and an unsigned bundle and keeps its revision, saying so in its status', async () => {
       const kept = revisionOf(signed());
@@ -154,7 +158,7 @@ describeWithOpa('the fleet', () => {
       }, 250);
       console.log(`fleet: (c) status after the tampered bundle: ${JSON.stringify(last.value).slice(0, 300)}`);
       expect(last.value!.active_revision).toBe(kept);
-    }, 60_000);
+    }, 180_000);
 
     it('decision logs from all three reach POST /logs, and observe + diff show the calls made here', async () => {
       await opas.a.query('toolgate/authz/decision', { agent: 'ops-agent', tool: 'filesystem::read_file' });
@@ -178,6 +182,6 @@ describeWithOpa('the fleet', () => {
       expect(d.code, d.stderr).toBe(0);
       const seen = (JSON.parse(d.stdout) as { classes: { declared_and_observed: { to: string }[] } }).classes.declared_and_observed.map((e) => e.to);
       expect(seen).toEqual(expect.arrayContaining(['filesystem/tool/read_file', 'notes/tool/publish_note', 'filesystem/tool/list_directory', 'git/tool/git_log']));
-    }, 60_000);
+    }, 180_000);
   });
 });

@@ -3,7 +3,7 @@
  * registries that misbehave (errors, a hang); and the real thing: Debian's docker-registry on
  * loopback, oras as an independent client, and a real OPA pulling with services[].type: oci.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,10 @@ import { isLoopbackRegistry, ociArtifact, parseOciRef, pushOciArtifact, OCI_CONF
 import { registryCredentials } from '../../../src/publish/credentials.ts';
 import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
 import { REPO, describeWithRegistry, findOras, findRegistry, startRegistry, stopAll, toolgate, waitFor, type Registry } from '../../helpers/processes.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const sha = (b: Uint8Array) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
 
@@ -172,7 +176,7 @@ describeWithRegistry('publish --oci to a real registry (docker-registry on loopb
     root = mkdtempSync(join(tmpdir(), 'tg-oci-'));
     registry = await startRegistry((findRegistry() as { path: string }).path, join(root, 'registry'));
     compileQuickstart(root, join(root, 'out'));
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await stopAll();
     rmSync(root, { recursive: true, force: true });
@@ -236,7 +240,7 @@ describeWithOpa('a real OPA pulls what publish pushed (services[].type: oci)', (
       '',
     ].join('\n'));
     opa = await startOpaServer(['-c', config], { timeoutMs: 30_000 });
-  }, 90_000);
+  }, 180_000);
   afterAll(async () => {
     await opa?.stop();
     await stopAll();
@@ -258,5 +262,5 @@ describeWithOpa('a real OPA pulls what publish pushed (services[].type: oci)', (
     const { ms } = await waitFor('the republished revision in OPA', 20_000, async () => ((await active()) === want ? true : undefined), 50);
     expect(await opa.query('toolgate/authz/decision', { agent: 'ci-bot', tool: 'git::git_log' })).toMatchObject({ result: { allow: false, reason: 'NOT_GRANTED' } });
     console.log(`publish --oci: publish start to active in OPA ${Date.now() - t0} ms (after publish returned ${ms} ms; polling 1 s)`);
-  }, 60_000);
+  }, 180_000);
 });

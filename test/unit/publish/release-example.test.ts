@@ -3,7 +3,7 @@
  * actions, secrets only through env, the steps the README names), and its commands (release.sh)
  * run locally against a loopback registry with a key made here.
  */
-import { afterAll, beforeAll, expect, it, describe } from 'vitest';
+import { afterAll, beforeAll, expect, it, describe, vi } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describeWithOpa, opaPath } from '../../helpers/opa.ts';
 import { REPO, describeWithRegistry, findRegistry, startRegistry, stopAll, type Registry } from '../../helpers/processes.ts';
+
+// These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
+// compile alone can take tens of seconds.
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 });
 
 const DIR = join(REPO, 'examples/release');
 
@@ -49,7 +53,7 @@ describeWithOpa('examples/release/release.sh, run locally', () => {
       root = mkdtempSync(join(tmpdir(), 'tg-release-'));
       registry = await startRegistry((findRegistry() as { path: string }).path, join(root, 'registry'));
       cpSync(join(REPO, 'examples/quickstart'), join(root, 'estate'), { recursive: true });
-    }, 60_000);
+    }, 180_000);
     afterAll(async () => {
       await stopAll();
       rmSync(root, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 /** Every CLI command, in the order `toolgate --help` lists them. Add one import and one entry per command. */
 import type { Command } from './command.ts';
+import { regoCapabilitiesCommand } from './commands/rego-capabilities.ts';
 import { regoConformanceCommand } from './commands/rego-conformance.ts';
 import { regoEvalCommand } from './commands/rego-eval.ts';
 import { regoTestCommand } from './commands/rego-test.ts';
@@ -80,4 +81,5 @@ export const COMMANDS: readonly Command[] = [
   regoEvalCommand,
   regoTestCommand,
   regoConformanceCommand,
+  regoCapabilitiesCommand,
 ];

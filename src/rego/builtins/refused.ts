@@ -6,7 +6,14 @@
 import { ObjectValue } from '../value.ts';
 import { BuiltinError, registerBuiltins, type BuiltinDef } from './registry.ts';
 
+/** Why each refused builtin is refused, by name (read by `toolgate rego capabilities`). */
+export const REFUSED_REASONS = new Map<string, string>();
+
+/** Refused because they reach the network: the engine never opens a connection. */
+export const NETWORK_BUILTINS: ReadonlySet<string> = new Set(['http.send', 'net.lookup_ip_addr']);
+
 function refuse(name: string, arity: number, why: string): BuiltinDef {
+  REFUSED_REASONS.set(name, why);
   return {
     name,
     arity,

@@ -18,7 +18,8 @@
  * bundle-serve activation full 0.36-0.72 s, delta 20-28 s; scale 0.1: delta 516 of 199,168 bytes
  * (0.26%), full 0.41 s, delta 98.6 s; OCI (full, 1 s polling) 3-7 s. The bytes target is met; the
  * activation target is not: OPA applies a 3-operation patch in time that grows much faster than
- * the data (activateDeltaBundles runs ast.CheckPathConflicts, whose reads of data.toolgate under
+ * the data. Most likely cause, from the source and not yet profiled: activateDeltaBundles runs
+ * ast.CheckPathConflicts, whose reads of data.toolgate under
  * every rule path deep-copy the whole document; cf. opa#7144). Policy packages and data share the
  * `toolgate` prefix, so every rule pays for all the data. TOOLGATE_BENCH_DEBUG=1 also prints when
  * the data (not only the manifest revision) changed, and the OPA and server logs.

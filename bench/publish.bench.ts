@@ -20,7 +20,7 @@
  * activation target is not: OPA applies a 3-operation patch in time that grows much faster than
  * the data. Most likely cause, from the source and not yet profiled: activateDeltaBundles runs
  * ast.CheckPathConflicts, whose reads of data.toolgate under
- * every rule path deep-copy the whole document; cf. opa#7144). Policy packages and data share the
+ * every rule path deep-copy the whole document (cf. opa#7144). Policy packages and data share the
  * `toolgate` prefix, so every rule pays for all the data. TOOLGATE_BENCH_DEBUG=1 also prints when
  * the data (not only the manifest revision) changed, and the OPA and server logs.
  */

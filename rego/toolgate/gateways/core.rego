@@ -159,8 +159,8 @@ bearer_claim(src, header) := c if {
 
 # A JWT's payload: decoded only when a filter before OPA verified the token (verified_by: gateway,
 # e.g. Kong's jwt plugin or Envoy's jwt_authn), verified with io.jwt.decode_verify when OPA holds
-# the keys (verified_by: opa). io.jwt.decode is not used: toolgate's builtin engine lacks it, and
-# base64url + json.unmarshal give the same payload in both engines. A malformed token makes a
+# the keys (verified_by: opa). io.jwt.decode is not used: toolgate's builtin engine lacked it, and
+# base64url + json.unmarshal give the same payload in every engine. A malformed token makes a
 # builtin fail, which leaves the body undefined (OPA's non-strict builtin errors), hence invalid.
 jwt_payload(src, token) := payload if {
 	src.verified_by == "gateway"

@@ -1,8 +1,7 @@
 /**
  * What only the real OPA can run: the Docker MCP Gateway interceptor script
  * (docs/gateways/docker-interceptor.sh, which calls `opa eval` on the bundle) on every Docker
- * fixture, failing closed; and JWT identity verified by OPA (verified_by: opa, io.jwt.decode_verify,
- * which toolgate's builtin engine refuses to evaluate).
+ * fixture, failing closed; and JWT identity verified by OPA (verified_by: opa, io.jwt.decode_verify).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -89,8 +88,15 @@ describeWithOpa('JWT identity verified by OPA (verified_by: opa)', () => {
     expect((await ask(forged, 'read_file')).headers['x-toolgate-reason']).toBe('IDENTITY_INVALID');
   });
 
-  it('is not evaluated by the builtin engine, which refuses io.jwt.decode_verify (an error, never an allow)', async () => {
+  it('in the builtin engine: refused (an error, never an allow) or, where io.jwt.decode_verify is implemented, the same answer', async () => {
     const input = extAuthz(call('git_log'), { authorization: `Bearer ${await sign({ sub: 'ci-bot' })}` });
-    expect(() => evalBuiltin('toolgate/gateways/envoy/response', input, estate.data)).toThrow(/io\.jwt\.decode_verify/);
+    let ours: unknown;
+    try {
+      ours = evalBuiltin('toolgate/gateways/envoy/response', input, estate.data);
+    } catch (e) {
+      expect(String(e)).toMatch(/io\.jwt\.decode_verify/);
+      return;
+    }
+    expect(ours).toEqual((await server.query('toolgate/gateways/envoy/response', input)).result);
   });
 });

@@ -21,4 +21,5 @@ import './net.ts';
 import './graph.ts';
 import './uuid.ts';
 import './crypto.ts';
+import './jwt.ts';
 import './refused.ts';

@@ -38,7 +38,9 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
       }
       let v: Value | undefined;
       try {
-        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data, ...(shared ? { shared } : {}), ...(limits ? { limits } : {}) });
+        // the wall clock, as OPA's: io.jwt.decode_verify checks exp/nbf against it, time.now_ns reads it
+        const now = BigInt(Date.now()) * 1_000_000n;
+        v = policy.evalRule(ref, { input: input === undefined ? undefined : fromJSON(input), data, now, ...(shared ? { shared } : {}), ...(limits ? { limits } : {}) });
       } catch (e) {
         if (e instanceof ToolgateError) throw e;
         throw new ToolgateError('REGO_EVAL_ERROR', `${ref}: ${(e as Error).message}`, { cause: e });

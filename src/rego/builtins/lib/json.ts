@@ -14,8 +14,27 @@ export function parseJsonValue(text: string): Value {
       else break;
     }
   };
+  // Go's encoding/json wording (what OPA's json.unmarshal reports): no offsets, EOF when the text ends
   const fail = (what: string): never => {
-    throw new JsonSyntaxError(`${what} at offset ${i}`);
+    throw new JsonSyntaxError(i >= n ? (n === 0 ? 'EOF' : 'unexpected EOF') : what);
+  };
+  const ch = (): string => {
+    const c = String.fromCodePoint(text.codePointAt(i) ?? 0);
+    if (c === "'") return "'\\''";
+    if (c === '"') return `'"'`;
+    const code = c.codePointAt(0)!;
+    if (code < 0x20 || code === 0x7f) {
+      const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
+      return `'\\${named[code] ?? `x${code.toString(16).padStart(2, '0')}`}'`;
+    }
+    if (c === '\\') return `'\\\\'`;
+    return `'${c}'`;
+  };
+  const literal = (word: string): void => {
+    for (let j = 0; j < word.length; j++, i++) {
+      if (i >= n) fail('');
+      if (text[i] !== word[j]) fail(`invalid character ${ch()} in literal ${word} (expecting '${word[j]}')`);
+    }
   };
   const parseString = (): string => {
     // text[i] === '"'
@@ -30,7 +49,7 @@ export function parseJsonValue(text: string): Value {
         i += 2;
         continue;
       }
-      if (c < 0x20) fail('invalid character in string literal');
+      if (c < 0x20) fail(`invalid character ${ch()} in string literal`);
       i++;
     }
     if (i >= n) fail('unexpected end of JSON input');
@@ -58,10 +77,10 @@ export function parseJsonValue(text: string): Value {
       }
       for (;;) {
         ws();
-        if (text[i] !== '"') fail('expected string key');
+        if (text[i] !== '"') fail(`invalid character ${ch()} looking for beginning of object key string`);
         const k = parseString();
         ws();
-        if (text[i] !== ':') fail("expected ':'");
+        if (text[i] !== ':') fail(`invalid character ${ch()} after object key`);
         i++;
         o.set(k, parseValue(depth + 1));
         ws();
@@ -73,7 +92,7 @@ export function parseJsonValue(text: string): Value {
           i++;
           return o;
         }
-        fail("expected ',' or '}'");
+        fail(`invalid character ${ch()} after object key:value pair`);
       }
     }
     if (c === '[') {
@@ -95,24 +114,24 @@ export function parseJsonValue(text: string): Value {
           i++;
           return out;
         }
-        fail("expected ',' or ']'");
+        fail(`invalid character ${ch()} after array element`);
       }
     }
     if (c === '"') return parseString();
-    if (text.startsWith('true', i)) {
-      i += 4;
+    if (c === 't') {
+      literal('true');
       return true;
     }
-    if (text.startsWith('false', i)) {
-      i += 5;
+    if (c === 'f') {
+      literal('false');
       return false;
     }
-    if (text.startsWith('null', i)) {
-      i += 4;
+    if (c === 'n') {
+      literal('null');
       return null;
     }
     const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 4096));
-    if (m === null || m[0] === '' || m[0] === '-') return fail(`invalid character '${c}' looking for beginning of value`);
+    if (m === null || m[0] === '' || m[0] === '-') return fail(`invalid character ${ch()} looking for beginning of value`);
     i += m[0].length;
     const num = parseNumber(m[0]);
     if (num === undefined) fail('number out of range');
@@ -120,7 +139,7 @@ export function parseJsonValue(text: string): Value {
   };
   const v = parseValue(0);
   ws();
-  if (i < n) fail('invalid character after top-level value');
+  if (i < n) fail(`error: invalid character ${ch()} after top-level value`);
   return v;
 }
 

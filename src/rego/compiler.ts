@@ -623,6 +623,27 @@ function refName(t: Term): string | undefined {
   return undefined;
 }
 
+/** Errors of the type check, OPA's last compile stage (CheckTypes). */
+const TYPE_STAGE = new WeakSet<RegoError>();
+
+function typeCheck(body: Literal[], errors: RegoError[]): void {
+  const found: RegoError[] = [];
+  checkBodyTypes(body, found);
+  for (const e of found) TYPE_STAGE.add(e);
+  errors.push(...found);
+}
+
+/**
+ * OPA stops at the first compile stage with errors, and types are checked after safety, conflicts
+ * and recursion: a module with an unsafe var and a `1 == "a"` reports only the unsafe var.
+ */
+function throwCompileErrors(errors: RegoError[]): never {
+  const early = errors.filter((e) => !TYPE_STAGE.has(e));
+  const ordered = early.length ? early : errors;
+  const first = ordered[0] as RegoError;
+  throw new RegoError(first.regoCode ?? 'rego_compile_error', first.regoMessage ?? '', first.loc, ordered.slice(1));
+}
+
 // ---------------------------------------------------------------- safety ordering
 
 /** Vars a term needs bound to be evaluated (ref keys and call outputs excluded), given bound set. */
@@ -1054,7 +1075,7 @@ export function compileModules(modules: readonly Module[]): CompiledPolicy {
   }
   checkConflicts(root, errors);
   if (errors.length === 0) checkRecursion(root, funcs, errors);
-  if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
+  if (errors.length) throwCompileErrors(errors);
   return { root, funcs, modules };
 }
 
@@ -1103,7 +1124,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const argVars = new Map(scope.vars);
   const argDeclared = new Set(scope.declared);
   const body = resolveBody(r.body, scope, ctx);
-  checkBodyTypes(body, ctx.errors);
+  typeCheck(body, ctx.errors);
   const restR = rest.map((t) => resolveTerm(t, scope, ctx));
   const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
   const value = resolveTerm(r.value, scope, ctx);
@@ -1130,7 +1151,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     for (const [n, slot] of argVars) es.vars.set(n, slot);
     for (const n of argDeclared) es.declared.add(n);
     const eb = resolveBody(e.body, es, ctx);
-    checkBodyTypes(eb, ctx.errors);
+    typeCheck(eb, ctx.errors);
     const ev = resolveTerm(e.value, es, ctx);
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
@@ -1270,12 +1291,12 @@ export function compileQuery(body: Literal[], policy: CompiledPolicy | undefined
   };
   const scope = new Scope(undefined);
   const resolved = resolveBody(body, scope, ctx);
-  checkBodyTypes(resolved, errors);
+  typeCheck(resolved, errors);
   // vars declared with := / some at top level are also result bindings
   for (const [name, slot] of scope.vars) if (!vars.some((v) => v.slot === slot)) vars.push({ name, slot });
   checkDeclsUsed(ctx);
   const ordered = orderBody(resolved, new Set(), new Set(), { names: ctx.names, errors });
-  if (errors.length) throw new RegoError(errors[0]?.regoCode ?? 'rego_compile_error', errors[0]?.regoMessage ?? '', errors[0]?.loc, errors.slice(1));
+  if (errors.length) throwCompileErrors(errors);
   return {
     body: ordered,
     nslots: ctx.nslots,

@@ -13,7 +13,7 @@ import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, fun
 import { RegoError } from './errors.ts';
 import { branchConditions } from './ruleindex.ts';
 import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
-import { ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
+import { compareValues, ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
 
 type K = () => boolean;
 type VK = (v: Value) => boolean;
@@ -587,7 +587,7 @@ export class Evaluator {
           const o = new ObjectValue();
           for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
           return k(o);
-        }, callsFirst(flat, t.entries));
+        }, callsFirst(flat, t.entries, objectEntryOrder(t.entries)));
       }
       case 'arraycompr': {
         const out: Value[] = [];
@@ -919,11 +919,13 @@ export class Evaluator {
   private evalComplete(rules: CRule[]): Value | undefined {
     let result: Value | undefined;
     let def: CRule | undefined;
+    const earlyExit = this.agreeOnConstant(rules);
     for (const r of rules) {
       if (r.isDefault) {
         def = r;
         continue;
       }
+      if (earlyExit && result !== undefined) break;
       this.ruleValues(r, (v, rr) => {
         if (result === undefined) result = v;
         else if (!valueEquals(result, v)) {
@@ -998,6 +1000,25 @@ export class Evaluator {
           break;
         default:
           break;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * OPA's index result may exit early (ast/index.go resultMayEarlyExit): when every branch it hands
+   * out has the same constant value, the first that holds decides and the others are not evaluated
+   * (`r if { true }` and `r if { to_number("a") }` is true even with strict builtin errors).
+   */
+  private agreeOnConstant(rules: readonly CRule[], args?: readonly Value[]): boolean {
+    let val: Value | undefined;
+    for (const r of rules) {
+      if (r.isDefault) continue;
+      for (const br of [r, ...r.elses]) {
+        if (!this.indexed(br, args)) continue;
+        if (br.value.type !== 'value') return false;
+        if (val !== undefined && !valueEquals(val, br.value.value)) return false;
+        val = br.value.value;
       }
     }
     return true;
@@ -1163,62 +1184,90 @@ export class Evaluator {
     }
   }
 
+  /**
+   * Calls a function as OPA does: the caller's continuation runs on the first value, before the
+   * remaining definitions are evaluated and checked for a conflict (so an error raised after the
+   * call comes before a conflict among the function's definitions).
+   */
   private callFunc(path: string, vals: Value[], loc: Loc, k: VK): boolean {
     const rules = this.policy.funcs.get(path);
     if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
     const ckey = `${path}(${vals.map(valueKey).join(',')}`;
     const cached = this.s.funcCache?.get(ckey);
+    if (cached !== undefined) return cached === UNDEF ? false : k(cached);
     let result: Value | undefined;
-    if (cached !== undefined) result = cached === UNDEF ? undefined : cached;
-    else {
-      if (this.depth > 2000) this.budget.exceeded('depth');
-      this.depth++;
-      const outer = this.budget.rule;
-      if (rules.length > 0) this.budget.rule = rules[0];
+    let stop = false;
+    const st = this.s;
+    const first = (v: Value): void => {
+      result = v;
+      (st.funcCache ??= new Map()).set(ckey, v);
+      const depth = this.depth;
+      const rule = this.budget.rule;
+      this.depth = outerDepth;
+      this.budget.rule = outer;
       try {
-        let def: CRule | undefined;
-        for (const r of rules) {
-          if (r.isDefault) {
-            def = r;
-            continue;
-          }
-          const fr: Frame = new Array(r.nslots);
-          const branches = [r, ...r.elses];
-          for (const br of branches) {
-            if (!this.indexed(br, vals)) continue;
-            let got = false;
-            this.unifyItems(br.args, vals, 0, fr, () =>
-              this.evalBody(br.body, 0, fr, () => {
-                return this.evalTerm(br.value, fr, (v) => {
-                  got = true;
-                  if (result === undefined) result = v;
-                  else if (!valueEquals(result, v)) {
-                    throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
-                  }
-                  return false;
-                });
-              }),
-            );
-            if (got) break;
-          }
+        stop = k(v);
+      } finally {
+        this.depth = depth;
+        this.budget.rule = rule;
+      }
+    };
+    if (this.depth > 2000) this.budget.exceeded('depth');
+    const outerDepth = this.depth;
+    this.depth++;
+    const outer = this.budget.rule;
+    if (rules.length > 0) this.budget.rule = rules[0];
+    try {
+      let def: CRule | undefined;
+      const earlyExit = this.agreeOnConstant(rules, vals);
+      for (const r of rules) {
+        if (r.isDefault) {
+          def = r;
+          continue;
         }
-        if (result === undefined && def) {
-          const d = def;
-          const fr: Frame = new Array(d.nslots);
-          this.unifyItems(d.args, vals, 0, fr, () =>
-            this.evalTerm(d.value, fr, (v) => {
-              result = v;
-              return true;
+        if (earlyExit && result !== undefined) break;
+        const fr: Frame = new Array(r.nslots);
+        const branches = [r, ...r.elses];
+        for (const br of branches) {
+          if (!this.indexed(br, vals)) continue;
+          let got: Value | undefined;
+          this.unifyItems(br.args, vals, 0, fr, () =>
+            this.evalBody(br.body, 0, fr, () => {
+              return this.evalTerm(br.value, fr, (v) => {
+                if (got === undefined) got = v;
+                else if (!valueEquals(got, v)) {
+                  throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
+                }
+                return false;
+              });
             }),
           );
+          if (got === undefined) continue;
+          if (result === undefined) first(got);
+          else if (!valueEquals(result, got)) {
+            throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
+          }
+          break;
         }
-      } finally {
-        this.depth--;
-        this.budget.rule = outer;
       }
-      (this.s.funcCache ??= new Map()).set(ckey, result === undefined ? UNDEF : result);
+      if (result === undefined && def) {
+        const d = def;
+        const fr: Frame = new Array(d.nslots);
+        let dv: Value | undefined;
+        this.unifyItems(d.args, vals, 0, fr, () =>
+          this.evalTerm(d.value, fr, (v) => {
+            dv = v;
+            return true;
+          }),
+        );
+        if (dv !== undefined) first(dv);
+      }
+    } finally {
+      this.depth = outerDepth;
+      this.budget.rule = outer;
     }
-    return result === undefined ? false : k(result);
+    if (result === undefined) (st.funcCache ??= new Map()).set(ckey, UNDEF);
+    return stop;
   }
 }
 
@@ -1247,17 +1296,69 @@ function holdsCall(t: Term): boolean {
  * runs to_number first, which matters when strict builtin errors are on). Undefined when that is
  * the written order. `key` is the AST object the order is cached on.
  */
-function callsFirst(items: readonly Term[], key: object): readonly number[] | undefined {
+function callsFirst(items: readonly Term[], key: object, base?: readonly number[]): readonly number[] | undefined {
   let o = CALLS_FIRST.get(key);
   if (o === undefined) {
     const calls: number[] = [];
     const rest: number[] = [];
-    items.forEach((t, i) => (holdsCall(t) ? calls : rest).push(i));
+    for (const i of base ?? items.map((_t, i) => i)) (holdsCall(items[i] as Term) ? calls : rest).push(i);
     const order = [...calls, ...rest];
     o = order.every((j, i) => j === i) ? null : order;
     CALLS_FIRST.set(key, o);
   }
   return o ?? undefined;
+}
+
+/** OPA's sort order of a term's kind (ast/compare.go valueSortOrder). */
+function termRank(t: Term): number {
+  switch (t.type) {
+    case 'value': {
+      const v = t.value;
+      if (v === null) return 0;
+      if (typeof v === 'boolean') return 1;
+      if (typeof v === 'string') return 3;
+      if (Array.isArray(v)) return 7;
+      if (v instanceof ObjectValue) return 8;
+      if (v instanceof SetValue) return 9;
+      return 2;
+    }
+    case 'var':
+      return 5;
+    case 'ref':
+      return 6;
+    case 'array':
+      return 7;
+    case 'object':
+      return 8;
+    case 'set':
+      return 9;
+    case 'arraycompr':
+      return 10;
+    case 'objectcompr':
+      return 11;
+    case 'setcompr':
+      return 12;
+    case 'call':
+      return 13;
+  }
+}
+
+/**
+ * The order OPA's compiler visits an object literal's entries in, as flat [key, value] indexes: its
+ * objects keep their keys sorted (`{"b": f(), "a": g()}` evaluates g first).
+ */
+function objectEntryOrder(entries: readonly [Term, Term][]): number[] {
+  const idx = entries.map((_e, i) => i);
+  idx.sort((a, b) => {
+    const ka = (entries[a] as [Term, Term])[0];
+    const kb = (entries[b] as [Term, Term])[0];
+    const r = termRank(ka) - termRank(kb);
+    if (r !== 0) return r;
+    if (ka.type === 'value' && kb.type === 'value') return compareValues(ka.value, kb.value);
+    if (ka.type === 'var' && kb.type === 'var') return ka.name < kb.name ? -1 : ka.name > kb.name ? 1 : 0;
+    return a - b;
+  });
+  return idx.flatMap((i) => [2 * i, 2 * i + 1]);
 }
 
 function printValue(v: Value): string {

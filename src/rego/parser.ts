@@ -6,7 +6,7 @@
 import type { Expr, Import, Literal, Loc, Module, Rule, Term, With } from './ast.ts';
 import { RegoError } from './errors.ts';
 import { tokenize, type Token } from './lexer.ts';
-import { parseNumber, SetValue, ObjectValue, type Value } from './value.ts';
+import { parseNumber, SetValue, ObjectValue, valueEquals, type Value } from './value.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -643,10 +643,39 @@ class Parser {
       if (this.isOp('}')) break;
       const k = this.parseInExpr();
       this.expectOp(':');
-      entries.push([k, this.parseInExpr()]);
+      const v = this.parseInExpr();
+      // as OPA's parser (ast.Object.Insert): a repeated key term keeps the last value, `{x: 1, x: 2}` is `{x: 2}`
+      const same = entries.find(([k0]) => sameTerm(k0, k));
+      if (same) same[1] = v;
+      else entries.push([k, v]);
     }
     this.expectOp('}');
     return foldConst({ type: 'object', entries, loc });
+  }
+}
+
+/** Two terms written the same (locations aside); comprehensions and `_` never are. */
+function sameTerm(a: Term, b: Term): boolean {
+  switch (a.type) {
+    case 'value':
+      return b.type === 'value' && valueEquals(a.value, b.value);
+    case 'var':
+      return b.type === 'var' && a.name === b.name && a.name !== '_';
+    case 'ref':
+      return b.type === 'ref' && sameTerm(a.head, b.head) && a.path.length === b.path.length && a.path.every((p, i) => sameTerm(p, b.path[i] as Term));
+    case 'array':
+    case 'set':
+      return b.type === a.type && a.items.length === b.items.length && a.items.every((x, i) => sameTerm(x, b.items[i] as Term));
+    case 'object':
+      return (
+        b.type === 'object' &&
+        a.entries.length === b.entries.length &&
+        a.entries.every(([k, v], i) => sameTerm(k, (b.entries[i] as [Term, Term])[0]) && sameTerm(v, (b.entries[i] as [Term, Term])[1]))
+      );
+    case 'call':
+      return b.type === 'call' && a.name === b.name && a.args.length === b.args.length && a.args.every((x, i) => sameTerm(x, b.args[i] as Term));
+    default:
+      return false;
   }
 }
 

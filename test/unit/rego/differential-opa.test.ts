@@ -77,8 +77,8 @@ interface AllowedGenerated {
 const ALLOWED_GENERATED: readonly AllowedGenerated[] = [
   {
     reason:
-      'OPA v1.22.3 bug: a rule whose body has the literal `not true` and whose value holds a ref is defined (`q := data.x if { not true }` is data.x, `q := [data.x] if { not true }` is [data.x]; `q := 1 if { not true }` is undefined as it should be). The engine leaves it undefined',
-    applies: (p, e, o) => e.kind === 'results' && o.kind === 'results' && /\tnot true\n/.test(p.text),
+      'OPA v1.22.3 bug: a rule whose body has the literal `not true` and whose value holds a ref or a call is defined (`q := data.x if { not true }` is data.x, `q := [data.x] if { not true }` is [data.x]; `q := 1 if { not true }` is undefined as it should be), so it can also conflict with another definition. The engine leaves it undefined',
+    applies: (p) => /\tnot true\n/.test(p.text),
     rewrite: (t) => t.replace(/\tnot true\n/g, '\tfalse\n'),
   },
   {

@@ -199,3 +199,115 @@ describe('a key defined by a variable head and by a constant head', () => {
     expect(run(m, 'x := data.t.r3', { data })).toEqual([{ x: { '': 1 } }]);
   });
 });
+
+describe('an object literal that repeats a key term keeps the last value (OPA parser)', () => {
+  it('the dropped value is never evaluated', () => {
+    const m = 'package t\n\na := [k | some k, _ in {"a": (input.n % input.n), "a": 1, "b": 0.5}]\n\nf := [k | x := "a"; some k, _ in {x: input.n, x: 2}]\n\ng := {"a": input.n, "a": 3}\n';
+    expect(run(m, 'x := data.t')).toEqual([{ x: { a: ['a', 'b'], f: ['a'], g: { a: 3 } } }]);
+  });
+});
+
+describe("a function call continues the caller's body on its first value (OPA evalFunc)", () => {
+  // OPA v1.22.3, --strict-builtin-errors: `a` is the conflict; in `b` the substring error after the
+  // inner call comes first, the conflict among f4's definitions would only be seen after it.
+  const m = `package t
+
+f4(a0, a1) := a0 if {
+	a0 < 100
+	false
+} else := 5
+
+f4(a0, a1) := input.n if {
+	a0 != 100
+	input.b
+}
+
+f4(a0, a1) := a0 if {
+	a0 < 0.5
+	true
+	x11 = a1
+} else := -1
+
+a := f4(-1, "")
+
+b := f4(f4(-1, ""), substring(" x ", -1, 1))
+`;
+  const input = fromJSON({ n: { q: 1 }, s: 'b,a', b: true });
+
+  it('the conflict when nothing fails after the call, else the later error', () => {
+    expect(err(() => run(m, 'x := data.t.a', { input, strict: true })).regoCode).toBe('eval_conflict_error');
+    expect(err(() => run(m, 'x := data.t.b', { input, strict: true })).regoCode).toBe('eval_builtin_error');
+  });
+});
+
+describe('compile errors come from the first failing OPA stage', () => {
+  it('an unsafe var is reported, not a type error of the later CheckTypes stage', () => {
+    expect(err(() => run('package t\n\np if {\n\t1 == "a"\n}\n\nq if {\n\tzz > 1\n}\n', 'x := data.t')).regoCode).toBe('rego_unsafe_var_error');
+  });
+});
+
+describe('definitions that all have one constant value stop at the first that holds (OPA early exit)', () => {
+  // OPA v1.22.3 --strict-builtin-errors: r and s are defined, u (values 1, 2, 1) raises.
+  const m = `package t
+
+r if {
+	true
+}
+
+r if {
+	to_number("a")
+}
+
+s := 1 if {
+	true
+}
+
+s := 1 if {
+	to_number("a")
+}
+
+u := 1 if {
+	true
+}
+
+u := 2 if {
+	false
+}
+
+u := 1 if {
+	to_number("a")
+}
+
+g(x) := 1 if {
+	true
+}
+
+g(x) := 1 if {
+	to_number("a")
+}
+`;
+  it('the later bodies are not evaluated', () => {
+    expect(run(m, 'x := data.t.r', { strict: true })).toEqual([{ x: true }]);
+    expect(run(m, 'x := data.t.s', { strict: true })).toEqual([{ x: 1 }]);
+    expect(run(m, 'x := data.t.g(1)', { strict: true })).toEqual([{ x: 1 }]);
+    expect(err(() => run(m, 'x := data.t.u', { strict: true })).regoCode).toBe('eval_builtin_error');
+  });
+});
+
+describe('`every` bodies are not type-checked (OPA v1.22.3)', () => {
+  it('a never-matching `==` or a bad operand inside one compiles', () => {
+    for (const b of ['every x in [1] { x; 1 == "a" }', 'every x in [1] { contains(x, x); {"a": 1} == {} }', 'every x in set() { x; [1] = [1, 2] }']) {
+      expect(run(`package t\n\np if {\n\t${b}\n}\n`, 'x := data.t')).toHaveLength(1);
+    }
+  });
+});
+
+describe("an object literal's entries are evaluated in OPA's key order", () => {
+  it('sorted keys (numbers, strings, then calls), calls before refs', () => {
+    // OPA v1.22.3 --strict-builtin-errors: the rem and count errors, not to_number's
+    const m = 'package t\n\np := [x | x := {" x ": 1.5, type_name(input.b): to_number("a"), "1": (input.arr % 1)}]\n\nq := [x | x := {"b": to_number("a"), "a": count(input.num)}]\n';
+    const input = fromJSON({ b: true, arr: [1], num: 1 });
+    expect(err(() => run(m, 'x := data.t.p', { input, strict: true })).message).toContain('rem: operand 1');
+    expect(err(() => run(m, 'x := data.t.q', { input, strict: true })).message).toContain('count: operand 1');
+  });
+});

@@ -77,7 +77,10 @@ export interface ControlPreflight {
   readonly decision: 'advisory_allow' | 'advisory_warn';
   readonly evaluations: readonly PrincipalEvaluation[];
   readonly findings: readonly Finding[];
+  /** The first MAX_EXPOSURES exposures in the order below; the count and a flag say how many there are in all. */
   readonly potential_exposures: readonly PotentialExposure[];
+  readonly potential_exposure_count: number;
+  readonly potential_exposures_truncated: boolean;
   /** Additive: the input digests the graph state was derived from, so a later run can continue it. */
   readonly governance_digest?: string;
   readonly catalog_digest?: string;
@@ -318,6 +321,9 @@ function pathTo(prev: Int32Array, from: number, to: number, ids: readonly string
   return path.reverse();
 }
 
+/** At most this many exposures are listed; `potential_exposure_count` gives the total. */
+export const MAX_EXPOSURES = 1000;
+
 /**
  * Read-to-write exposures: for each node, each of its principals, each eligible tool with a READS
  * edge; then each node strictly downstream (reachable by one or more edges), each of its
@@ -325,24 +331,31 @@ function pathTo(prev: Int32Array, from: number, to: number, ids: readonly string
  * principal (node order), read tool (eligible order), read resource (manifest order), then the
  * same for the writer side.
  */
-export function potentialExposures(estate: Estate, plan: ControlPlan, evaluations: readonly PrincipalEvaluation[]): PotentialExposure[] {
+export function potentialExposures(estate: Estate, plan: ControlPlan, evaluations: readonly PrincipalEvaluation[], limit = MAX_EXPOSURES): { rows: PotentialExposure[]; total: number } {
   const t = topology(plan);
   const ids = plan.nodes.map((x) => x.id);
   const eligibleBy = new Map(evaluations.map((e) => [e.principal, e.eligible]));
   const accessOf = (principal: string, mode: 'READS' | 'WRITES') =>
     (eligibleBy.get(principal) ?? []).flatMap((tool) => (estate.accessByTool.get(tool) ?? []).filter((a) => a.mode === mode).map((a) => ({ tool, resource: a.resource })));
+  // Each node's reading and writing (principal, tool, resource) triples, gathered once.
+  const side = (mode: 'READS' | 'WRITES') => plan.nodes.map((n) => n.principals.flatMap((p) => accessOf(p, mode).map((x) => ({ principal: p, ...x }))));
+  const readersAt = side('READS');
+  const writersAt = side('WRITES');
   const out: PotentialExposure[] = [];
+  let total = 0;
   plan.nodes.forEach((rn, ri) => {
-    const readers = rn.principals.flatMap((p) => accessOf(p, 'READS').map((r) => ({ principal: p, ...r })));
+    const readers = readersAt[ri]!;
     if (readers.length === 0) return;
     const prev = bfsTree(t, ri, ids.length);
     plan.nodes.forEach((wn, wi) => {
-      if (prev[wi] === -1) return;
-      const writers = wn.principals.flatMap((p) => accessOf(p, 'WRITES').map((w) => ({ principal: p, ...w })));
-      if (writers.length === 0) return;
+      const writers = writersAt[wi]!;
+      if (writers.length === 0 || prev[wi] === -1) return;
+      total += readers.length * writers.length;
+      if (out.length >= limit) return;
       const path = pathTo(prev, ri, wi, ids);
       for (const r of readers) {
         for (const w of writers) {
+          if (out.length >= limit) return;
           out.push({
             reader_node: rn.id,
             reader_principal: r.principal,
@@ -358,14 +371,14 @@ export function potentialExposures(estate: Estate, plan: ControlPlan, evaluation
       }
     });
   });
-  return out;
+  return { rows: out, total };
 }
 
 export function controlPreflight(estate: Estate, plan: ControlPlan, options: ControlPreflightOptions): ControlPreflight {
   const findings = lintPlan(plan);
   const evaluations = evaluatePrincipals(estate, plan, options.profile);
-  const potential_exposures = potentialExposures(estate, plan, evaluations);
-  const warn = findings.length > 0 || potential_exposures.length > 0 || evaluations.some((e) => !e.agent_found || e.rejected.length > 0);
+  const { rows: potential_exposures, total } = potentialExposures(estate, plan, evaluations);
+  const warn = findings.length > 0 || total > 0 || evaluations.some((e) => !e.agent_found || e.rejected.length > 0);
   return {
     schema_version: 1,
     kind: CONTROL_PREFLIGHT_KIND,
@@ -379,6 +392,8 @@ export function controlPreflight(estate: Estate, plan: ControlPlan, options: Con
     evaluations,
     findings,
     potential_exposures,
+    potential_exposure_count: total,
+    potential_exposures_truncated: total > potential_exposures.length,
     ...(options.digests ? { governance_digest: options.digests.governance_digest, catalog_digest: options.digests.catalog_digest, connectome_digest: options.digests.connectome_digest ?? null } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { readControlPlan, type ControlPlan } from '../../../src/control/control-plan.ts';
-import { controlPreflight, lintPlan } from '../../../src/control/control-preflight.ts';
+import { controlPreflight, evaluatePrincipals, lintPlan, potentialExposures } from '../../../src/control/control-preflight.ts';
 import { eligibleTools } from '../../../src/selector/eligible-tools.ts';
 import { inlineEstate } from '../../helpers/estates.ts';
 import { runCli } from '../../helpers/cli.ts';
@@ -190,6 +190,19 @@ describe('lintPlan', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('potentialExposures', () => {
+  it('lists at most the limit and counts them all', () => {
+    const plan = readControlPlan('p.json', text('control-plan-exposure-v1.json'));
+    const evals = evaluatePrincipals(estate, plan, 'review');
+    expect(potentialExposures(estate, plan, evals)).toMatchObject({ total: 2 });
+    const cut = potentialExposures(estate, plan, evals, 1);
+    expect(cut.rows).toHaveLength(1);
+    expect(cut.total).toBe(2);
+    const r = run('control-plan-exposure-v1.json');
+    expect(r).toMatchObject({ potential_exposure_count: 2, potential_exposures_truncated: false });
   });
 });
 

@@ -20,6 +20,7 @@ import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import type { ExposedTool } from './policy-bundle.ts';
 import { toolContract } from './digests.ts';
+import { resourceKey } from '../governance/resource-uri.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
@@ -112,7 +113,8 @@ export function resourcesAndPrompts(estate: Estate): { resources: Record<string,
   const promptsByName: Record<string, string[]> = {};
   for (const server of [...estate.catalog.servers].sort((a, b) => cmp(a.name, b.name))) {
     for (const r of server.resources ?? []) {
-      const bindings = estate.bindingsByTarget.get(r.uri) ?? [];
+      // Bindings are keyed by the normalised URI; the catalog may spell it another way.
+      const bindings = estate.bindingsByTarget.get(resourceKey(r.uri)) ?? [];
       const allow = new Set<string>();
       const deny = new Set<string>();
       for (const b of bindings) {

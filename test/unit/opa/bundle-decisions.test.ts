@@ -136,7 +136,7 @@ describeWithOpa('compiled bundles in the real OPA', () => {
   it('a signed bundle checked against another key is refused by OPA (so the signed runs above did verify)', async () => {
     const out = await compileVariant('quickstart', 'strict', 'signed');
     const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' });
-    const wrong = join(out, 'wrong.pem');
+    const wrong = join(work, 'wrong.pem');
     writeFileSync(wrong, otherKey);
     await expect(startOpaServer(['--bundle', join(out, 'bundle.tar.gz'), '--verification-key', wrong, '--verification-key-id', KEY_ID])).rejects.toThrow(/verif|signature/i);
   });

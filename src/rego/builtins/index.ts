@@ -23,3 +23,4 @@ import './uuid.ts';
 import './crypto.ts';
 import './jwt.ts';
 import './refused.ts';
+import './compat.ts';

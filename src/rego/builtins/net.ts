@@ -1,7 +1,7 @@
 /** net.cidr_* builtins (offline only; net.lookup_ip_addr is refused, see refused.ts). */
 import { type Value, SetValue } from '../value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
-import { arg, builtinError, oneOfError, str } from './args.ts';
+import { arg, builtinError, oneOfError, operandError, str } from './args.ts';
 import { type Cidr, containsAddr, formatCidr, formatIP, lastAddr, parseCidr, parseIP, width } from './lib/ip.ts';
 
 function cidrOf(name: string, s: string): Cidr {
@@ -11,11 +11,11 @@ function cidrOf(name: string, s: string): Cidr {
 }
 
 /** A CIDR, or a single address as a full-length block. */
-function cidrOrIp(name: string, s: string): Cidr {
+function cidrOrIp(name: string, s: string, message = 'invalid CIDR address'): Cidr {
   const ip = parseIP(s);
   if (ip !== undefined) return { v6: ip.v6, base: ip.addr, bits: ip.v6 ? 128 : 32 };
   const c = parseCidr(s);
-  if (c === undefined) throw builtinError(name, `invalid CIDR address: ${s}`);
+  if (c === undefined) throw builtinError(name, `${message}: ${s}`);
   return c;
 }
 
@@ -79,7 +79,10 @@ export const NET_BUILTINS: BuiltinDef[] = [
     fn: (a) => {
       const name = 'net.cidr_contains';
       const outer = cidrOf(name, str(name, a, 0));
-      return contains(outer, cidrOrIp(name, str(name, a, 1)));
+      // OPA names the second operand "operand 1" here
+      const b = a[1];
+      if (typeof b !== 'string') throw operandError(name, 1, 'string', b as Value);
+      return contains(outer, cidrOrIp(name, b, 'not a valid textual representation of an IP address or CIDR'));
     },
   },
   {

@@ -18,7 +18,7 @@ function compile(pattern: string): RE2 {
     try {
       re = new RE2(pattern, 'gu');
     } catch (e) {
-      throw new PatternError(`error parsing regexp: ${(e as Error).message}`);
+      throw new PatternError(`error parsing regexp: ${goSyntaxMessage((e as Error).message)}`);
     }
     if (cache.size >= CACHE_MAX) {
       const first = cache.keys().next();
@@ -27,6 +27,25 @@ function compile(pattern: string): RE2 {
     cache.set(pattern, re);
   }
   return re;
+}
+
+/** RE2's (C++) parse errors in the wording of Go's regexp/syntax, which OPA reports. */
+const GO_WORDING: [string, string][] = [
+  ['missing )', 'missing closing )'],
+  ['missing ]', 'missing closing ]'],
+  ['bad repetition operator', 'invalid nested repetition operator'],
+  ['no argument for repetition operator', 'missing argument to repetition operator'],
+  ['invalid repetition size', 'invalid repeat count'],
+  ['invalid named capture group', 'invalid named capture'],
+  ['invalid perl operator', 'invalid or unsupported Perl syntax'],
+];
+
+function goSyntaxMessage(m: string): string {
+  const at = m.indexOf(': ');
+  if (at < 0) return m;
+  let what = m.slice(0, at);
+  for (const [re2, go] of GO_WORDING) if (what === re2) what = go;
+  return `${what}: \`${m.slice(at + 2)}\``;
 }
 
 function compileFor(name: string, pattern: string): RE2 {

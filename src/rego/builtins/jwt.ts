@@ -1,6 +1,6 @@
 /**
- * JWT builtins as OPA's topdown/tokens.go computes them: io.jwt.decode, io.jwt.verify_<alg> and
- * io.jwt.decode_verify. Verification is synchronous (builtins are), so it runs on node:crypto
+ * JWT builtins as OPA's topdown/tokens.go computes them: io.jwt.decode, io.jwt.verify_<alg>,
+ * io.jwt.decode_verify and io.jwt.encode_sign / encode_sign_raw (the first key of a JWK or JWK set). Verification is synchronous (builtins are), so it runs on node:crypto
  * (`crypto.verify`, HMAC) rather than on jose's WebCrypto-based, asynchronous API. Keys are what OPA
  * accepts: a PEM certificate, a PEM public key, or a JWK / JWK set (keys with an unknown `alg` are
  * skipped, `kid` picks the key when the token names one); HS algorithms take the secret as text.
@@ -9,7 +9,8 @@
  * encoding: ...`, `bad JWT header: invalid JSON: ...`); a signature that does not verify, with any
  * key of the wrong type, is `false`, not an error, as in OPA.
  */
-import { createHmac, createPublicKey, timingSafeEqual, verify as cryptoVerify, X509Certificate, constants, type KeyObject } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, timingSafeEqual, sign as cryptoSign, verify as cryptoVerify, X509Certificate, constants, type KeyObject } from 'node:crypto';
+import { marshalJson } from './lib/json.ts';
 import { Decimal, ObjectValue, compareNumbers, isNumber, type NumberValue, type Value } from '../value.ts';
 import { BuiltinError, builtinError, lookupBuiltin, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { obj, str } from './args.ts';
@@ -372,7 +373,75 @@ function decodeVerify(a: Value[], ctx: BuiltinContext): Value {
   return [true, headerObj, payload];
 }
 
+/** OPA's commonBuiltinJWTEncodeSign: header and payload bytes as given, signed with the first JWK. */
+function encodeSign(headerText: string, payloadText: string, jwkText: string): string {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(jwkText);
+  } catch (e) {
+    throw new JwtFault(`failed to parse a JWK key (set): ${(e as Error).message}`);
+  }
+  const list = doc !== null && typeof doc === 'object' && Array.isArray((doc as { keys?: unknown }).keys) ? (doc as { keys: unknown[] }).keys : [doc];
+  if (list.length === 0) throw new JwtFault('no keys found in JWK set');
+  const jwk = list[0] as Record<string, unknown>;
+  let header: unknown;
+  try {
+    header = JSON.parse(headerText);
+  } catch {
+    header = undefined;
+  }
+  const h = (header !== null && typeof header === 'object' ? header : {}) as Record<string, unknown>;
+  const alg = h.alg;
+  if (typeof alg !== 'string') {
+    const got = alg === null ? 'null' : Array.isArray(alg) ? 'array' : typeof alg === 'object' ? 'object' : typeof alg;
+    throw new JwtFault(`missing or invalid 'alg' header: ${alg === undefined ? 'jwsbb: header "alg" not found' : `value doesn't contain string; it contains ${got}`}`);
+  }
+  if (!ALGS.has(alg)) throw new JwtFault(`unknown JWS algorithm: ${alg}`);
+  const typ = h.typ;
+  if (typeof typ !== 'string' || typ === 'JWT') {
+    try {
+      JSON.parse(payloadText);
+    } catch {
+      throw new JwtFault('type is JWT but payload is not JSON');
+    }
+  }
+  const input = `${Buffer.from(headerText).toString('base64url')}.${Buffer.from(payloadText).toString('base64url')}`;
+  const data = Buffer.from(input);
+  const hash = HASH[alg.slice(2)];
+  let sig: Buffer;
+  try {
+    if (alg.startsWith('HS')) {
+      if (jwk.kty !== 'oct' || typeof jwk.k !== 'string') throw new Error(`invalid key type for ${alg}`);
+      sig = createHmac(hash!, Buffer.from(jwk.k, 'base64url')).update(data).digest();
+    } else {
+      const key = createPrivateKey({ key: jwk as never, format: 'jwk' });
+      if (alg === 'EdDSA') sig = cryptoSign(null, data, key);
+      else if (alg.startsWith('PS')) sig = cryptoSign(hash!, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 });
+      else if (alg.startsWith('ES')) sig = cryptoSign(hash!, data, { key, dsaEncoding: 'ieee-p1363' });
+      else sig = cryptoSign(hash!, data, key);
+    }
+  } catch (e) {
+    // jwx's own wording of a key that does not fit the algorithm is not reproduced
+    throw new JwtFault(`jwsbb.Sign: invalid key for ${alg}: ${(e as Error).message}`);
+  }
+  return `${input}.${sig.toString('base64url')}`;
+}
+
 export const JWT_BUILTINS: BuiltinDef[] = [
+  {
+    name: 'io.jwt.encode_sign',
+    arity: 3,
+    fn: wrap('io.jwt.encode_sign', (a) => encodeSign(marshalJson(a[0] as Value), marshalJson(a[1] as Value), marshalJson(a[2] as Value))),
+  },
+  {
+    name: 'io.jwt.encode_sign_raw',
+    arity: 3,
+    fn: wrap('io.jwt.encode_sign_raw', (a) => {
+      const name = 'io.jwt.encode_sign_raw';
+      const jwk = str(name, a, 2);
+      return encodeSign(str(name, a, 0), str(name, a, 1), jwk);
+    }),
+  },
   { name: 'io.jwt.decode', arity: 1, fn: wrap('io.jwt.decode', (a, ctx) => decode('io.jwt.decode', a, ctx)) },
   { name: 'io.jwt.decode_verify', arity: 2, nondeterministic: true, fn: wrap('io.jwt.decode_verify', decodeVerify) },
   ...['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'].map((alg) => verifyAsym(`io.jwt.verify_${alg.toLowerCase()}`, alg)),

@@ -29,8 +29,6 @@ export const REFUSED_BUILTINS: BuiltinDef[] = [
   refuse('http.send', 1, 'no network access'),
   refuse('net.lookup_ip_addr', 1, 'no network access'),
   refuse('rego.parse_module', 2, 'module parsing is out of scope'),
-  refuse('io.jwt.encode_sign', 3, 'signing is out of scope'),
-  refuse('io.jwt.encode_sign_raw', 3, 'signing is out of scope'),
 ];
 
 registerBuiltins(REFUSED_BUILTINS);

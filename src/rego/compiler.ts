@@ -634,12 +634,14 @@ function typeCheck(body: Literal[], errors: RegoError[]): void {
 }
 
 /**
- * OPA stops at the first compile stage with errors, and types are checked after safety, conflicts
- * and recursion: a module with an unsafe var and a `1 == "a"` reports only the unsafe var.
+ * OPA stops at the first compile stage with errors: local-var rewriting, rule conflicts and undefined
+ * functions come before safety, and types are checked last (a module with an unsafe var and a
+ * `1 == "a"` reports only the unsafe var; one with `x` "referenced above" and an unsafe var only the
+ * former).
  */
 function throwCompileErrors(errors: RegoError[]): never {
-  const early = errors.filter((e) => !TYPE_STAGE.has(e));
-  const ordered = early.length ? early : errors;
+  const stage = (e: RegoError): number => (TYPE_STAGE.has(e) ? 3 : e.regoCode === 'rego_unsafe_var_error' ? 2 : 1);
+  const ordered = errors.map((e, i) => ({ e, i })).sort((a, b) => stage(a.e) - stage(b.e) || a.i - b.i).map((x) => x.e);
   const first = ordered[0] as RegoError;
   throw new RegoError(first.regoCode ?? 'rego_compile_error', first.regoMessage ?? '', first.loc, ordered.slice(1));
 }
@@ -845,6 +847,9 @@ function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { o
       return { outs };
     case 'somein': {
       missing.push(...termNeeds(e.coll, bound, outs));
+      if (missing.length) return { missing };
+      // a call as the element (`some (x in a) in b`) binds nothing: its vars must be bound already
+      if (e.value.type === 'call') missing.push(...termNeeds(e.value, bound, outs));
       if (missing.length) return { missing };
       if (e.key) patternOuts(e.key, bound, outs);
       patternOuts(e.value, bound, outs);

@@ -716,6 +716,21 @@ export class Evaluator {
   }
 
   private evalRef(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
+    const dyn = dynamicKeys(t);
+    if (dyn !== undefined) {
+      // OPA's compiler hoists refs and calls out of a ref's keys, so they are evaluated before the
+      // head is read (`input.missing[f(x)]` still calls f)
+      const terms = dyn.map((i) => t.path[i] as Term);
+      return this.evalItems(terms, f, 0, new Array(terms.length), (vals) => {
+        const path = t.path.slice();
+        dyn.forEach((i, j) => (path[i] = { type: 'value', value: vals[j] as Value, loc: (t.path[i] as Term).loc }));
+        return this.evalRefFrom({ type: 'ref', head: t.head, path, loc: t.loc }, f, k);
+      });
+    }
+    return this.evalRefFrom(t, f, k);
+  }
+
+  private evalRefFrom(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
     const head = t.head;
     if (head.type === 'var' && head.slot === undefined) {
       if (head.name === 'data') return this.evalData(this.policy.root, this.s.base, t.path, 0, f, k);
@@ -1307,6 +1322,22 @@ function callsFirst(items: readonly Term[], key: object, base?: readonly number[
     CALLS_FIRST.set(key, o);
   }
   return o ?? undefined;
+}
+
+const DYNAMIC_KEYS = new WeakMap<Term, readonly number[] | null>();
+
+/** Indexes of a ref's keys that are refs or calls (undefined when none). */
+function dynamicKeys(t: Term & { type: 'ref' }): readonly number[] | undefined {
+  let d = DYNAMIC_KEYS.get(t);
+  if (d === undefined) {
+    const idx: number[] = [];
+    t.path.forEach((p, i) => {
+      if (p.type === 'ref' || p.type === 'call') idx.push(i);
+    });
+    d = idx.length ? idx : null;
+    DYNAMIC_KEYS.set(t, d);
+  }
+  return d ?? undefined;
 }
 
 /** OPA's sort order of a term's kind (ast/compare.go valueSortOrder). */

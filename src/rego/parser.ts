@@ -321,7 +321,15 @@ class Parser {
       if (this.isIdent('in')) {
         this.next();
         if (terms.length > 2) this.fail('unexpected , in some ... in');
-        const coll = this.parseRelation();
+        let coll = this.parseRelation();
+        // as OPA's parser: `some x in a in b` is `some (x in a) in b` (a line starting with `-`
+        // continues the one before: `some x in {"a"}` then `-2.5 in set()` is one literal)
+        while (terms.length === 1 && this.isIdent('in')) {
+          const t = this.tok;
+          this.next();
+          terms[0] = { type: 'call', name: 'internal.member_2', args: [terms[0] as Term, coll], loc: this.loc(t) };
+          coll = this.parseRelation();
+        }
         const expr: Expr =
           terms.length === 2
             ? { kind: 'somein', key: terms[0], value: terms[1] as Term, coll }

@@ -73,7 +73,13 @@ interface AllowedGenerated {
   readonly applies: (p: GeneratedProgram, engine: Outcome, opa: Outcome) => boolean;
   /** The program without the construct; it is accepted only when both then agree (none: accepted as is). */
   readonly rewrite?: (text: string) => string;
+  /** Run the (rewritten) program without strict builtin errors for the check. */
+  readonly nonStrict?: boolean;
+  /** What OPA must answer for the check as well. */
+  readonly expect?: (opa: Outcome) => boolean;
 }
+/** A `replace(s, "", x)` call (its first operand may hold one level of parentheses). */
+const EMPTY_REPLACE = /(replace\((?:[^()]|\([^()]*\))*?), "", /;
 const ALLOWED_GENERATED: readonly AllowedGenerated[] = [
   {
     reason:
@@ -86,12 +92,30 @@ const ALLOWED_GENERATED: readonly AllowedGenerated[] = [
       "OPA's type checker infers the types of calls, comprehensions, rules and `some` vars and refuses what can never match (rego_type_error: match error, undefined ref, invalid argument); the engine checks only literal shapes (src/rego/typecheck.ts). The generator keeps static types right, but its `any` picks still make a few",
     applies: (_p, e, o) => o.kind === 'error' && o.codes.every((c) => c === 'rego_type_error') && !(e.kind === 'error' && e.codes[0] === 'rego_type_error'),
   },
+  {
+    reason:
+      "strict mode, a conflict and a builtin error in one package: OPA continues the caller on a complete rule's first value (topdown evalVirtualComplete calls the iterator before evaluating the remaining definitions), so a builtin error raised later in the package, or in the expression using the rule, comes before the conflict among the rule's definitions; the engine computes a rule's whole value (and its conflict) first. Accepted only when, without strict builtin errors, both report the conflict",
+    applies: (p, e, o) => {
+      if (!p.strict || e.kind !== 'error' || o.kind !== 'error') return false;
+      const strictErr = (c: string | undefined) => c === 'eval_type_error' || c === 'eval_builtin_error';
+      return (e.codes[0] === 'eval_conflict_error' && o.codes.some(strictErr)) || (strictErr(e.codes[0]) && o.codes.includes('eval_conflict_error'));
+    },
+    rewrite: (t) => t,
+    nonStrict: true,
+    expect: (o) => o.kind === 'error' && o.codes.includes('eval_conflict_error'),
+  },
+  {
+    reason:
+      'replace(s, "", x) on a multi-byte string: OPA (strings.NewReplacer) inserts x between the bytes of each UTF-8 sequence, and its JSON shows each broken byte as U+FFFD ("ä" -> "b\\ufffdb\\ufffdb"); a JavaScript string cannot hold the invalid UTF-8, so the engine inserts between characters. Accepted only when the program agrees once the empty old string is one that never occurs',
+    applies: (p, e, o) => e.kind === 'results' && o.kind === 'results' && EMPTY_REPLACE.test(p.text) && o.results.some((r) => r.includes('\\ufffd') || r.includes('\ufffd')),
+    rewrite: (t) => t.replace(new RegExp(EMPTY_REPLACE.source, 'g'), '$1, "\\u0001", '),
+  },
 ];
 
 const DEFAULT_RUNS = 10_000;
 const DEFAULT_SEED = 20261201;
 /** Unexplained disagreements of the default corpus (10,000 programs, seed 20261201). */
-const OPEN_CEILING = 191;
+const OPEN_CEILING = 0;
 
 interface GeneratedReport {
   readonly summary: string;
@@ -153,10 +177,11 @@ async function runGeneratedCorpus(oracle: OpaOracle, opts: { runs: number; seed:
           break;
         }
         const text = a.rewrite(p.text);
+        const strict = a.nonStrict ? false : p.strict;
         const m2 = [{ name: 'gen.rego', text }];
         const err2 = await oracle.putPolicy('gen', text);
-        const o2 = err2 ?? (await oracle.dataOutcome(path, input, p.strict));
-        if (compareOutcomes(engineDataOutcome(m2, path, { input, data, strict: p.strict }), o2) === undefined) {
+        const o2 = err2 ?? (await oracle.dataOutcome(path, input, strict));
+        if (compareOutcomes(engineDataOutcome(m2, path, { input, data, strict }), o2) === undefined && (a.expect?.(o2) ?? true)) {
           excused = true;
           allowedWhy.set(a.reason, (allowedWhy.get(a.reason) ?? 0) + 1);
           break;

@@ -244,6 +244,10 @@ describe('compile errors come from the first failing OPA stage', () => {
   it('an unsafe var is reported, not a type error of the later CheckTypes stage', () => {
     expect(err(() => run('package t\n\np if {\n\t1 == "a"\n}\n\nq if {\n\tzz > 1\n}\n', 'x := data.t')).regoCode).toBe('rego_unsafe_var_error');
   });
+
+  it('a local-var error (RewriteLocalVars) before an unsafe var (CheckSafetyRuleBodies)', () => {
+    expect(err(() => run('package t\n\np if {\n\tzz > 1\n}\n\nq if {\n\tx := 1\n\tx := 2\n}\n', 'x := data.t')).regoCode).toBe('rego_compile_error');
+  });
 });
 
 describe('definitions that all have one constant value stop at the first that holds (OPA early exit)', () => {
@@ -309,5 +313,23 @@ describe("an object literal's entries are evaluated in OPA's key order", () => {
     const input = fromJSON({ b: true, arr: [1], num: 1 });
     expect(err(() => run(m, 'x := data.t.p', { input, strict: true })).message).toContain('rem: operand 1');
     expect(err(() => run(m, 'x := data.t.q', { input, strict: true })).message).toContain('count: operand 1');
+  });
+});
+
+describe("a ref's ref and call keys are evaluated before its head", () => {
+  it('input.missing[f(1)] still calls f (OPA v1.22.3, strict)', () => {
+    const m = 'package t\n\nf(x) := 1 if {\n\tto_number("a")\n}\n\np := [y | y := input.missing[f(1)]]\n\nq := [y | y := input.o[r]]\n\nr := s if {\n\ts := to_number("b")\n}\n';
+    for (const r of ['p', 'q']) {
+      expect(err(() => run(m, `x := data.t.${r}`, { strict: true })).regoCode).toBe('eval_builtin_error');
+      expect(run(m, `x := data.t.${r}`)).toEqual([{ x: [] }]);
+    }
+  });
+});
+
+describe('`some x in a in b` is `some (x in a) in b` (OPA parser)', () => {
+  it('also across a line starting with `-`; the element call binds nothing: unsafe var', () => {
+    for (const m of ['package t\n\np if {\n\tsome x7 in {"a"}\n\t-2.5 in set()\n}\n', 'package t\n\np if {\n\tsome x in [1] in [true]\n}\n']) {
+      expect(err(() => run(m, 'x := data.t')).regoCode).toBe('rego_unsafe_var_error');
+    }
   });
 });

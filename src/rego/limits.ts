@@ -55,7 +55,11 @@ export class RegoLimitError extends RegoError {
 }
 
 /** Limits from the separate `maxSteps` / `deadlineMs` options and a `limits` object (the object wins). */
+const NO_LIMITS: RegoLimits = {};
+
 export function mergeLimits(limits: RegoLimits | undefined, maxSteps?: number, deadlineMs?: number): RegoLimits {
+  if (maxSteps === undefined && deadlineMs === undefined) return limits ?? NO_LIMITS;
+  if (limits === undefined) return deadlineMs === undefined ? { maxSteps } : maxSteps === undefined ? { deadlineMs } : { maxSteps, deadlineMs };
   return {
     ...(maxSteps !== undefined ? { maxSteps } : {}),
     ...(deadlineMs !== undefined ? { deadlineMs } : {}),
@@ -69,7 +73,7 @@ export class Budget {
   readonly maxSteps: number;
   readonly maxBytes: number;
   readonly deadline: number;
-  private readonly deadlineText: string;
+  private readonly deadlineMs: number | undefined;
   /** Innermost rule or function being evaluated (maintained by the evaluator). */
   rule: RuleRef | undefined;
 
@@ -78,8 +82,8 @@ export class Budget {
     this.maxBytes = limits.maxBytes ?? Number.POSITIVE_INFINITY;
     const rel = limits.deadlineMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + limits.deadlineMs;
     const abs = limits.deadlineAt ?? Number.POSITIVE_INFINITY;
-    this.deadline = Math.min(rel, abs);
-    this.deadlineText = limits.deadlineMs !== undefined ? `the deadline of ${limits.deadlineMs} ms (deadline-ms)` : 'its deadline (deadline-ms)';
+    this.deadline = rel < abs ? rel : abs;
+    this.deadlineMs = limits.deadlineMs;
   }
 
   /** One step; the clock is read every 1,024 steps. */
@@ -119,7 +123,7 @@ export class Budget {
       kind === 'steps'
         ? `evaluation exceeded the step budget of ${this.maxSteps} steps (max-steps)`
         : kind === 'deadline'
-          ? `evaluation exceeded ${this.deadlineText}`
+          ? `evaluation exceeded ${this.deadlineMs !== undefined ? `the deadline of ${this.deadlineMs} ms (deadline-ms)` : 'its deadline (deadline-ms)'}`
           : kind === 'bytes'
             ? `evaluation exceeded the output budget of ${this.maxBytes} bytes built by builtins (max-bytes)`
             : `evaluation nested too deeply${detail ? ` (${detail})` : ''}`;

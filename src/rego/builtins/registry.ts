@@ -115,8 +115,12 @@ function tooLarge(e: unknown, ctx: BuiltinContext): never {
   throw e;
 }
 
+/** Builtins that return a value they were given (not one they built): charging it would count it again. */
+const RETURNS_EXISTING: ReadonlySet<string> = new Set(['object.get', 'min', 'max']);
+
 function metered(d: BuiltinDef): BuiltinDef {
   const { fn, rel } = d;
+  if (RETURNS_EXISTING.has(d.name)) return d;
   if (fn) {
     return {
       ...d,

@@ -85,12 +85,12 @@ describe('wasm engine on the OPA ABI fixture', () => {
   });
 
   describe('in a wasm bundle tarball', () => {
-    const manifest = (wasmList: unknown) => ({ name: '.manifest', bytes: enc.encode(JSON.stringify({ revision: 'r', roots: ['fixture', 'x'], wasm: wasmList })) });
+    const manifest = (wasmList: unknown) => ({ name: '.manifest', bytes: enc.encode(JSON.stringify({ revision: 'r', roots: ['fixture', 'x', 'top'], wasm: wasmList })) });
     it('takes entrypoints from .manifest and mounts the bundle data at its folders', async () => {
       const tgz = await emitTarGz([
         manifest([
-          { entrypoint: 'fixture/echo', module: '/policy.wasm' },
-          { entrypoint: 'fixture/sign', module: '/policy.wasm' },
+          { entrypoint: 'fixture/echo', module: 'policy.wasm' },
+          { entrypoint: 'fixture/sign', module: 'policy.wasm' },
         ]),
         { name: 'policy.wasm', bytes: wasm },
         { name: 'x/y/data.json', bytes: enc.encode('{"z":1}') },
@@ -106,16 +106,17 @@ describe('wasm engine on the OPA ABI fixture', () => {
       await expect(loadPolicy({ kind: 'bundle', bytes: tgz })).rejects.toMatchObject({ code: 'BUNDLE_INVALID' });
     });
     it('refuses a manifest entrypoint the module does not export', async () => {
-      const tgz = await emitTarGz([manifest([{ entrypoint: 'fixture/nope', module: '/policy.wasm' }]), { name: 'policy.wasm', bytes: wasm }]);
+      const tgz = await emitTarGz([manifest([{ entrypoint: 'fixture/nope', module: 'policy.wasm' }]), { name: 'policy.wasm', bytes: wasm }]);
       await expect(loadPolicy({ kind: 'bundle', bytes: tgz })).rejects.toMatchObject({ code: 'BUNDLE_INVALID' });
     });
     it('refuses a bundle without wasm modules', async () => {
       const tgz = await emitTarGz([{ name: '.manifest', bytes: enc.encode('{"roots":[""]}') }, { name: 'p.rego', bytes: enc.encode('package p') }]);
       await expect(loadPolicy({ kind: 'bundle', bytes: tgz })).rejects.toMatchObject({ code: 'BUNDLE_INVALID' });
     });
+    // OPA matches a manifest's wasm module against the raw entry name (here without opa build's /).
     it('refuses colliding data files', async () => {
       const tgz = await emitTarGz([
-        manifest([{ entrypoint: 'fixture/echo', module: '/policy.wasm' }]),
+        manifest([{ entrypoint: 'fixture/echo', module: 'policy.wasm' }]),
         { name: 'policy.wasm', bytes: wasm },
         { name: 'x/data.json', bytes: enc.encode('{"y":1}') },
         { name: 'x/y/data.json', bytes: enc.encode('{"z":1}') },

@@ -13,6 +13,7 @@ import { CompactSign } from 'jose';
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
 import { isOpaHashAlgorithm, opaFileHash, type OpaHashAlgorithm } from './opa-hash.ts';
+import { goFold, JsonError, parseGoJson, type JNode } from './go-json.ts';
 
 export const SIGNATURES_FILE = '.signatures.json';
 
@@ -167,134 +168,45 @@ function verifyFail(source: string, message: string, path?: string): never {
 // empties a list), `iat` must be an integer literal in int64 range, a wrong type is an error, and
 // a json.Decoder (used for .signatures.json) reads the first value and ignores what follows.
 
-type GoJson =
-  | { readonly t: 'num'; readonly text: string }
-  | { readonly t: 'str'; readonly v: string }
-  | { readonly t: 'bool'; readonly v: boolean }
-  | { readonly t: 'null' }
-  | { readonly t: 'arr'; readonly v: readonly GoJson[] }
-  | { readonly t: 'obj'; readonly v: readonly (readonly [string, GoJson])[] };
-
-class GoJsonError extends Error {}
-
-/** The first JSON value of `text`; with `whole`, nothing but whitespace may follow it. */
-function readGoJson(text: string, whole: boolean): GoJson {
-  let i = 0;
-  const fail = (what: string): never => {
-    throw new GoJsonError(`${what} at offset ${i}`);
-  };
-  const ws = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const str = (): string => {
-    const start = i++;
-    for (;;) {
-      const c = text.charCodeAt(i);
-      if (Number.isNaN(c)) fail('unterminated string');
-      if (c === 0x22) break;
-      if (c < 0x20) fail('control character in a string');
-      i += c === 0x5c ? 2 : 1;
-    }
-    i++;
-    try {
-      // Go turns a lone surrogate escape into U+FFFD.
-      return (JSON.parse(text.slice(start, i)) as string).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-    } catch {
-      return fail('bad string escape');
-    }
-  };
-  const value = (depth: number): GoJson => {
-    if (depth > 10_000) fail('nested too deeply');
-    ws();
-    const c = text[i];
-    if (c === '{' || c === '[') {
-      const close = c === '{' ? '}' : ']';
-      i++;
-      const members: [string, GoJson][] = [];
-      const items: GoJson[] = [];
-      ws();
-      if (text[i] === close) {
-        i++;
-      } else {
-        for (;;) {
-          ws();
-          if (c === '{') {
-            if (text[i] !== '"') fail('expected a member name');
-            const k = str();
-            ws();
-            if (text[i++] !== ':') fail('expected ":"');
-            members.push([k, value(depth + 1)]);
-          } else {
-            items.push(value(depth + 1));
-          }
-          ws();
-          const n = text[i++];
-          if (n === close) break;
-          if (n !== ',') fail(`expected "," or "${close}"`);
-        }
-      }
-      return c === '{' ? { t: 'obj', v: members } : { t: 'arr', v: items };
-    }
-    if (c === '"') return { t: 'str', v: str() };
-    for (const [lit, node] of [['true', { t: 'bool', v: true }], ['false', { t: 'bool', v: false }], ['null', { t: 'null' }]] as const) {
-      if (text.startsWith(lit, i)) {
-        i += lit.length;
-        return node;
-      }
-    }
-    const m = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-    m.lastIndex = i;
-    const hit = m.exec(text);
-    if (hit === null) return fail(c === undefined ? 'unexpected end of JSON input' : `invalid character ${JSON.stringify(c)}`);
-    i += hit[0].length;
-    return { t: 'num', text: hit[0] };
-  };
-  const v = value(0);
-  if (whole) {
-    ws();
-    if (i !== text.length) fail('trailing characters');
-  }
-  return v;
-}
-
-/** Go's case folding of a field name, as far as it can meet the ASCII names OPA's structs use. */
-function goFold(name: string): string {
-  return name.replace(/\u212a/g, 'k').replace(/\u017f/g, 's').replace(/[A-Z]/g, (c) => c.toLowerCase());
+/** Go's name for a JSON value's kind, as its unmarshal errors print it. */
+function goKind(node: JNode): string {
+  if (node.t === 'lit') return node.v === null ? 'null' : 'bool';
+  return { obj: 'object', arr: 'array', str: 'string', num: 'number' }[node.t];
 }
 
 /** The members of a Go struct value: `fields` maps each lower-case field name to the last member that folds to it. */
-function goStruct(node: GoJson, type: string, fields: readonly string[]): Map<string, GoJson> {
-  if (node.t === 'null') return new Map();
-  if (node.t !== 'obj') throw new GoJsonError(`cannot unmarshal ${node.t === 'arr' ? 'array' : node.t === 'str' ? 'string' : node.t === 'num' ? 'number' : 'bool'} into ${type}`);
-  const out = new Map<string, GoJson>();
-  for (const [k, v] of node.v) {
+function goStruct(node: JNode, type: string, fields: readonly string[]): Map<string, JNode> {
+  if (node.t === 'lit' && node.v === null) return new Map();
+  if (node.t !== 'obj') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${type}`);
+  const out = new Map<string, JNode>();
+  for (const [k, v] of node.entries) {
     const f = goFold(k);
     if (!fields.includes(f)) continue;
     // null into a string or number is a no-op in Go; into a slice it empties it.
-    if (v.t === 'null' && f !== 'files' && f !== 'signatures') continue;
+    if (v.t === 'lit' && v.v === null && f !== 'files' && f !== 'signatures') continue;
     out.set(f, v);
   }
   return out;
 }
 
-function goString(node: GoJson | undefined, where: string): string {
+function goString(node: JNode | undefined, where: string): string {
   if (node === undefined) return '';
-  if (node.t !== 'str') throw new GoJsonError(`cannot unmarshal ${node.t} into ${where} of type string`);
+  if (node.t !== 'str') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${where} of type string`);
   return node.v;
 }
 
-function goInt64(node: GoJson | undefined, where: string): number | undefined {
+function goInt64(node: JNode | undefined, where: string): number | undefined {
   if (node === undefined) return undefined;
-  if (node.t !== 'num' || !/^-?\d+$/.test(node.text)) throw new GoJsonError(`cannot unmarshal ${node.t === 'num' ? `number ${node.text}` : node.t} into ${where} of type int64`);
-  const n = BigInt(node.text);
-  if (n > 9223372036854775807n || n < -9223372036854775808n) throw new GoJsonError(`cannot unmarshal number ${node.text} into ${where} of type int64`);
+  if (node.t !== 'num' || !/^-?\d+$/.test(node.lit)) throw new JsonError(`cannot unmarshal ${node.t === 'num' ? `number ${node.lit}` : goKind(node)} into ${where} of type int64`);
+  const n = BigInt(node.lit);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) throw new JsonError(`cannot unmarshal number ${node.lit} into ${where} of type int64`);
   return Number(n);
 }
 
-function goList(node: GoJson | undefined, where: string): readonly GoJson[] {
-  if (node === undefined || node.t === 'null') return [];
-  if (node.t !== 'arr') throw new GoJsonError(`cannot unmarshal ${node.t} into ${where} of type list`);
-  return node.v;
+function goList(node: JNode | undefined, where: string): readonly JNode[] {
+  if (node === undefined || (node.t === 'lit' && node.v === null)) return [];
+  if (node.t !== 'arr') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${where} of type list`);
+  return node.items;
 }
 
 function decodeUtf8(bytes: Uint8Array): string {
@@ -342,14 +254,14 @@ function decodeToken(token: string, source: string): DecodedToken {
     verifyFail(source, `the JWS header is not a JSON object: ${(e as Error).message}`, SIGNATURES_FILE);
   }
   let claims: Record<string, unknown>;
-  let fields: Map<string, GoJson>;
-  let fileNodes: readonly GoJson[];
+  let fields: Map<string, JNode>;
+  let fileNodes: readonly JNode[];
   const files = new Map<string, { name: string; hash: string; algorithm: string }>();
   let scope: string;
   let payloadKeyId: string;
   try {
     const text = decodeUtf8(pb);
-    const node = readGoJson(text, true);
+    const node = parseGoJson(text, false);
     claims = node.t === 'obj' ? (JSON.parse(text) as Record<string, unknown>) : {};
     fields = goStruct(node, 'the signed payload', ['files', 'keyid', 'scope', 'iat', 'iss']);
     payloadKeyId = goString(fields.get('keyid'), 'payload keyid');
@@ -483,9 +395,10 @@ export async function verifyBundle(files: readonly BundleFile[], options: Verify
   let plugin = '';
   let hasList = false;
   try {
-    const m = goStruct(readGoJson(decodeUtf8(sigFile.bytes), false), SIGNATURES_FILE, ['signatures', 'plugin']);
+    const m = goStruct(parseGoJson(decodeUtf8(sigFile.bytes), true), SIGNATURES_FILE, ['signatures', 'plugin']);
     plugin = goString(m.get('plugin'), `${SIGNATURES_FILE} plugin`);
-    hasList = m.get('signatures') !== undefined && m.get('signatures')!.t !== 'null';
+    const list = m.get('signatures');
+    hasList = list !== undefined && goKind(list) !== 'null';
     tokens = goList(m.get('signatures'), `${SIGNATURES_FILE} signatures`).map((t, i) => goString(t, `${SIGNATURES_FILE} signatures[${i}]`));
   } catch (e) {
     verifyFail(source, `${sigFile.name} is not a signatures document: ${(e as Error).message}`, sigFile.name);

@@ -11,7 +11,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, appendFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, OPA_BINARY } from '../test/helpers/loopback.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../src/cli/main.ts';
@@ -60,17 +60,6 @@ identity:
 function quantiles(ms: number[]): { p50: number; p99: number } {
   const s = [...ms].sort((a, b) => a - b);
   return { p50: s[Math.floor(s.length * 0.5)]!, p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]! };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function report(engine: string, results: Record<string, { p50: number; p99: number }>): void {
@@ -127,7 +116,7 @@ async function run(): Promise<void> {
   report('builtin', builtin);
 
   // opa run --server
-  const opa = process.env.TOOLGATE_OPA ?? '.cache/bin/opa';
+  const opa = OPA_BINARY;
   if (!existsSync(opa)) {
     process.stdout.write(`opa: skipped (no ${opa}; run scripts/install-go-tools.sh)\n`);
     return;

@@ -17,7 +17,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort, OPA_BINARY } from '../test/helpers/loopback.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ import { emitTarGz, type TarEntry } from '../src/emit/opa-tarball.ts';
 import { rng, writeSyntheticEstate } from './synthetic-estate.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OPA = process.env.TOOLGATE_OPA ?? join(root, '.cache', 'bin', 'opa');
+const OPA = OPA_BINARY;
 const BIN = join(root, 'bin', 'toolgate.mjs');
 const QUERY = 'data.toolgate.authz.decision';
 const PROCESS_RUNS = 12;
@@ -97,17 +97,6 @@ function compileBundle(args: readonly string[], out: string): string {
 }
 
 // ------------------------------------------------------------------ OPA server
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 function vm(pid: number): { hwmKiB: number; rssKiB: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? Number.NaN);

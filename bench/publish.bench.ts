@@ -26,7 +26,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort, OPA_BINARY } from '../test/helpers/loopback.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +35,7 @@ import { writeSyntheticEstate } from './synthetic-estate.ts';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const TOOLGATE = join(REPO, 'bin', 'toolgate.mjs');
-const OPA = process.env.TOOLGATE_OPA ?? join(REPO, '.cache/bin/opa');
+const OPA = OPA_BINARY;
 const REGISTRY = process.env.TOOLGATE_DOCKER_REGISTRY ?? join(REPO, '.cache/docker-registry/usr/bin/docker-registry');
 const scale = Number(process.env.TOOLGATE_BENCH_SCALE ?? '1');
 
@@ -60,15 +60,6 @@ function stopAll(): void {
 }
 process.on('exit', stopAll);
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + ms;

@@ -5,16 +5,15 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
+import { freePort, OPA_BINARY } from './loopback.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export { freePort } from './loopback.ts';
 
 export type OpaStatus = { ok: true; path: string; version: string } | { ok: false; reason: string };
 
 function findOpa(): OpaStatus {
-  const path = process.env.TOOLGATE_OPA ?? `${REPO}.cache/bin/opa`;
+  const path = OPA_BINARY;
   if (!existsSync(path)) return { ok: false, reason: `no opa at ${path} (run scripts/install-go-tools.sh, or set TOOLGATE_OPA)` };
   const r = spawnSync(path, ['version'], { encoding: 'utf8', timeout: 20_000 });
   if (r.error || r.status !== 0) return { ok: false, reason: `${path} version failed: ${r.error?.message ?? r.stderr}` };
@@ -59,18 +58,6 @@ export function runOpa(args: readonly string[], options: { cwd?: string; input?:
   const r = spawnSync(opaPath(), args, { cwd: options.cwd, input: options.input, encoding: 'utf8', timeout: options.timeoutMs ?? 60_000, maxBuffer: 256 * 1024 * 1024 });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** A free loopback TCP port (bound and released; the caller binds it next). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface OpaServer {

@@ -33,11 +33,11 @@
  * removed by the next run; a generation folder whose pid is a live process is left alone, so two
  * compiles into different --out folders of one parent never remove each other's work.
  */
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
-import { fsyncFolder, makeFolders, type StreamedBytes } from './fs-io.ts';
+import { fsyncFolder, makeFolders, writeNewFileSynced, type StreamedBytes } from './fs-io.ts';
 
 /** A step of the protocol, after which the test hook may pause. */
 export type CommitStep =
@@ -219,11 +219,6 @@ export function recoverArtifactSet(out: string, options: ArtifactSetOptions = {}
   return n.out;
 }
 
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let off = 0;
-  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-}
-
 /** Names a previous set in a real folder may hold: its SHA256SUMS entries and the old writer's temps. */
 function previousSetNames(dir: string): Set<string> {
   const names = new Set<string>(['SHA256SUMS']);
@@ -273,14 +268,7 @@ export function commitArtifactSet(out: string, files: readonly ArtifactFile[], o
   try {
     pause?.('generation-created');
     for (const f of files) {
-      const fd = openSync(join(genPath, f.name), 'wx', mode);
-      try {
-        if (typeof f.bytes === 'function') f.bytes((chunk) => writeAll(fd, chunk));
-        else writeAll(fd, f.bytes);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeNewFileSynced(join(genPath, f.name), f.bytes, mode);
       pause?.(`wrote:${f.name}`);
     }
     fsyncFolder(genPath);
@@ -288,13 +276,7 @@ export function commitArtifactSet(out: string, files: readonly ArtifactFile[], o
     pause?.('generation-synced');
     if (before.kind === 'folder') {
       const tmp = join(n.parent, fresh(n, 'journal'));
-      const fd = openSync(tmp, 'wx', 0o600);
-      try {
-        writeAll(fd, new TextEncoder().encode(`${gen}\n`));
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeNewFileSynced(tmp, new TextEncoder().encode(`${gen}\n`), 0o600);
       renameSync(tmp, n.journal);
       fsyncFolder(n.parent);
       pause?.('journal-written');

@@ -100,6 +100,18 @@ function writeAll(fd: number, bytes: Uint8Array): void {
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
 }
 
+/** Creates `path` (it must not exist), writes the bytes or the stream into it and fsyncs it. */
+export function writeNewFileSynced(path: string, bytes: Uint8Array | StreamedBytes, mode: number): void {
+  const fd = openSync(path, 'wx', mode);
+  try {
+    if (typeof bytes === 'function') bytes((chunk) => writeAll(fd, chunk));
+    else writeAll(fd, bytes);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
  * Writes every file to a temp sibling, fsyncs, then renames them all into place. Everything is
  * produced in memory first (or streamed into the temp file), so an error before the renames
@@ -113,14 +125,7 @@ export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): vo
       const dir = dirname(f.path);
       makeFolders(dir);
       const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
-      const fd = openSync(tmp, 'wx', mode);
-      try {
-        if (typeof f.bytes === 'function') f.bytes((chunk) => writeAll(fd, chunk));
-        else writeAll(fd, f.bytes);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      writeNewFileSynced(tmp, f.bytes, mode);
       temps.push({ tmp, path: f.path });
     }
     for (const t of temps) renameSync(t.tmp, t.path);

@@ -214,7 +214,7 @@ describeWithOpa('differential: builtin engine vs OPA', () => {
 
   const corpusThere = existsSync(OPA_SET);
   const ci = process.env.CI === 'true' || process.env.CI === '1';
-  it.skipIf(!corpusThere && !ci)(`visible corpus ${OPA_SET}`, async () => {
+  it.skipIf(!corpusThere && !ci)(`visible corpus ${OPA_SET}${corpusThere ? '' : ' (skipped outside CI: the corpus folder is missing)'}`, async () => {
     expect(corpusThere, `${OPA_SET} is missing`).toBe(true);
     let total = 0;
     let agree = 0;

@@ -165,10 +165,18 @@ describeWithOpa('the fleet', () => {
       await opas.b.query('toolgate/authz/decision', { agent: 'publisher', tool: 'notes::publish_note' });
       await opas.c.query('toolgate/authz/decision', { agent: 'ci-bot', tool: 'filesystem::list_directory' });
       const logs = server.info.receive!.logs;
-      await waitFor('logs from a, b and c', 20_000, () => {
+      // Wait for these three decisions themselves: each OPA has logged earlier ones already, and
+      // each flushes on its own clock.
+      const wanted = ['a ops-agent filesystem::read_file', 'b publisher notes::publish_note', 'c ci-bot filesystem::list_directory'];
+      await waitFor('the three decisions in the logs from a, b and c', 20_000, () => {
         if (!existsSync(logs)) return undefined;
-        const members = new Set(readFileSync(logs, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { labels: { member?: string } }).labels.member));
-        return members.has('a') && members.has('b') && members.has('c') ? true : undefined;
+        const seen = new Set(
+          readFileSync(logs, 'utf8').trim().split('\n').map((l) => {
+            const e = JSON.parse(l) as { labels: { member?: string }; input?: { agent?: string; tool?: string } };
+            return `${e.labels.member} ${e.input?.agent} ${e.input?.tool}`;
+          }),
+        );
+        return wanted.every((w) => seen.has(w)) ? true : undefined;
       }, 250);
       const obs = join(root, 'observed.json');
       const r = toolgate(['observe', '--opa-decision-logs', logs, '--manifest', join(estate, 'governance.yaml'), '--catalog', join(estate, 'catalog.json'), '--out', obs, '--window-out', join(root, 'window.json'), '--activity-out', join(root, 'activity.json')]);

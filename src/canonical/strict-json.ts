@@ -1,8 +1,13 @@
 /**
- * A strict JSON reader for canonical inputs (graphs, windows, diff records): RFC 8259 syntax,
- * integers of any size kept exactly (a bigint beyond 2^53), numbers with a fraction or exponent
- * kept as `JsonFloat` so the caller can refuse them by name, and a key repeated in one object
- * refused (JSON.parse would silently keep the last). Key order and whitespace are free.
+ * The one strict JSON reader (RFC 8259 syntax) for every JSON input. A key repeated in one object
+ * is refused naming both places (JSON.parse would silently keep the last), `__proto__` is an
+ * ordinary key, and every fault carries `line:col`. Two ways to read numbers:
+ * - `parseStrictJson` (canonical inputs: graphs, windows, diff records): integers of any size kept
+ *   exactly (a bigint beyond 2^53), a fraction or exponent kept as `JsonFloat` so the caller can
+ *   refuse it by name;
+ * - `parseJsonInput` (catalogs, manifests, servers files, observations, logs): plain JS numbers,
+ *   and an integer beyond 2^53 or a number out of double range refused, since rounding it would
+ *   make two different inputs one.
  */
 import { ToolgateError } from '../errors.ts';
 
@@ -23,7 +28,21 @@ export const STRICT_JSON_MAX_DEPTH = 128;
  * @example parseStrictJson('{"a":12345678901234567890}', 'x.json') // { a: 12345678901234567890n }
  */
 export function parseStrictJson(text: string, source = '<json>'): StrictJsonValue {
-  const p = new Parser(text, source);
+  return parseWith(new Parser(text, source, false));
+}
+
+/**
+ * Parses a JSON input into plain values (numbers as JS numbers): what JSON.parse gives, minus its
+ * silent losses (repeated keys, rounded integers, `__proto__` taken as the prototype).
+ * @example parseJsonInput('{"a":1,"a":2}', 'c.json') // throws PARSE_ERROR at c.json:1:8 (first at 1:2)
+ */
+export function parseJsonInput(text: string, source: string): unknown {
+  return parseWith(new Parser(text, source, true));
+}
+
+function parseWith(p: Parser): StrictJsonValue {
+  const text = p.s;
+  if (text.charCodeAt(0) === 0xfeff) p.fail('the text starts with a byte order mark (U+FEFF), which JSON does not allow');
   p.ws();
   const v = p.value(0);
   p.ws();
@@ -39,9 +58,11 @@ class Parser {
   constructor(
     readonly s: string,
     readonly source: string,
+    /** Plain JS numbers (parseJsonInput) instead of exact integers and JsonFloat. */
+    readonly plainNumbers: boolean,
   ) {}
 
-  fail(msg: string, at = this.i): never {
+  lineCol(at: number): { line: number; col: number } {
     let line = 1;
     let last = -1;
     for (let k = 0; k < at && k < this.s.length; k++) {
@@ -50,7 +71,41 @@ class Parser {
         last = k;
       }
     }
-    throw new ToolgateError('PARSE_ERROR', `${this.source}: invalid JSON at ${line}:${at - last}: ${msg}`, { at: [{ file: this.source, line, col: at - last }] });
+    return { line, col: at - last };
+  }
+
+  fail(msg: string, at = this.i, code: 'PARSE_ERROR' | 'INPUT_TOO_LARGE' = 'PARSE_ERROR'): never {
+    const { line, col } = this.lineCol(at);
+    throw new ToolgateError(code, `${this.source}: invalid JSON at ${line}:${col}: ${msg}`, { at: [{ file: this.source, line, col }] });
+  }
+
+  /** Refuses a repeated key at its second place, naming the first (found again only now: this is rare). */
+  repeatedKey(key: string, objectStart: number, at: number): never {
+    const again = new Parser(this.s, this.source, this.plainNumbers);
+    again.i = objectStart + 1;
+    let first = at;
+    for (;;) {
+      again.ws();
+      const keyAt = again.i;
+      if (again.string() === key) {
+        first = keyAt;
+        break;
+      }
+      again.ws();
+      again.i++; // ':'
+      again.ws();
+      again.value(0);
+      again.ws();
+      again.i++; // ','
+    }
+    const f = this.lineCol(first);
+    const { line, col } = this.lineCol(at);
+    throw new ToolgateError('PARSE_ERROR', `${this.source}: invalid JSON at ${line}:${col}: key ${JSON.stringify(key)} appears twice in one object (first at ${f.line}:${f.col})`, {
+      at: [
+        { file: this.source, line, col },
+        { file: this.source, line: f.line, col: f.col },
+      ],
+    });
   }
 
   ws(): void {
@@ -65,7 +120,7 @@ class Parser {
   }
 
   value(depth: number): StrictJsonValue {
-    if (depth > STRICT_JSON_MAX_DEPTH) this.fail(`nesting deeper than ${STRICT_JSON_MAX_DEPTH}`);
+    if (depth > STRICT_JSON_MAX_DEPTH) this.fail(`nesting deeper than ${STRICT_JSON_MAX_DEPTH}`, this.i, this.plainNumbers ? 'INPUT_TOO_LARGE' : 'PARSE_ERROR');
     const c = this.s.charCodeAt(this.i);
     switch (c) {
       case 123 /* { */:
@@ -93,6 +148,7 @@ class Parser {
   }
 
   object(depth: number): { [key: string]: StrictJsonValue } {
+    const objectStart = this.i;
     this.i++;
     const out: { [key: string]: StrictJsonValue } = {};
     this.ws();
@@ -107,7 +163,7 @@ class Parser {
       const key = this.key();
       // No JSON value is undefined, so a key not found needs no own-property check; one found may
       // be inherited ("toString") or repeated.
-      if (out[key] !== undefined && Object.prototype.hasOwnProperty.call(out, key)) this.fail(`key ${JSON.stringify(key)} appears twice in one object`, at);
+      if (out[key] !== undefined && Object.prototype.hasOwnProperty.call(out, key)) this.repeatedKey(key, objectStart, at);
       this.ws();
       if (this.s.charCodeAt(this.i) !== 58) this.fail("expected ':'");
       this.i++;
@@ -235,6 +291,16 @@ class Parser {
     if (!r) return this.fail('bad number');
     this.i = m.lastIndex;
     const text = r[0];
+    if (this.plainNumbers) {
+      const n = Number(text);
+      if (!Number.isFinite(n)) this.fail(`the number ${text} is out of range`, this.i - text.length);
+      // Beyond 2^53 a double keeps only some integers, each written one way (its shortest
+      // round-trip form); any other spelling is rounded and two different inputs would read as one.
+      if (r[1] === undefined && r[2] === undefined && !Number.isSafeInteger(n) && String(n) !== text) {
+        this.fail(`the integer ${text} is beyond 2^53 and cannot be kept exactly (a double reads it as ${String(n)})`, this.i - text.length);
+      }
+      return n;
+    }
     if (r[1] !== undefined || r[2] !== undefined) return new JsonFloat(text);
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : BigInt(text);

@@ -2,13 +2,14 @@
  * Parse a JSON or YAML input text into a plain value, keeping a way back from a path inside the
  * value to `line:col` in the text, so schema and reference errors can name the exact place.
  *
- * JSON goes through JSON.parse and YAML through js-yaml (YAML 1.2 core schema: `yes` stays a string,
+ * JSON goes through the one strict JSON reader (../canonical/strict-json.ts) and YAML through js-yaml (YAML 1.2 core schema: `yes` stays a string,
  * no implicit timestamps; duplicate keys and multiple documents refused; alias expansion capped);
  * both are fast. The index that turns a path into `line:col` (./locator.ts) is built only when an
  * error or notice needs one.
  */
 import { load as loadYaml, CORE_SCHEMA, YAMLException } from 'js-yaml';
 import { Parser as YamlParser } from 'yaml';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
 
@@ -47,20 +48,10 @@ function lineColAt(text: string, offset: number): { line: number; col: number } 
 }
 
 function parseJson(file: string, text: string): ParsedDocument {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    if (e instanceof RangeError) throw tooDeep(file);
-    const msg = (e as Error).message;
-    const m = /position (\d+)/.exec(msg);
-    const at: SourceAt = m ? { file, ...lineColAt(text, Number(m[1])) } : { file };
-    throw new ToolgateError('PARSE_ERROR', `invalid JSON: ${msg}`, { at: [at] });
-  }
-  checkDepth(file, value);
-  const locate = lazyLocator(file, text);
-  if (MAY_OVERFLOW_JSON.test(text)) refuseNonFinite(value, locate);
-  return { file, value, locate };
+  // The strict reader refuses what JSON.parse would silently lose (repeated keys, rounded
+  // integers, numbers out of range) and bounds nesting, each at line:col.
+  const value = parseJsonInput(text, file);
+  return { file, value, locate: lazyLocator(file, text) };
 }
 
 function parseYaml(file: string, text: string): ParsedDocument {
@@ -83,30 +74,47 @@ function parseYaml(file: string, text: string): ParsedDocument {
   }
   checkShape(file, value, text.length);
   const locate = lazyLocator(file, text);
-  if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate);
+  if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
   return { file, value, locate };
 }
 
-// A number JSON.parse or js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+
-// digits; YAML also spells .inf and .nan. Only text that holds one is walked.
-const MAY_OVERFLOW_JSON = /\d[eE][+-]?\d{3}|\d{309}/;
-const MAY_OVERFLOW_YAML = /\d[eE][+-]?\d{3}|\d{309}|\.(?:inf|Inf|INF|nan|NaN|NAN)\b/;
+// A number js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+ digits; YAML also
+// spells .inf and .nan. Only text that holds one is walked.
+const MAY_OVERFLOW_YAML = /\d[eE][+-]?\d{3}|\d{16}|\.(?:inf|Inf|INF|nan|NaN|NAN)\b/;
 
 /**
- * Refuses a number that is not finite (1e400 read as Infinity, YAML .inf / .nan) at its line:col:
- * it has no JSON value, and left in, it would fail later naming no file.
+ * Refuses a number that is not finite (1e400 read as Infinity, YAML .inf / .nan) or an integer
+ * beyond 2^53 (rounded on reading) at its line:col: left in, it would fail later naming no file,
+ * or make two different documents one.
  */
-function refuseNonFinite(value: unknown, locate: Locate): void {
+function refuseNonFinite(value: unknown, locate: Locate, text: string): void {
   const stack: [unknown, PathSegment[]][] = [[value, []]];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'number' && !Number.isFinite(v)) {
       throw new ToolgateError('PARSE_ERROR', `${pointer(path) || '/'}: the number ${v} is out of range (no JSON number is infinite or NaN)`, { at: [locate(path)] });
     }
+    // An integer beyond 2^53 that a double cannot hold: the value written is not the value kept.
+    if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v) && !writtenExactly(v, locate(path), text)) {
+      throw new ToolgateError('PARSE_ERROR', `${pointer(path) || '/'}: an integer beyond 2^53 cannot be kept exactly (a double reads it as ${String(v)})`, { at: [locate(path)] });
+    }
     if (v === null || typeof v !== 'object') continue;
     if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...path, i]]));
     else for (const [k, c] of Object.entries(v)) stack.push([c, [...path, k]]);
   }
+}
+
+/**
+ * Whether the integer token at `at` is the spelling JSON gives `v` (its shortest round-trip form):
+ * only then does each accepted text read as a different value.
+ */
+function writtenExactly(v: number, at: SourceAt, text: string): boolean {
+  if (at.line === undefined || at.col === undefined) return false;
+  let offset = 0;
+  for (let l = 1; l < at.line; l++) offset = text.indexOf('\n', offset) + 1;
+  const token = /^[-+]?[0-9_]+(?![0-9_.eExXoO])/.exec(text.slice(offset + at.col - 1, offset + at.col + 400));
+  if (!token) return true; // written another way (a fraction, an exponent, hex): not an integer's digits
+  return token[0].replace(/_/g, '').replace(/^\+/, '') === String(v);
 }
 
 /**
@@ -133,11 +141,6 @@ function firstLine(s: string): string {
 
 function tooDeep(file: string): ToolgateError {
   return new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file }] });
-}
-
-/** Iterative depth check: refuses documents nested deeper than MAX_DEPTH without recursing. */
-function checkDepth(file: string, value: unknown): void {
-  checkShape(file, value, Number.POSITIVE_INFINITY);
 }
 
 /**

@@ -18,3 +18,11 @@ export interface Command {
   /** Runs the command and returns its exit code. Throw ToolgateError for refusals. */
   run(args: string[], io: CliIo): Promise<number>;
 }
+
+/** A command as `registry.ts` lists it: enough for `toolgate --help` without loading the command's module. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  /** Imports the command's module; only the command that runs is loaded. */
+  load(): Promise<Command>;
+}

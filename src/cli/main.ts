@@ -1,8 +1,10 @@
 /** `toolgate` entry: dispatch to a command, map errors to exit codes, never print a stack trace. */
 import { isToolgateError, formatAt } from '../errors.ts';
-import type { CliIo, Command } from './command.ts';
+import type { CliIo, CommandEntry } from './command.ts';
 import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { COMMANDS } from './registry.ts';
+import { didYouMean } from './suggest.ts';
+import { packageVersion } from './version.ts';
 
 function defaultIo(): CliIo {
   return {
@@ -19,40 +21,75 @@ function defaultIo(): CliIo {
   };
 }
 
+const isHelp = (word: string | undefined): boolean => word === '--help' || word === '-h';
+
+function commandList(entries: readonly CommandEntry[]): string {
+  const width = Math.max(...entries.map((c) => c.name.length));
+  return entries.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+}
+
 function helpText(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
-  return `usage: toolgate COMMAND [options]\n\ncommands:\n${lines.join('\n')}\n\nRun 'toolgate COMMAND --help' for a command's options.\n`;
+  return `usage: toolgate COMMAND [options]\n       toolgate --version\n\ncommands:\n${commandList(COMMANDS)}\n\nRun 'toolgate COMMAND --help' for a command's options.\n`;
+}
+
+/** Commands named `GROUP SUB` (graph, bundle, rego, ...), keyed by their first word. */
+function groupOf(word: string | undefined): CommandEntry[] {
+  return COMMANDS.filter((c) => c.name.includes(' ') && c.name.split(' ')[0] === word);
+}
+
+function groupHelpText(group: string, members: readonly CommandEntry[]): string {
+  return `usage: toolgate ${group} SUBCOMMAND [options]\n\nsubcommands:\n${commandList(members)}\n\nRun 'toolgate ${group} SUBCOMMAND --help' for its options.\n`;
 }
 
 /** Finds the longest command name matching the leading words of argv. */
-function findCommand(argv: string[]): { command: Command; rest: string[] } | undefined {
-  let best: { command: Command; rest: string[] } | undefined;
-  for (const command of COMMANDS) {
-    const words = command.name.split(' ');
-    if (words.every((w, i) => argv[i] === w) && (!best || words.length > best.command.name.split(' ').length)) {
-      best = { command, rest: argv.slice(words.length) };
-    }
+function findCommand(argv: readonly string[]): { entry: CommandEntry; rest: string[] } | undefined {
+  let best: { entry: CommandEntry; words: number } | undefined;
+  for (const entry of COMMANDS) {
+    const words = entry.name.split(' ');
+    if (words.every((w, i) => argv[i] === w) && (!best || words.length > best.words)) best = { entry, words: words.length };
   }
-  return best;
+  return best && { entry: best.entry, rest: argv.slice(best.words) };
+}
+
+/** The message for argv that names no command: only the words that failed to match, and the closest command. */
+function unknownCommand(argv: readonly string[]): string {
+  const [first = '', second] = argv;
+  const members = groupOf(first);
+  if (members.length > 0) {
+    if (second === undefined || second.startsWith('-')) return `toolgate: ${JSON.stringify(first)} needs a subcommand\n${groupHelpText(first, members)}`;
+    const typed = `${first} ${second}`;
+    return `toolgate: unknown command ${JSON.stringify(typed)}${didYouMean(typed, members.map((c) => c.name))}\nRun 'toolgate ${first} --help' for its subcommands.\n`;
+  }
+  const firstWords = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
+  return `toolgate: unknown command ${JSON.stringify(first)}${didYouMean(first, firstWords)}\nRun 'toolgate --help' for the list of commands.\n`;
 }
 
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+  if (argv.length === 0 || isHelp(argv[0]) || argv[0] === 'help') {
     io.stdout(helpText());
     return argv.length === 0 ? EXIT.USAGE : EXIT.OK;
   }
-  const found = findCommand(argv);
-  if (!found) {
-    io.stderr(`toolgate: unknown command ${JSON.stringify(argv.slice(0, 2).join(' '))}\n${helpText()}`);
-    return EXIT.USAGE;
-  }
-  if (found.rest.includes('--help') || found.rest.includes('-h')) {
-    io.stdout(found.command.usage.endsWith('\n') ? found.command.usage : `${found.command.usage}\n`);
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    io.stdout(`${packageVersion()}\n`);
     return EXIT.OK;
   }
+  const found = findCommand(argv);
+  if (!found) {
+    const members = groupOf(argv[0]);
+    if (members.length > 0 && (argv.length === 1 || isHelp(argv[1]))) {
+      io.stdout(groupHelpText(argv[0]!, members));
+      return argv.length === 1 ? EXIT.USAGE : EXIT.OK;
+    }
+    io.stderr(unknownCommand(argv));
+    return EXIT.USAGE;
+  }
   try {
-    return await found.command.run(found.rest, io);
+    const command = await found.entry.load();
+    if (found.rest.includes('--help') || found.rest.includes('-h')) {
+      io.stdout(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
+      return EXIT.OK;
+    }
+    return await command.run(found.rest, io);
   } catch (e) {
     return reportError(e, io);
   }

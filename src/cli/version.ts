@@ -1,0 +1,7 @@
+/** The installed package's version, for `toolgate --version`: read from its package.json, which sits two folders up from both `src/cli/` and `dist/cli/`. */
+import { readFileSync } from 'node:fs';
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+}

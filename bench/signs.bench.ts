@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { buildGraph, type ConnectomeEdge, type ConnectomeNode } from '../src/connectome/index.ts';
-import { loadPolicy } from '../src/rego/engine.ts';
+import { loadPolicy } from '../src/engines/engine.ts';
 import { compileModules, fromJSON } from '../src/rego/index.ts';
 import { signEdges, signInputs } from '../src/signs/index.ts';
 

@@ -1,7 +1,9 @@
 /**
  * One error class for everything toolgate refuses, with a stable code per fault.
  * Only `cli/` maps codes to exit codes; library callers branch on `code`.
+ * The Rego engine (src/rego) stands alone with its own RegoError, whose codes are the REGO_* ones here.
  */
+import { RegoError } from './rego/errors.ts';
 
 /** Stable error codes. Append new codes here; never rename one that has shipped. */
 export type ToolgateErrorCode =
@@ -83,8 +85,14 @@ export class ToolgateError extends Error {
   }
 }
 
+/** A toolgate refusal, or a Rego engine error: it has the same fields, and its code is one of the REGO_* codes. */
 export function isToolgateError(e: unknown): e is ToolgateError {
-  return e instanceof ToolgateError;
+  return e instanceof ToolgateError || e instanceof RegoError;
+}
+
+/** The Rego engine's error as a ToolgateError with the same code, message and locations (the original is the cause). */
+export function toolgateErrorFromRego(e: RegoError): ToolgateError {
+  return new ToolgateError(e.code, e.message, { at: e.at, details: e.details, cause: e });
 }
 
 /** Formats a location as `file:line:col` (parts omitted when unknown). */

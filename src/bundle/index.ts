@@ -3,9 +3,8 @@
  * against its own data (what a gateway running `opa run --bundle` would answer), an inspection
  * summary, and `.signatures.json` signing and verification.
  */
-import { ToolgateError } from '../errors.ts';
-import { loadPolicy, type LoadedPolicy } from '../rego/engine.ts';
-import type { RegoLimits } from '../rego/limits.ts';
+import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
+import { bindPolicy, RegoError, toJSON, type BoundPolicy, type RegoLimits } from '../rego/index.ts';
 import { loadBundle } from './load.ts';
 import { opaFileHash } from './opa-hash.ts';
 import { readTarball, type TarballFile, type TarballLimits } from './read-tarball.ts';
@@ -38,27 +37,34 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   if (loaded.modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`, { at: [{ file: source }] });
   const versions = new Set(loaded.modules.map((m) => m.regoVersion));
   if (versions.size > 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle mixes rego versions 0 and 1, which the builtin engine cannot load together`, { at: [{ file: source }] });
-  let policy: LoadedPolicy;
+  let policy: BoundPolicy;
   try {
-    policy = await loadPolicy({ kind: 'rego', modules: loaded.modules.map((m) => ({ name: m.id, text: m.text })), regoVersion: [...versions][0]! }, { engine: 'builtin' });
+    policy = bindPolicy(loaded.modules.map((m) => ({ name: m.id, text: m.text })), { regoVersion: [...versions][0]! });
   } catch (e) {
     // OPA refuses to activate a bundle whose modules do not compile.
-    if (e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+    if (e instanceof RegoError || e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
     throw e;
   }
-  policy.setData(loaded.data);
+  try {
+    policy.setData(loaded.data);
+  } catch (e) {
+    if (e instanceof RegoError) throw toolgateErrorFromRego(e);
+    throw e;
+  }
   const revision = loaded.manifestJSON.revision;
   return {
     revision: typeof revision === 'string' ? revision : null,
     decide(agent: string, tool: string, evalLimits?: RegoLimits) {
-      let ev;
       try {
-        ev = policy.evaluate({ agent, tool }, DECISION_ENTRYPOINT, evalLimits);
+        // the wall clock, as OPA's: token expiry and time.now_ns read it
+        const now = BigInt(Date.now()) * 1_000_000n;
+        const v = policy.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, now, ...(evalLimits ? { limits: evalLimits } : {}) });
+        return v === undefined ? null : toJSON(v);
       } catch (e) {
-        if (e instanceof ToolgateError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+        if (e instanceof RegoError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+        if (e instanceof RegoError) throw toolgateErrorFromRego(e);
         throw e;
       }
-      return ev.defined && ev.type !== 'multiple' ? ev.value : null;
     },
   };
 }

@@ -35,9 +35,7 @@
  */
 import { parseAllDocuments, isScalar, visit } from 'yaml';
 import { ToolgateError } from '../errors.ts';
-import { parseModule } from '../rego/parser.ts';
-import type { Module } from '../rego/ast.ts';
-import type { RegoVersion } from '../rego/parser.ts';
+import { parseModule, type Module, type RegoVersion } from '../rego/index.ts';
 import { cleanPath, type TarballFile } from './read-tarball.ts';
 import { goFold, goUtf8, JsonError, parseGoJson, type JNode } from './go-json.ts';
 
@@ -536,4 +534,14 @@ function readJsonFirst(bytes: Uint8Array, w: Where): JNode | undefined {
     if (e instanceof JsonError) refuse(w, `not valid JSON: ${e.message}`);
     throw e;
   }
+}
+
+/** The data document of a bundle as OPA loads it: data files mounted at their folders. */
+export function bundleData(files: readonly TarballFile[], source: string): Record<string, unknown> {
+  return loadBundle(files, source).data;
+}
+
+/** A bundle's `.manifest` as written (`{}` when absent), after OPA's checks of the whole bundle. */
+export function bundleManifest(files: readonly TarballFile[], source: string): Record<string, unknown> {
+  return loadBundle(files, source).manifestJSON;
 }

@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
-import type { OpaRunner } from '../rego/engine.ts';
+import type { OpaRunner } from '../engines/engine.ts';
 import type { ModuleSource } from '../rego/index.ts';
 
 export function opaRunner(env: Readonly<Record<string, string | undefined>>, binary = env.TOOLGATE_OPA ?? 'opa'): OpaRunner {

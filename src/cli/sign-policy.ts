@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ToolgateError } from '../errors.ts';
-import { isEngineName, loadPolicy, ENGINES, type EngineName, type LoadedPolicy, type PolicySource } from '../rego/engine.ts';
+import { isEngineName, loadPolicy, ENGINES, type EngineName, type LoadedPolicy, type PolicySource } from '../engines/engine.ts';
 import { DEFAULT_SIGN_ENTRYPOINT } from '../signs/index.ts';
 import type { CliIo } from './command.ts';
 import { readBytesFile, readTextFile } from './fs-io.ts';

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readTarball, type TarballFile } from '../bundle/read-tarball.ts';
-import { bundleData, bundleManifest } from '../rego/engines/wasm.ts';
+import { bundleData, bundleManifest } from '../bundle/load.ts';
 import { canonicalBytes } from '../canonical/json.ts';
 import { emitTarGz } from '../emit/opa-tarball.ts';
 import { ToolgateError } from '../errors.ts';

@@ -44,7 +44,7 @@ export interface EvalOptions {
 
 /**
  * Rule documents shared across evaluations: the documents of `nodes` (rule nodes whose value depends on
- * `data` alone; engines/data-only.ts finds them) are computed once and reused by every evaluation whose
+ * `data` alone; data-only.ts finds them) are computed once and reused by every evaluation whose
  * `data` is this same `data` value (by identity), outside any `with`. A new data document needs a new
  * SharedDocs.
  */

@@ -12,7 +12,7 @@
  */
 import { ToolgateError } from '../errors.ts';
 import { buildGraph, SIGNS, type ConnectomeEdge, type ConnectomeNode, type Graph, type Sign } from '../connectome/index.ts';
-import type { Evaluation, LoadedPolicy } from '../rego/engine.ts';
+import type { Evaluation, LoadedPolicy } from '../engines/engine.ts';
 import type { RegoLimits } from '../rego/limits.ts';
 
 export const DEFAULT_SIGN_ENTRYPOINT = 'data.toolgate.signs.sign';

@@ -15,7 +15,7 @@ import { describeWithOpa, startOpaServer } from '../../helpers/opa.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { readTarball } from '../../../src/bundle/read-tarball.ts';
 import { loadBundle, type LoadedBundle } from '../../../src/bundle/load.ts';
-import { loadPolicy } from '../../../src/rego/engine.ts';
+import { loadPolicy } from '../../../src/engines/engine.ts';
 import { ToolgateError } from '../../../src/errors.ts';
 
 // ---- hand-assembled tar ------------------------------------------------------------------------

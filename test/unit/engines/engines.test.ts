@@ -3,7 +3,7 @@
  * module, not a compiled Rego policy) and over wasm bundle tarballs, and opa where it is absent.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { loadPolicy, type LoadedPolicy } from '../../../src/rego/engine.ts';
+import { loadPolicy, type LoadedPolicy } from '../../../src/engines/engine.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { opaRunner } from '../../../src/cli/opa-runner.ts';
 import { abiFixtureWasm } from './abi-fixture.ts';

@@ -1,6 +1,6 @@
 /**
  * Rule documents shared across evaluations (SharedDocs in src/rego/eval.ts, found by
- * src/rego/engines/data-only.ts, used by the builtin engine): which rules count as data-only, and
+ * src/rego/data-only.ts, used by the builtin engine): which rules count as data-only, and
  * that sharing never changes an answer — not across inputs, not under `with`, not after the data
  * document is replaced, not for rules that fail.
  */
@@ -8,8 +8,8 @@ import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { compileModules, fromJSON, toJSON, type Value } from '../../../src/rego/index.ts';
 import type { SharedDocs } from '../../../src/rego/eval.ts';
-import { dataOnlyNodes } from '../../../src/rego/engines/data-only.ts';
-import { loadBuiltin } from '../../../src/rego/engines/builtin.ts';
+import { dataOnlyNodes } from '../../../src/rego/data-only.ts';
+import { loadBuiltin } from '../../../src/engines/builtin.ts';
 
 function dataOnly(text: string, extra: string[] = []): string[] {
   const p = compileModules([{ name: 'p.rego', text }, ...extra.map((t, i) => ({ name: `x${i}.rego`, text: t }))]);

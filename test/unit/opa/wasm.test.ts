@@ -12,7 +12,7 @@ import { bundleDecider } from '../../../src/bundle/index.ts';
 import { canonicalString } from '../../../src/canonical/json.ts';
 import { opaRunner } from '../../../src/cli/opa-runner.ts';
 import { graphFromJSON } from '../../../src/connectome/index.ts';
-import { loadPolicy } from '../../../src/rego/engine.ts';
+import { loadPolicy } from '../../../src/engines/engine.ts';
 import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../../../src/signs/index.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { describeWithOpa, opaPath, runOpa } from '../../helpers/opa.ts';

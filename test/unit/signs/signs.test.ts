@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { runCli } from '../../helpers/cli.ts';
 import { graphFromJSON, buildGraph, SIGNS, type Graph } from '../../../src/connectome/index.ts';
-import { loadPolicy, type Evaluation, type LoadedPolicy } from '../../../src/rego/engine.ts';
+import { loadPolicy, type Evaluation, type LoadedPolicy } from '../../../src/engines/engine.ts';
 import { signEdges, signOf } from '../../../src/signs/index.ts';
 import { abiFixtureWasm } from '../engines/abi-fixture.ts';
 

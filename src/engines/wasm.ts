@@ -8,10 +8,10 @@
  * and turned into a ToolgateError naming the module and entrypoint.
  */
 import { loadPolicy as sdkLoadPolicy } from '@open-policy-agent/opa-wasm';
-import { ToolgateError } from '../../errors.ts';
-import { readTarball, type TarballFile } from '../../bundle/read-tarball.ts';
-import { loadBundle } from '../../bundle/load.ts';
-import { dottedEntrypoint, jsonType, slashEntrypoint, type Evaluation, type LoadedPolicy } from '../engine.ts';
+import { ToolgateError } from '../errors.ts';
+import { loadBundle } from '../bundle/load.ts';
+import { readTarball } from '../bundle/read-tarball.ts';
+import { dottedEntrypoint, jsonType, slashEntrypoint, type Evaluation, type LoadedPolicy } from './engine.ts';
 
 interface SdkPolicy {
   entrypoints: Record<string, number>;
@@ -118,16 +118,6 @@ export async function loadWasm(bytes: Uint8Array, name = 'policy.wasm'): Promise
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** The data document of a bundle as OPA loads it (src/bundle/load.ts): data files mounted at their folders. */
-export function bundleData(files: readonly TarballFile[], source: string): Record<string, unknown> {
-  return loadBundle(files, source).data;
-}
-
-/** A bundle's `.manifest` as written (`{}` when absent), after OPA's checks of the whole bundle. */
-export function bundleManifest(files: readonly TarballFile[], source: string): Record<string, unknown> {
-  return loadBundle(files, source).manifestJSON;
 }
 
 /** Loads a wasm bundle tarball: every module its manifest lists, with the bundle's data. */

@@ -12,9 +12,7 @@
  * Engine and ABI checks happen at load time; evaluation errors come back as ToolgateErrors.
  */
 import { ToolgateError } from '../errors.ts';
-import type { ModuleSource, RegoVersion } from './index.ts';
-import type { RegoLimits } from './limits.ts';
-import { scalarTypeName } from './value.ts';
+import { scalarTypeName, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
 
 export const ENGINES = ['builtin', 'wasm', 'opa'] as const;
 export type EngineName = (typeof ENGINES)[number];
@@ -97,17 +95,17 @@ export async function loadPolicy(source: PolicySource, options: LoadOptions = {}
       if (source.kind !== 'rego') {
         throw new ToolgateError('ENGINE_UNAVAILABLE', `the builtin engine evaluates Rego source; a ${source.kind === 'wasm' ? 'policy.wasm' : 'bundle tarball'} needs --engine wasm`);
       }
-      const { loadBuiltin } = await import('./engines/builtin.ts');
+      const { loadBuiltin } = await import('./builtin.ts');
       return loadBuiltin(source.modules, source.regoVersion);
     }
     case 'wasm': {
-      const { loadWasm, loadWasmBundle } = await import('./engines/wasm.ts');
+      const { loadWasm, loadWasmBundle } = await import('./wasm.ts');
       if (source.kind === 'wasm') return loadWasm(source.bytes, source.name ?? 'policy.wasm');
       if (source.kind === 'bundle') return loadWasmBundle(source.bytes, source.name ?? 'bundle.tar.gz');
       throw new ToolgateError('ENGINE_UNAVAILABLE', 'the wasm engine runs OPA-compiled wasm; Rego source needs --engine builtin, or --engine opa to compile it with the opa binary');
     }
     case 'opa': {
-      const { loadWithOpa } = await import('./engines/opa.ts');
+      const { loadWithOpa } = await import('./opa.ts');
       return loadWithOpa(source, options);
     }
   }

@@ -10,9 +10,9 @@
  * data-only. The analysis is conservative: a data ref with a non-constant step depends on every rule
  * node below the step, and anything it cannot place counts as input-dependent.
  */
-import type { Literal, Term } from '../ast.ts';
-import { lookupBuiltin } from '../builtins/registry.ts';
-import { walkLiteral, walkTerms, type CompiledPolicy, type CRule, type DataNode } from '../compiler.ts';
+import type { Literal, Term } from './ast.ts';
+import { lookupBuiltin } from './builtins/registry.ts';
+import { walkLiteral, walkTerms, type CompiledPolicy, type CRule, type DataNode } from './compiler.ts';
 
 /** Builtins whose result can differ between evaluations with the same operands (besides those the registry marks). */
 const EVALUATION_DEPENDENT = /^(print|trace|opa\.runtime|http\.|net\.lookup|io\.jwt\.decode_verify|crypto\.x509\.parse_and_verify|time\.now)/;

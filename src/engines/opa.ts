@@ -3,8 +3,8 @@
  * wasm bundle for the requested entrypoints, which the `wasm` engine then evaluates, so results
  * carry OPA's own semantics. Without `opa` on PATH this says so (ENGINE_UNAVAILABLE).
  */
-import { ToolgateError } from '../../errors.ts';
-import { slashEntrypoint, type LoadOptions, type LoadedPolicy, type PolicySource } from '../engine.ts';
+import { ToolgateError } from '../errors.ts';
+import { slashEntrypoint, type LoadOptions, type LoadedPolicy, type PolicySource } from './engine.ts';
 import { loadWasm, loadWasmBundle } from './wasm.ts';
 
 export async function loadWithOpa(source: PolicySource, options: LoadOptions): Promise<LoadedPolicy> {

@@ -1,0 +1,53 @@
+/**
+ * The `builtin` engine: toolgate's own Rego interpreter (src/rego) behind the engine interface,
+ * compiled once and bound to one data document at a time. Its errors come back as ToolgateErrors
+ * with the engine's REGO_* code.
+ */
+import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
+import { bindPolicy, isSet, RegoError, toJSON, typeName, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
+import { dottedEntrypoint, type LoadedPolicy } from './engine.ts';
+
+function asToolgateError(e: unknown): unknown {
+  return e instanceof RegoError ? toolgateErrorFromRego(e) : e;
+}
+
+export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1'): LoadedPolicy {
+  let bound;
+  try {
+    bound = bindPolicy(modules, { regoVersion });
+  } catch (e) {
+    throw asToolgateError(e);
+  }
+  const policy = bound;
+  const refs = new Map<string, string>();
+  return {
+    engine: 'builtin',
+    entrypoints: [],
+    setData(d: unknown) {
+      try {
+        policy.setData(d);
+      } catch (e) {
+        throw asToolgateError(e);
+      }
+    },
+    evaluate(input: unknown, entrypoint: string, limits?: RegoLimits) {
+      let ref = refs.get(entrypoint);
+      if (ref === undefined) {
+        ref = dottedEntrypoint(entrypoint);
+        refs.set(entrypoint, ref);
+      }
+      let v: Value | undefined;
+      try {
+        // the wall clock, as OPA's: io.jwt.decode_verify checks exp/nbf against it, time.now_ns reads it
+        const now = BigInt(Date.now()) * 1_000_000n;
+        v = policy.evaluate(ref, { input, now, ...(limits ? { limits } : {}) });
+      } catch (e) {
+        if (e instanceof RegoError) throw toolgateErrorFromRego(e);
+        if (e instanceof ToolgateError) throw e;
+        throw new ToolgateError('REGO_EVAL_ERROR', `${ref}: ${(e as Error).message}`, { cause: e });
+      }
+      if (v === undefined) return { defined: false };
+      return { defined: true, value: toJSON(v), type: isSet(v) ? 'set' : typeName(v) };
+    },
+  };
+}

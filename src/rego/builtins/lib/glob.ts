@@ -3,11 +3,11 @@
  * `*` any run of non-delimiter characters, `**` any run of characters,
  * `?` one non-delimiter character, `[abc]` / `[a-z]` / `[!abc]` one character from (or not from)
  * a list or range, `{a,b}` alternatives (nestable), `\x` a literal x.
- * Compiled to an RE2 expression (`u` flag: characters are code points). RE2 never backtracks, so
+ * Compiled to an RE2 expression (lib/re2.ts: characters are code points). RE2 never backtracks, so
  * matching is linear in the subject: a pattern such as `*a*a*a*a*b` cannot stall on a long subject as
  * it does on a backtracking matcher.
  */
-import RE2 from 're2';
+import { compileRegexp, matchString, type Regexp } from './re2.ts';
 
 export class GlobSyntaxError extends Error {}
 
@@ -117,7 +117,7 @@ export function globToRegExpSource(pattern: string, delimiters: readonly string[
   return `^(?:${out})$`;
 }
 
-const cache = new Map<string, RE2>();
+const cache = new Map<string, Regexp>();
 const CACHE_MAX = 256;
 
 /** Compile (cached) and match. Throws GlobSyntaxError on a malformed pattern. */
@@ -125,15 +125,14 @@ export function globMatch(pattern: string, delimiters: readonly string[], subjec
   const key = `${delimiters.join('\u0000')}\u0001${pattern}`;
   let re = cache.get(key);
   if (re === undefined) {
-    re = new RE2(globToRegExpSource(pattern, delimiters), 'u');
+    re = compileRegexp(globToRegExpSource(pattern, delimiters));
     if (cache.size >= CACHE_MAX) {
       const first = cache.keys().next();
       if (first.done !== true) cache.delete(first.value);
     }
     cache.set(key, re);
   }
-  re.lastIndex = 0;
-  return re.test(subject);
+  return matchString(re, subject);
 }
 
 /** glob.quote_meta: escape every glob meta character. */

@@ -22,5 +22,7 @@ import './graph.ts';
 import './uuid.ts';
 import './crypto.ts';
 import './jwt.ts';
+import './uri.ts';
+import './template.ts';
 import './refused.ts';
 import './compat.ts';

@@ -64,7 +64,8 @@ export interface BuiltinDef {
   readonly nondeterministic?: boolean;
 }
 
-export type BuiltinErrorCode = 'eval_type_error' | 'eval_builtin_error';
+/** OPA's codes for a failing builtin; conflict and internal errors are the few that halt in OPA itself. */
+export type BuiltinErrorCode = 'eval_type_error' | 'eval_builtin_error' | 'eval_conflict_error' | 'eval_internal_error';
 
 /** A builtin's refusal of its operands (`eval_type_error`) or failure (`eval_builtin_error`). */
 export class BuiltinError extends Error {

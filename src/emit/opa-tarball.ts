@@ -1,11 +1,11 @@
 /**
  * A deterministic OPA bundle tarball (reference/opa-bundle-format.md): gzip-compressed tar with
- * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, and gzip at a
- * fixed level (6) with Node's fixed header (mtime 0), so identical inputs give identical bytes.
+ * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, compressed by
+ * the platform-independent gzip of gzip.ts, so identical inputs give identical bytes everywhere.
  */
 import { pack as tarPack } from 'tar-stream';
-import { gzipSync } from 'node:zlib';
 import { ToolgateError } from '../errors.ts';
+import { gzipDeterministic } from './gzip.ts';
 
 export interface TarEntry {
   /** Entry name without a leading `/` or `./`, e.g. `toolgate/data.json`. */
@@ -37,6 +37,5 @@ export async function emitTarGz(entries: readonly TarEntry[]): Promise<Uint8Arra
   }
   p.finalize();
   await done;
-  // Level 6 (zlib's default): a third of level 9's time on large data documents, a few percent larger.
-  return new Uint8Array(gzipSync(Buffer.concat(chunks), { level: 6 }));
+  return gzipDeterministic(Buffer.concat(chunks));
 }

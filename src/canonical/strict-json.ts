@@ -36,8 +36,11 @@ export function parseStrictJson(text: string, source = '<json>'): StrictJsonValu
  * silent losses (repeated keys, rounded integers, `__proto__` taken as the prototype).
  * @example parseJsonInput('{"a":1,"a":2}', 'c.json') // throws PARSE_ERROR at c.json:1:8 (first at 1:2)
  */
-export function parseJsonInput(text: string, source: string): unknown {
-  return parseWith(new Parser(text, source, true));
+export function parseJsonInput(text: string, source: string, options: { readonly line?: number } = {}): unknown {
+  const p = new Parser(text, source, true);
+  // One line of a JSON Lines file: its faults are reported at that line of the file.
+  if (options.line !== undefined) p.firstLine = options.line;
+  return parseWith(p);
 }
 
 function parseWith(p: Parser): StrictJsonValue {
@@ -54,6 +57,7 @@ const KEY_SLOTS = 64;
 
 class Parser {
   i = 0;
+  firstLine = 1;
   readonly keys: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS).fill(undefined);
   constructor(
     readonly s: string,
@@ -63,7 +67,7 @@ class Parser {
   ) {}
 
   lineCol(at: number): { line: number; col: number } {
-    let line = 1;
+    let line = this.firstLine;
     let last = -1;
     for (let k = 0; k < at && k < this.s.length; k++) {
       if (this.s.charCodeAt(k) === 10) {
@@ -82,6 +86,7 @@ class Parser {
   /** Refuses a repeated key at its second place, naming the first (found again only now: this is rare). */
   repeatedKey(key: string, objectStart: number, at: number): never {
     const again = new Parser(this.s, this.source, this.plainNumbers);
+    again.firstLine = this.firstLine;
     again.i = objectStart + 1;
     let first = at;
     for (;;) {

@@ -11,7 +11,8 @@
  * MCP tool-call attributes (`mcp.method.name`, `gen_ai.tool.name`, `mcp.resource.uri`,
  * `gen_ai.prompt.name`; the server from `mcp.server.name` or the resource's `service.name`).
  */
-import { ToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
+import { ToolgateError, isToolgateError } from '../errors.ts';
 import { buildGraph, describeValue, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
 import type { NamedIdentity } from './identity.ts';
 
@@ -189,9 +190,10 @@ export function observeFromText(text: string, source: string, window: Observatio
     };
     let rec: unknown;
     try {
-      rec = JSON.parse(line);
+      rec = parseJsonInput(line, source, { line: lineNo });
     } catch (e) {
-      fail(`not a JSON object: ${(e as Error).message}`, '');
+      if (!isToolgateError(e)) throw e;
+      throw new ToolgateError('OBSERVATION_INVALID', e.message, { at: e.at });
     }
     const obj = isObject(rec) ? rec : fail(`each line must be a JSON object, got ${describeValue(rec)}`, '');
     if ('resourceSpans' in obj) readOtlp(obj, c, fail);

@@ -12,7 +12,8 @@
  *
  * Pure: text in, values out.
  */
-import { ToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
+import { ToolgateError, isToolgateError } from '../errors.ts';
 import { observeFromRecords, type ObservationWindow, type ObserveResult } from './observed.ts';
 
 export interface DecisionCall {
@@ -44,6 +45,16 @@ function allowedOf(result: unknown): boolean | null {
   return null;
 }
 
+/** JSON text read strictly, its faults as DECISION_LOG_INVALID at their line:col in the file. */
+function readJson(text: string, source: string, line: number): unknown {
+  try {
+    return parseJsonInput(text, source, { line });
+  } catch (e) {
+    if (!isToolgateError(e)) throw e;
+    throw new ToolgateError('DECISION_LOG_INVALID', e.message, { at: e.at });
+  }
+}
+
 /** Reads decision-log events from one file's text. */
 export function readDecisionLogs(text: string, source: string): DecisionLogRead {
   const calls: DecisionCall[] = [];
@@ -51,21 +62,12 @@ export function readDecisionLogs(text: string, source: string): DecisionLogRead 
   const trimmed = text.trimStart();
   const records: { value: unknown; line: number }[] = [];
   if (trimmed.startsWith('[')) {
-    let v: unknown;
-    try {
-      v = JSON.parse(text);
-    } catch (e) {
-      throw new ToolgateError('DECISION_LOG_INVALID', `${source}: not a JSON array of events: ${(e as Error).message}`, { at: [{ file: source }] });
-    }
+    const v = readJson(text, source, 1);
     (v as unknown[]).forEach((value) => records.push({ value, line: 1 }));
   } else {
     text.split('\n').forEach((line, i) => {
       if (line.trim() === '') return;
-      try {
-        records.push({ value: JSON.parse(line), line: i + 1 });
-      } catch (e) {
-        throw new ToolgateError('DECISION_LOG_INVALID', `${source}:${i + 1}: not a JSON event: ${(e as Error).message}`, { at: [{ file: source, line: i + 1 }] });
-      }
+      records.push({ value: readJson(line, source, i + 1), line: i + 1 });
     });
   }
   for (const { value: e, line } of records) {

@@ -1,9 +1,9 @@
 /** Loading Rego modules and JSON data documents from files and folders for the `rego` commands. */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { JsonFloat, parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
 import { ToolgateError } from '../errors.ts';
 import { fromJSON, ObjectValue, type Value, type ModuleSource } from '../rego/index.ts';
-import { parse as parseYaml } from 'yaml';
 import { readTextFile } from './fs-io.ts';
 
 export interface LoadedSources {
@@ -31,16 +31,27 @@ function walk(path: string, out: string[]): void {
   }
 }
 
-/** Parses JSON text exactly: integers beyond 2^53 stay exact. */
+/**
+ * Parses a JSON data document with the strict reader: integers beyond 2^53 stay exact, a repeated
+ * key is refused with both places; a fraction or exponent becomes a double, as OPA's JSON reads it.
+ */
 export function parseJsonValue(text: string, file: string): Value {
-  try {
-    const raw: unknown = JSON.parse(text);
-    // integers beyond 2^53 lose digits in JSON.parse: read such documents again with exact integers
-    if (/\d{16,}/.test(text)) return fromJSON(parseYaml(text, { intAsBigInt: true, schema: 'json' }));
-    return fromJSON(raw);
-  } catch (e) {
-    throw new ToolgateError('PARSE_ERROR', `${file}: invalid JSON: ${(e as Error).message}`, { at: [{ file }] });
+  return fromJSON(doublesOf(parseStrictJson(text, file), file));
+}
+
+function doublesOf(v: StrictJsonValue, file: string): unknown {
+  if (v instanceof JsonFloat) {
+    const n = Number(v.text);
+    if (!Number.isFinite(n)) throw new ToolgateError('PARSE_ERROR', `${file}: the number ${v.text} is out of range`, { at: [{ file }] });
+    return n;
   }
+  if (Array.isArray(v)) return v.map((x) => doublesOf(x, file));
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: doublesOf(v[k]!, file), enumerable: true, writable: true, configurable: true });
+    return out;
+  }
+  return v;
 }
 
 export function mergeData(a: Value | undefined, b: Value): Value {

@@ -16,13 +16,13 @@ export const GLOB_BUILTINS: BuiltinDef[] = [
       let delimiters: string[];
       if (d === null) delimiters = [];
       else if (Array.isArray(d)) {
+        // OPA takes each delimiter as one rune: a string of any other length is refused.
         delimiters = d.map((x) => {
           if (typeof x !== 'string') throw elementError(name, 2, d, 'string', x);
+          if (Array.from(x).length !== 1) throw elementError(name, 2, d, 'rune', x);
           return x;
         });
         if (delimiters.length === 0) delimiters = ['.'];
-        // OPA takes the first rune of each delimiter string.
-        delimiters = delimiters.map((x) => Array.from(x)[0] ?? '').filter((x) => x !== '');
       } else throw oneOfError(name, 2, ['array', 'null'], d);
       const subject = str(name, a, 2);
       try {

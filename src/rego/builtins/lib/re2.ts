@@ -9,7 +9,7 @@
  * Go's iteration rules (no empty match right after a match, `Split`'s edge cases, `Expand`'s `$name`
  * syntax) are reproduced here rather than borrowed from re2js's Java- and JS-flavoured helpers.
  */
-import { RE2JS, RE2JSException } from 're2js';
+import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 
 /** A pattern Go's regexp/syntax rejects; the message is Go's, `error parsing regexp: …`. */
 export class RegexpSyntaxError extends Error {
@@ -45,15 +45,7 @@ export function compileRegexp(source: string): Regexp {
     cache.set(source, hit);
     return hit;
   }
-  let program: RE2JS;
-  try {
-    program = RE2JS.compile(source);
-  } catch (e) {
-    if (e instanceof RE2JSException) throw new RegexpSyntaxError(e.message, { cause: e });
-    throw e;
-  }
-  const groupNames = new Array<string>(program.groupCount() + 1).fill('');
-  for (const [name, index] of Object.entries(program.namedGroups())) groupNames[index] = name;
+  const { program, groupNames } = compileProgram(source);
   const re: Regexp = { source, program, groupNames };
   if (cache.size >= CACHE_MAX) {
     const oldest = cache.keys().next();
@@ -61,6 +53,104 @@ export function compileRegexp(source: string): Regexp {
   }
   cache.set(source, re);
   return re;
+}
+
+function compileProgram(source: string): { program: RE2JS; groupNames: string[] } {
+  let renamed: Map<string, string> | undefined;
+  let program: RE2JS;
+  try {
+    program = RE2JS.compile(source);
+  } catch (e) {
+    if (!(e instanceof RE2JSException)) throw e;
+    // Go accepts a name used by several groups (RE2 and re2js do not): give re2js unique names
+    // and keep Go's for Expand.
+    if (!(e instanceof RE2JSSyntaxException) || e.error !== DUPLICATE_NAME) throw new RegexpSyntaxError(goMessage(e), { cause: e });
+    const unique = uniqueGroupNames(source);
+    renamed = unique.original;
+    try {
+      program = RE2JS.compile(unique.source);
+    } catch (e2) {
+      if (!(e2 instanceof RE2JSException)) throw e2;
+      let message = goMessage(e2);
+      for (const [synthetic, name] of unique.original) message = message.replaceAll(`<${synthetic}>`, `<${name}>`);
+      throw new RegexpSyntaxError(message, { cause: e2 });
+    }
+  }
+  const groupNames = new Array<string>(program.groupCount() + 1).fill('');
+  for (const [name, index] of Object.entries(program.namedGroups())) groupNames[index] = renamed?.get(name) ?? name;
+  return { program, groupNames };
+}
+
+const DUPLICATE_NAME = 'duplicate capture group name';
+
+/** Go's syntax.Error text, which always ends in the offending text (re2js drops an empty one). */
+function goMessage(e: RE2JSException): string {
+  if (e instanceof RE2JSSyntaxException) return `error parsing regexp: ${e.error}: \`${e.input ?? ''}\``;
+  return e.message;
+}
+
+/**
+ * The pattern with every repeated capture group name replaced by a fresh one, and the original name
+ * of each fresh one. Group openers are found as Go's parser finds them: not inside a character class
+ * (where `[:name:]` may hold a `]`), an escape, or a `\Q…\E` literal.
+ */
+function uniqueGroupNames(source: string): { source: string; original: Map<string, string> } {
+  const opener = /P?<([A-Za-z0-9_]+)>/y;
+  const all = new Set<string>();
+  const found: { at: number; length: number; name: string; prefix: string }[] = [];
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i];
+    if (c === '\\') {
+      if (source[i + 1] === 'Q') {
+        const end = source.indexOf('\\E', i + 2);
+        i = end < 0 ? source.length : end + 2;
+      } else i += 2;
+    } else if (c === '[') {
+      i = classEnd(source, i);
+    } else if (c === '(' && source[i + 1] === '?') {
+      opener.lastIndex = i + 2;
+      const m = opener.exec(source);
+      if (m !== null) {
+        all.add(m[1]!);
+        found.push({ at: i + 2, length: m[0].length, name: m[1]!, prefix: m[0].startsWith('P') ? 'P<' : '<' });
+      }
+      i += 2;
+    } else i += 1;
+  }
+  const seen = new Set<string>();
+  const original = new Map<string, string>();
+  let out = '';
+  let last = 0;
+  for (const g of found) {
+    if (!seen.has(g.name)) {
+      seen.add(g.name);
+      continue;
+    }
+    let n = 2;
+    while (all.has(`${g.name}_${n}`)) n++;
+    const fresh = `${g.name}_${n}`;
+    all.add(fresh);
+    original.set(fresh, g.name);
+    out += `${source.slice(last, g.at)}${g.prefix}${fresh}>`;
+    last = g.at + g.length;
+  }
+  return { source: out + source.slice(last), original };
+}
+
+/** The index after the character class opening at `start` (Go's rules: a leading `]` is literal). */
+function classEnd(source: string, start: number): number {
+  let j = start + 1;
+  if (source[j] === '^') j++;
+  if (source[j] === ']') j++;
+  while (j < source.length && source[j] !== ']') {
+    if (source[j] === '\\') j += 2;
+    else if (source.startsWith('[:', j)) {
+      const close = source.indexOf(':]', j + 2);
+      j = close < 0 ? j + 1 : close + 2;
+    } else j += 1;
+  }
+  return j + 1;
 }
 
 /** Whether Go's regexp/syntax accepts the pattern. */
@@ -154,7 +244,8 @@ export function expandTemplate(re: Regexp, template: string, s: string, m: Match
       continue;
     }
     rest = rest.slice(ref.length);
-    const group = ref.number ?? re.groupNames.indexOf(ref.name);
+    // By name, Go takes the first group of that name that took part in the match.
+    const group = ref.number ?? re.groupNames.findIndex((name, i) => name === ref.name && (m[2 * i] ?? -1) >= 0);
     if (group >= 0) {
       const start = m[2 * group];
       if (start !== undefined && start >= 0) out += s.slice(start, m[2 * group + 1]);

@@ -18,6 +18,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { freePort, OPA_BINARY } from '../test/helpers/loopback.ts';
+import { TOOLGATE } from '../test/helpers/toolgate-bin.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +28,7 @@ import { rng, writeSyntheticEstate } from './synthetic-estate.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OPA = OPA_BINARY;
-const BIN = join(root, 'bin', 'toolgate.mjs');
+const BIN = TOOLGATE;
 const QUERY = 'data.toolgate.authz.decision';
 const PROCESS_RUNS = 12;
 const INPROC_INPUTS = 20_000;

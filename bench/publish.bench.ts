@@ -27,6 +27,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { freePort, OPA_BINARY } from '../test/helpers/loopback.ts';
+import { TOOLGATE } from '../test/helpers/toolgate-bin.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,7 @@ import { readTarball } from '../src/bundle/read-tarball.ts';
 import { writeSyntheticEstate } from './synthetic-estate.ts';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
-const TOOLGATE = join(REPO, 'bin', 'toolgate.mjs');
+
 const OPA = OPA_BINARY;
 const REGISTRY = process.env.TOOLGATE_DOCKER_REGISTRY ?? join(REPO, '.cache/docker-registry/usr/bin/docker-registry');
 const scale = Number(process.env.TOOLGATE_BENCH_SCALE ?? '1');

@@ -18,9 +18,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, watch, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOOLGATE } from '../test/helpers/toolgate-bin.ts';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin', 'toolgate.mjs');
+const BIN = TOOLGATE;
 const argv = process.argv.slice(2);
 const kills = Number(argv.find((a) => /^\d+$/.test(a)) ?? 100);
 const example = argv.includes('--example') ? argv[argv.indexOf('--example') + 1]! : 'quickstart';

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'vitest';
 import { freePort } from './opa.ts';
+import { TOOLGATE } from './toolgate-bin.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-export const TOOLGATE = join(REPO, 'bin', 'toolgate.mjs');
+export { TOOLGATE };
 
 export interface Started {
   readonly pid: number;

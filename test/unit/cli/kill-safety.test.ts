@@ -8,9 +8,10 @@ import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, re
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const BIN = join(ROOT, 'bin', 'toolgate.mjs');
+const BIN = TOOLGATE;
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', SOURCE_DATE_EPOCH: '1767225600' };
 const FILES = ['policy-bundle.json', 'data.json', 'bundle.tar.gz', 'connectome.json', 'connectome.digest.json', 'connectome.dot', 'connectome.graphml', 'SHA256SUMS'];
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { describeWithOpa, opaPath } from '../../helpers/opa.ts';
-import { REPO, describeWithRegistry, findRegistry, startRegistry, stopAll, type Registry } from '../../helpers/processes.ts';
+import { REPO, TOOLGATE, describeWithRegistry, findRegistry, startRegistry, stopAll, type Registry } from '../../helpers/processes.ts';
 
 // These suites start real processes (toolgate, OPA, the registry); on a loaded 2-core CI machine a
 // compile alone can take tens of seconds.
@@ -66,7 +66,7 @@ describeWithOpa('examples/release/release.sh, run locally', () => {
       const env = {
         PATH: process.env.PATH ?? '',
         HOME: root,
-        TOOLGATE: `${process.execPath} ${join(REPO, 'bin/toolgate.mjs')}`,
+        TOOLGATE: `${process.execPath} ${TOOLGATE}`,
         OPA: opaPath(),
         REGO_DIR: join(REPO, 'rego'),
         PLAIN_HTTP: '1',

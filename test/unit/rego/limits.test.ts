@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { pack } from 'tar-stream';
 import { runCli } from '../../helpers/cli.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 import { describeWithOpa, runOpa } from '../../helpers/opa.ts';
 import { compileModules, toJSON } from '../../../src/rego/index.ts';
 import { RegoLimitError } from '../../../src/rego/limits.ts';
@@ -169,7 +170,7 @@ describe('decide: a bundle whose decision runs away', () => {
     expect(r.stderr).toContain('authz.rego');
     expect(took).toBeLessThan(DEADLINE + 1000);
     // the process itself ends (startup of the CLI is not part of the bound)
-    const s = spawnSync(process.execPath, ['bin/toolgate.mjs', 'decide', 'a', 'b', '--bundle', bundle, '--deadline-ms', '500'], { encoding: 'utf8', timeout: 60_000 });
+    const s = spawnSync(process.execPath, [TOOLGATE, 'decide', 'a', 'b', '--bundle', bundle, '--deadline-ms', '500'], { encoding: 'utf8', timeout: 60_000 });
     expect(s.status).not.toBe(0);
     expect(s.stderr).toContain('REGO_LIMIT_EXCEEDED');
     expect(s.stderr).toContain('data.toolgate.authz.decision');

@@ -13,6 +13,7 @@ import { reviewPlan } from '../../../src/review/review-plan.ts';
 import { credentialShape } from '../../../src/governance/credential-shape.ts';
 import { exampleEstate } from '../../helpers/estates.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const VECTORS = new URL('../../vectors/toolgraph-review/', import.meta.url);
 const file = (name: string) => fileURLToPath(new URL(name, VECTORS));
@@ -179,7 +180,7 @@ describe('toolgate review-candidates', () => {
 
   it('concurrent writers in separate processes lose no event', async () => {
     const t = tmpReport();
-    const bin = fileURLToPath(new URL('../../../bin/toolgate.mjs', import.meta.url));
+    const bin = TOOLGATE;
     const ids = report.candidates.map(candidateId);
     const runs = Array.from({ length: 6 }, (_, i) =>
       new Promise<number>((res) => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { main } from '../../../src/cli/main.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 
@@ -21,7 +22,7 @@ function statusWithHost(url: URL, host: string): Promise<number> {
 
 describe('toolgate serve --http', () => {
   it('serves the same answers over streamable HTTP on loopback, refusing foreign Host names', async () => {
-    const child = spawn(process.execPath, [join(REPO, 'bin/toolgate.mjs'), 'serve', '--example', 'quickstart', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [TOOLGATE, 'serve', '--example', 'quickstart', '--http', '0'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
     try {
       const url = await new Promise<URL>((res, rej) => {
         let err = '';

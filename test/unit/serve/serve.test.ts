@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { main } from '../../../src/cli/main.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const QUICKSTART = join(REPO, 'examples/quickstart');
@@ -20,7 +21,7 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
 }
 
 async function connect(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(REPO, 'bin/toolgate.mjs'), 'serve', ...args], cwd: REPO, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [TOOLGATE, 'serve', ...args], cwd: REPO, stderr: 'pipe' });
   const client = new Client({ name: 'serve-test', version: '1.0.0' });
   await client.connect(transport);
   return client;

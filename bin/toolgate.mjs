@@ -1,9 +1,13 @@
 #!/usr/bin/env -S node --max-semi-space-size=64
 // A larger young generation: compiling a large estate allocates many short-lived objects, and
 // the default semi-space makes the scavenger run constantly (measured: ~20% of compile time).
-// Runs the TypeScript sources directly: tsx registers a loader, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../src/cli/main.ts');
+// Runs the compiled dist/ (built by `npm run build`, which `npm ci` and `npm pack` run as prepare).
+let main;
+try {
+  ({ main } = await import('../dist/cli/main.js'));
+} catch (e) {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('dist/cli/main.js')) throw e;
+  process.stderr.write("toolgate: dist/ is not built: run 'npm run build' (it needs the dev dependencies)\n");
+  process.exit(70);
+}
 process.exitCode = await main(process.argv.slice(2));

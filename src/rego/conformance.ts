@@ -4,7 +4,6 @@
  * per case; never throws for a case (every case is guarded by a step budget and a deadline).
  * Local decisions (skips, known differences) are listed in SKIPS, keyed by file + note.
  */
-import * as jsyaml from 'js-yaml';
 import { parseDocument } from 'yaml';
 import { compileModules, parseValueTerm, RegoError, type QueryResult } from './index.ts';
 import {
@@ -83,17 +82,19 @@ interface RawCase {
  * strings (`null:`, `true:`, `7:` in a regorus expected value are Rego keys of those types, as
  * regorus's harness reads them); they come back as `Map`s. A file `yaml` rejects is re-read once with
  * under-indented flow collections re-indented (PyYAML and older js-yaml accept those; the upstream file
- * `regorus/loop/chained.yaml` has one), then with js-yaml.
+ * `regorus/loop/chained.yaml` has one), then leniently (duplicate keys and other errors the YAML
+ * spec lets a reader skip are tolerated), and otherwise the first parse error is thrown.
  */
 export function parseCorpusFile(text: string, keepKeys = false): RawCase[] {
-  const read = (t: string): unknown | undefined => {
-    const d = parseDocument(t, { intAsBigInt: true });
+  const read = (t: string, lenient = false): unknown | undefined => {
+    const d = parseDocument(t, { intAsBigInt: true, ...(lenient ? { strict: false, uniqueKeys: false } : {}) });
     if (d.errors.length > 0) return undefined;
     return keepKeys ? plainStringMaps(d.toJS({ mapAsMap: true })) : d.toJS();
   };
   let doc = read(text);
   if (doc === undefined) doc = read(reindentFlowCollections(text));
-  if (doc === undefined) doc = jsyaml.load(text);
+  if (doc === undefined) doc = read(text, true);
+  if (doc === undefined) throw parseDocument(text).errors[0]!;
   const cases = (doc as { cases?: unknown } | null)?.cases;
   return Array.isArray(cases) ? (cases as RawCase[]) : [];
 }

@@ -1,5 +1,6 @@
 /** `toolgate compile`: the main job — estate in, policy bundle, OPA data document and OPA bundle out. */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { enforcementRego } from '../../compile/enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import { compileEstate, type RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
@@ -11,7 +12,7 @@ import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv, createdAtPinned } from '../clock.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
-import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate } from '../estate-input.ts';
+import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate } from '../estate-input.ts';
 import { readTextFile } from '../fs-io.ts';
 import { commitArtifactSet, recoverArtifactSet, testPauseFromEnv } from '../artifact-set.ts';
 import { printJson } from '../output.ts';
@@ -48,15 +49,8 @@ const options = {
   ...DELTA_OPTIONS,
 } as const;
 
-/** The enforcement Rego shipped in every bundle: every .rego under rego/toolgate (gateways/ included) but the tests. */
-export function enforcementRego(): RegoModuleFile[] {
-  const dir = join(PACKAGE_ROOT, 'rego', 'toolgate');
-  return (readdirSync(dir, { recursive: true }) as string[])
-    .map((f) => f.split('\\').join('/'))
-    .filter((f) => f.endsWith('.rego') && !f.endsWith('_test.rego'))
-    .sort()
-    .map((f) => ({ path: `toolgate/${f}`, text: readFileSync(join(dir, f), 'utf8') }));
-}
+// Re-exported for the commands and tests that take the shipped Rego from here.
+export { enforcementRego };
 
 /** The state recorded in a previous policy bundle in the output folder, if it is readable. */
 function previousState(dir: string, io: CliIo): (PreviousState & { tools: string[] }) | undefined {

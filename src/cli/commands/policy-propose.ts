@@ -5,7 +5,7 @@
  * only after it validates as a manifest.
  */
 import { resolve } from 'node:path';
-import { dump } from 'js-yaml';
+import { stringify } from 'yaml';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
 import { governanceDigest } from '../../compile/digests.ts';
@@ -53,7 +53,7 @@ export const policyProposeCommand: Command = {
     if (values.out !== undefined) {
       const out = resolve(io.cwd, values.out);
       if (realPathOf(out) === realPathOf(gov)) usageError('--out must not be the GOVERNANCE file: a proposal is never applied by itself', usage);
-      const text = `# Proposed by toolgate policy propose from ${observed}; review before use.\n${dump(patchedManifest(estate.manifest.raw, estate, proposal), { lineWidth: -1, noRefs: true })}`;
+      const text = `# Proposed by toolgate policy propose from ${observed}; review before use.\n${stringify(patchedManifest(estate.manifest.raw, estate, proposal), { lineWidth: 0, aliasDuplicateObjects: false })}`;
       try {
         parseManifest(out, text);
       } catch (e) {

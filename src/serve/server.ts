@@ -21,14 +21,13 @@ import { unbackedEdges } from '../audit/unbacked-edges.ts';
 import { unmappedTools } from '../audit/unmapped-tools.ts';
 import { DIGEST_ALGORITHMS, digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
+import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gateway-decision.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { diffConnectomes, encodeDiff, type Graph, type GraphInput } from '../connectome/index.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import { blastRadius } from '../governance/blast-radius.ts';
-import { checkAccess } from '../governance/check-access.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import { PROFILES, type GraphState, type Profile } from '../governance/types.ts';
-import { unsafeTools } from '../governance/unsafe-tools.ts';
 import { eligibleTools } from '../selector/eligible-tools.ts';
 import { rankFeatures } from '../selector/rank-features.ts';
 import { selectionExplain } from '../selector/selection-explain.ts';
@@ -131,17 +130,17 @@ const DEFS: readonly ToolDef[] = [
     name: 'check_access',
     title: 'Check access',
     description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence. Same answer as `toolgate check-access`.',
-    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name exposed by exactly one server') },
+    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name exposed by exactly one server'), profile: str('profile the gateway enforces (default strict)', PROFILES) },
     required: ['agent', 'tool'],
-    run: ({ estate, args }) => checkAccess(estate, args.agent as string, args.tool as string),
+    run: ({ estate, args }) => checkAccessWithGateway(estate, args.agent as string, args.tool as string, ((args.profile as string | undefined) ?? 'strict') as Profile),
   },
   {
     name: 'unsafe_callable_tools',
     title: 'Unsafe callable tools',
     description: "The DENY policies AGENT's grants reach: violations, and with all=true also the rows an expected exception authorizes. Same answer as `toolgate unsafe-tools`.",
-    args: { agent: AGENT, all: bool('include authorized_but_governed rows') },
+    args: { agent: AGENT, all: bool('include authorized_but_governed rows'), profile: str('profile the gateway enforces (default strict)', PROFILES) },
     required: ['agent'],
-    run: ({ estate, args }) => unsafeTools(estate, args.agent as string, (args.all as boolean | undefined) ?? false),
+    run: ({ estate, args }) => unsafeToolsWithGateway(estate, args.agent as string, (args.all as boolean | undefined) ?? false, ((args.profile as string | undefined) ?? 'strict') as Profile),
   },
   {
     name: 'blast_radius',

@@ -10,12 +10,12 @@ const Q = ['--example', 'quickstart'];
 describe('check-access', () => {
   it.each([
     [['ci-bot', 'git::git_show'], 'DENY', 1],
-    [['ops-agent', 'filesystem::write_file'], 'DENY', 0], // every row authorized
+    [['ops-agent', 'filesystem::write_file'], 'DENY', 1], // every row authorized, but strict refuses DENY_GOVERNED
     [['ci-bot', 'git::git_log'], 'ALLOW', 0],
-    [['ci-bot', 'filesystem::read_file'], 'NOT_GRANTED', 0],
+    [['ci-bot', 'filesystem::read_file'], 'NOT_GRANTED', 1], // the bundle refuses what is not granted
     [['ci-bto', 'git::git_show'], 'AGENT_NOT_FOUND', 2],
     [['ci-bot', 'git::git_blame'], 'TOOL_NOT_FOUND', 2],
-  ] as const)('%j is %s; exit 0 by default, %i under --fail-on-deny', async (pair, verdict, gated) => {
+  ] as const)('%j is %s; exit 0 by default, %i under --fail-on-deny (the strict gateway decision)', async (pair, verdict, gated) => {
     const plain = await runCli(['check-access', ...pair, ...Q]);
     expect(plain.code).toBe(0);
     expect(plain.json().verdict).toBe(verdict);

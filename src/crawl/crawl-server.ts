@@ -21,7 +21,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogServer } from '../catalog/types.ts';
-import { redact, tail } from './redact.ts';
+import { credentialsFromUrl, redact, redactValue, tail, urlSecrets } from './redact.ts';
 import type { Launch } from './servers.ts';
 
 export interface CrawlServerOptions {
@@ -29,6 +29,11 @@ export interface CrawlServerOptions {
   readonly timeoutMs: number;
   /** How toolgate introduces itself in `initialize`. */
   readonly clientInfo: { readonly name: string; readonly version: string };
+  /**
+   * Quote the tail of a failed stdio server's stderr (redacted) in its error text. Off by default:
+   * a child's stderr is the likeliest place for a secret to appear in a form nobody configured.
+   */
+  readonly quoteServerStderr?: boolean;
 }
 
 /** Most pages followed in one list before the server is declared to be looping. */
@@ -104,13 +109,43 @@ class RecordingTransport implements Transport {
 class Deadline extends Error {}
 
 /**
- * Crawls one server. Never throws: failures are entries with `status: "failed"`.
+ * Crawls one server. Never throws: failures are entries with `status: "failed"`. Every known
+ * secret of the launch (and of its URL) is masked in the entry, whatever the server sent.
  *
  * @example
  * const entry = await crawlServer(launch, { timeoutMs: 20_000, clientInfo: { name: 'toolgate', version: '0.1.0' } });
  * entry.status // 'ok' | 'failed'
  */
 export async function crawlServer(launch: Launch, options: CrawlServerOptions): Promise<CatalogServer> {
+  const secrets = [...launch.secrets];
+  let entry: CatalogServer;
+  try {
+    entry = await crawl(launch, options, secrets);
+  } catch (e) {
+    // A URL the transport cannot take (crawl itself returns every other failure as a value).
+    entry = { name: launch.name, status: 'failed', error: redact(`cannot connect: ${e instanceof Error ? e.message : String(e)}`, secrets) };
+  }
+  // Redacted before anything is written: a server may echo a secret in its lists or its info.
+  // The name (the servers file's) and the status (toolgate's) are not the server's words.
+  const { name, status, ...sent } = entry;
+  return { name, status, ...redactValue(sent, secrets) } as CatalogServer;
+}
+
+/** The transport for an HTTP launch: userinfo moved into an Authorization header, its values made secrets. */
+function httpTransport(launch: Extract<Launch, { kind: 'http' }>, secrets: string[]): Transport {
+  const given = new URL(launch.url);
+  secrets.push(...urlSecrets(given));
+  const { url, authorization } = credentialsFromUrl(given);
+  const headers: Record<string, string> = { ...launch.headers };
+  if (authorization !== undefined) {
+    secrets.push(authorization, authorization.slice('Basic '.length));
+    // A header the servers file sets explicitly wins over the URL's userinfo.
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.Authorization = authorization;
+  }
+  return new StreamableHTTPClientTransport(url, { requestInit: { headers } });
+}
+
+async function crawl(launch: Launch, options: CrawlServerOptions, secrets: string[]): Promise<CatalogServer> {
   let stderr = '';
   let phase = 'start';
   let stdio: StdioClientTransport | undefined;
@@ -123,7 +158,7 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
     });
     inner = stdio;
   } else {
-    inner = new StreamableHTTPClientTransport(new URL(launch.url), { requestInit: { headers: { ...launch.headers } } });
+    inner = httpTransport(launch, secrets);
   }
   const transport = new RecordingTransport(inner);
   const client = new Client({ name: options.clientInfo.name, version: options.clientInfo.version }, { capabilities: {} });
@@ -141,8 +176,9 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
   const requestOptions = { signal: abort.signal, timeout: options.timeoutMs, maxTotalTimeout: options.timeoutMs };
 
   const failed = (reason: string, extra: Partial<CatalogServer> = {}): CatalogServer => {
-    const quoted = stderr.trim() === '' ? '' : `; server stderr: ${tail(stderr)}`;
-    let text = redact(`${reason}${quoted}`, launch.secrets);
+    // Redacted whole before the tail is cut, so a secret at the cut is never left half shown.
+    const quoted = options.quoteServerStderr !== true || stderr.trim() === '' ? '' : `; server stderr: ${tail(redact(stderr, secrets))}`;
+    let text = redact(`${reason}${quoted}`, secrets);
     if (text.length > MAX_ERROR_CHARS) text = `${text.slice(0, MAX_ERROR_CHARS)}…`;
     return { name: launch.name, ...extra, status: 'failed', error: text };
   };

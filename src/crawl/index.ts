@@ -11,7 +11,7 @@ import { resolveLaunch, type LaunchContext, type ServersFile } from './servers.t
 export { parseServersFile, resolveLaunch, type ServersFile, type ServerSpec, type Launch, type LaunchContext } from './servers.ts';
 export { crawlServer, type CrawlServerOptions } from './crawl-server.ts';
 export { assembleCatalog, catalogFileBytes, rfc3339FromEpoch, sortServerLists } from './catalog.ts';
-export { redact } from './redact.ts';
+export { redact, redactValue, secretForms } from './redact.ts';
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
 export const DEFAULT_CONCURRENCY = 4;
@@ -24,6 +24,8 @@ export interface CrawlOptions extends LaunchContext {
   /** Hand-written entries merged in (servers that cannot be crawled). */
   readonly extra?: readonly CatalogServer[];
   readonly clientInfo?: { readonly name: string; readonly version: string };
+  /** Quote a failed server's stderr (redacted) in its error; off by default. */
+  readonly quoteServerStderr?: boolean;
   /** Called once per server when its crawl ends (for progress lines; entries hold no secrets). */
   readonly onServer?: (entry: CatalogServer) => void;
 }
@@ -49,7 +51,7 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
       const spec = specs[i]!;
       const launch = resolveLaunch(spec, options);
       const entry: CatalogServer =
-        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo }));
+        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true }));
       results[i] = entry;
       options.onServer?.(entry);
     }

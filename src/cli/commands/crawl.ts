@@ -11,7 +11,7 @@ import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile, writeFileAtomic } from '../fs-io.ts';
 
-const usage = `usage: toolgate crawl --servers servers.yaml --out catalog.json [--timeout-ms N] [--concurrency N] [--merge catalog.static.json ...]
+const usage = `usage: toolgate crawl --servers servers.yaml --out catalog.json [--timeout-ms N] [--concurrency N] [--merge catalog.static.json ...] [--server-stderr]
 
 Connects to every MCP server listed in the servers file (stdio: command, args, env, cwd;
 streamable HTTP: url, headers from environment variables), initializes, and lists the tools,
@@ -31,10 +31,15 @@ Options:
   --concurrency N     servers crawled at once (default 4)
   --merge FILE        hand-written catalog whose servers are added (repeatable); a name both
                       crawled and merged is refused
+  --server-stderr     quote the tail of a failed stdio server's stderr in its error (redacted);
+                      by default a child's stderr never reaches the catalog or stderr
 
 Exit: 0 all servers crawled; 1 one or more failed (the catalog is still written, each failed
 server recorded with status "failed" and why) or an input was refused; 2 usage.
-Env values, header values and tokens never reach the catalog or stderr.`;
+Env values, header values, a URL's userinfo, query values and token-like path segments never reach
+the catalog or stderr, as given or re-encoded (percent, form, JSON, hex, base64); one shorter than
+4 characters is masked where it stands alone. A url with userinfo (https://user:pass@host/mcp) is
+crawled with it sent as an Authorization: Basic header unless the entry sets Authorization itself.`;
 
 export const crawlCommand: Command = {
   name: 'crawl',
@@ -49,6 +54,7 @@ export const crawlCommand: Command = {
         'timeout-ms': { type: 'string' },
         concurrency: { type: 'string' },
         merge: { type: 'string', multiple: true },
+        'server-stderr': { type: 'boolean' },
       },
       usage,
     );
@@ -78,6 +84,7 @@ export const crawlCommand: Command = {
         ...(concurrency === undefined ? {} : { concurrency }),
         crawledAt,
         extra,
+        quoteServerStderr: values['server-stderr'] === true,
       });
     } finally {
       rmSync(crawlTmpDir, { recursive: true, force: true });

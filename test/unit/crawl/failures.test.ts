@@ -21,7 +21,8 @@ ${fixtureEntry('no-name', 'malformed.mjs', 'missing-name')}${fixtureEntry('dupli
 
 describe('toolgate crawl when servers fail', () => {
   it('reports each failure in its own entry, keeps the good server, exits 1 and leaks no secret', async () => {
-    const run = await runCrawl(SERVERS, { env: { CRAWL_TEST_SECRET: SECRET_ENV }, args: ['--timeout-ms', '30000'] });
+    // --server-stderr: the failed servers' stderr is quoted (redacted), as asked.
+    const run = await runCrawl(SERVERS, { env: { CRAWL_TEST_SECRET: SECRET_ENV }, args: ['--timeout-ms', '30000', '--server-stderr'] });
     expect(run.code).toBe(1);
     const catalog = parseCatalog('catalog.json', run.catalogText!);
     const byName = new Map<string, CatalogServer>(catalog.servers.map((s) => [s.name, s]));

@@ -11,7 +11,8 @@ describe('redact', () => {
     expect(redact(text, secrets)).toBe(expected);
   });
 
-  it('leaves very short values alone (they would mask ordinary text)', () => {
-    expect(redact('exit code 1', ['1'])).toBe('exit code 1');
+  it('masks a value shorter than 4 characters only where it stands alone', () => {
+    expect(redact('about a tab, 2021-10-01', ['ab', '1'])).toBe('about a tab, 2021-10-01');
+    expect(redact('key=ab got "ab" and 1 more', ['ab', '1'])).toBe(`key=${REDACTED} got "${REDACTED}" and ${REDACTED} more`);
   });
 });

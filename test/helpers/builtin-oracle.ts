@@ -43,6 +43,11 @@ export interface DiffTally {
 
 const NOW = 1_700_000_000_000_000_000n;
 
+export interface OracleOptions {
+  /** The engine's clock (ns); OPA reads the real one, so a test of time-dependent builtins passes the real time. */
+  readonly now?: bigint;
+}
+
 function policyText(builtins: readonly BuiltinUnderTest[]): string {
   const rules = builtins.map((b, i) => {
     const args = Array.from({ length: b.arity }, (_, j) => `input.args[${j}]`).join(', ');
@@ -68,19 +73,20 @@ export class BuiltinOracle {
   private constructor(
     private readonly opa: OpaOracle,
     builtins: readonly BuiltinUnderTest[],
+    private readonly now: bigint,
   ) {
     builtins.forEach((b, i) => this.index.set(b.name, i));
     this.engine = compileModules([{ name: 'b.rego', text: policyText(builtins) }], { regoVersion: 'v1' });
   }
 
-  static async start(builtins: readonly BuiltinUnderTest[]): Promise<BuiltinOracle> {
+  static async start(builtins: readonly BuiltinUnderTest[], options: OracleOptions = {}): Promise<BuiltinOracle> {
     const opa = await OpaOracle.start();
     const err = await opa.putPolicy('b', policyText(builtins));
     if (err) {
       await opa.stop();
       throw new Error(`opa refused the oracle policy: ${JSON.stringify(err)}`);
     }
-    return new BuiltinOracle(opa, builtins);
+    return new BuiltinOracle(opa, builtins, options.now ?? NOW);
   }
 
   stop(): Promise<void> {
@@ -95,7 +101,7 @@ export class BuiltinOracle {
 
   engineAnswer(name: string, args: readonly unknown[]): CallAnswer {
     try {
-      const v = this.engine.evalRule(`data.b.${this.rule(name)}`, { input: fromJSON({ args }), strict: true, now: NOW, maxSteps: 5_000_000, deadlineMs: 10_000 });
+      const v = this.engine.evalRule(`data.b.${this.rule(name)}`, { input: fromJSON({ args }), strict: true, now: this.now, maxSteps: 5_000_000, deadlineMs: 10_000 });
       return v === undefined ? { kind: 'undefined' } : { kind: 'value', text: canonicalText(v) };
     } catch (e) {
       if (e instanceof RegoError) return { kind: 'error', code: e.regoCode, message: e.regoMessage };

@@ -112,7 +112,10 @@ export function parseExactJSON(text: string): Value {
     if (text.startsWith('true', i)) return (i += 4), true;
     if (text.startsWith('false', i)) return (i += 5), false;
     if (text.startsWith('null', i)) return (i += 4), null;
-    const m = /^-?\d+(\.\d+)?([eE][-+]?\d+)?/.exec(text.slice(i, i + 400));
+    // sticky, not a slice: an RSA modulus is a number of 600+ digits
+    const num = /-?\d+(\.\d+)?([eE][-+]?\d+)?/y;
+    num.lastIndex = i;
+    const m = num.exec(text);
     if (!m) throw new SyntaxError(`unexpected ${c} at ${i}`);
     i += m[0].length;
     const n = parseNumber(m[0]);

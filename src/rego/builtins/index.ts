@@ -24,5 +24,6 @@ import './crypto.ts';
 import './jwt.ts';
 import './uri.ts';
 import './template.ts';
+import './x509.ts';
 import './refused.ts';
 import './compat.ts';

@@ -196,7 +196,7 @@ const DEFS: readonly ToolDef[] = [
     name: 'diff',
     title: 'Connectome diff',
     description:
-      'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`. The graph_state and digests beside it are the served estate\'s, as for every tool; the record itself comes from the three files only.',
+      'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory and must lie under the estate\'s folders or a folder given with --diff-root at start; any other path is refused. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`. The graph_state and digests beside it are the served estate\'s, as for every tool; the record itself comes from the three files only.',
     args: {
       declared: str('path to the declared connectome (canonical JSON)'),
       observed: str('path to the observed connectome (canonical JSON)'),

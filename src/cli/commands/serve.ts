@@ -1,10 +1,13 @@
 /** `toolgate serve [--http PORT]`: the query surface as an MCP server, over stdio or streamable HTTP on loopback. */
+import { realpathSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolgateError } from '../../errors.ts';
 import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type DiffFiles, type DiffInputs, type LoadedEstate } from '../../serve/server.ts';
+import { JSONRPC_INVALID_REQUEST, MAX_BATCH, MAX_BODY_BYTES, checkBody, checkOrigin, refusalBody, type Refusal } from '../../serve/http-guard.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -12,15 +15,20 @@ import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateSour
 import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
 import { readDiffInputs } from './diff.ts';
 
-const usage = `usage: toolgate serve [estate] [--http PORT]
+const usage = `usage: toolgate serve [estate] [--http PORT] [--diff-root DIR ...]
 Serves toolgate's queries as MCP tools (${SERVE_TOOL_NAMES.join(', ')}), each read-only and
 idempotent, answering with structured content that carries the graph_state and input digests it
 was computed from. The estate is kept between calls while its files are unchanged (same device,
 inode, size, mtime and ctime) and read again as soon as one changes; an input that cannot be read
 gives a typed error envelope {error_kind, retryable, message, code}. The diff tool's file paths
-are resolved against the working directory.
-  --http PORT   streamable HTTP on http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the
-                address is printed on stderr) instead of stdio
+are resolved against the working directory and must lie, symlinks followed, under the estate's
+folders (those of the manifest and the catalog) or a --diff-root; any other path is refused.
+  --http PORT       streamable HTTP on http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the
+                    address is printed on stderr) instead of stdio. Host must be 127.0.0.1:PORT or
+                    localhost:PORT and an Origin, if sent, http:// one of those (403 otherwise); a
+                    POST body is at most ${MAX_BODY_BYTES} bytes (413) and one JSON-RPC message or a
+                    batch of 1 to ${MAX_BATCH} (400 with a JSON-RPC error otherwise)
+  --diff-root DIR   another folder the diff tool may read files under (repeatable)
 ${ESTATE_USAGE}`;
 
 const SERVER_INFO = { name: 'toolgate', version: '0.1.0' };
@@ -30,7 +38,7 @@ export const serveCommand: Command = {
   summary: 'serve the queries as an MCP server (stdio, or streamable HTTP on loopback with --http)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, http: { type: 'string' } }, usage);
+    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, http: { type: 'string' }, 'diff-root': { type: 'string', multiple: true } }, usage);
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
     const port = intOption(values.http, 'http', usage);
     if (port !== undefined && port > 65535) usageError(`--http expects a port number, got ${port}`, usage);
@@ -39,11 +47,58 @@ export const serveCommand: Command = {
     const { load } = cachedEstateLoader(source, io, strictDrift);
     // Refuse a broken estate at start (and warm the cache); after that each call reports its own faults.
     for (const n of load().notices) io.stderr(`toolgate: ${n}\n`);
-    const loadDiff = (files: DiffFiles): DiffInputs => readDiffInputs(io, files);
+    const roots = diffRoots(source, (values['diff-root'] ?? []).map((d) => resolve(io.cwd, d)));
+    const loadDiff = (files: DiffFiles): DiffInputs => readDiffInputs(io, confineDiffFiles(io, files, roots));
     const state = new GraphStateTracker();
     return port === undefined ? serveStdio(load, loadDiff, state) : serveHttp(port, load, loadDiff, state, io);
   },
 };
+
+/** The folders the diff tool reads under: the estate's and the --diff-root ones, symlinks resolved. */
+function diffRoots(source: EstateSource, extra: readonly string[]): readonly string[] {
+  const roots = new Set<string>();
+  for (const dir of [dirname(source.manifestPath), dirname(source.catalogPath), ...extra]) {
+    try {
+      roots.add(realpathSync(dir));
+    } catch {
+      throw new ToolgateError('USAGE', `--diff-root ${dir}: no such folder`);
+    }
+  }
+  return [...roots];
+}
+
+function isUnder(path: string, root: string): boolean {
+  const r = relative(root, path);
+  return r === '' || (!r.startsWith(`..${sep}`) && r !== '..' && !isAbsolute(r));
+}
+
+/**
+ * The diff call's files, each refused unless it lies under one of `roots` both as written and
+ * with symlinks followed: a client must not read arbitrary files of the machine through serve.
+ * A file that does not exist under a root is left for the reader to report as unreadable.
+ */
+function confineDiffFiles(io: CliIo, files: DiffFiles, roots: readonly string[]): DiffFiles {
+  const out: Record<string, string> = {};
+  for (const [side, p] of Object.entries(files) as [keyof DiffFiles, string][]) {
+    const abs = resolve(io.cwd, p);
+    // Roots are real paths, so the file is compared by its own real path (or its folder's).
+    const real = realpathOrUndefined(abs) ?? join(realpathOrUndefined(dirname(abs)) ?? dirname(abs), basename(abs));
+    if (!roots.some((r) => isUnder(real, r))) {
+      throw new ToolgateError('USAGE', `diff: ${side} ${JSON.stringify(p)} is outside the folders this server reads (${roots.join(', ')}); start serve with --diff-root DIR to allow another`);
+    }
+    // The path checked is the path read (a symlink swapped after the check is not followed anew).
+    out[side] = realpathOrUndefined(abs) === undefined ? p : real;
+  }
+  return out as unknown as DiffFiles;
+}
+
+function realpathOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The estate loader `serve` answers from: parsed once and kept while the manifest and catalog
@@ -75,32 +130,70 @@ async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles)
   return EXIT.OK;
 }
 
+/** The request body's bytes, or undefined once it passes MAX_BODY_BYTES (reading stops there). */
+function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) return Promise.resolve(undefined);
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        over = true;
+        resolveBody(undefined);
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!over) resolveBody(Buffer.concat(chunks));
+    });
+    req.on('error', reject);
+  });
+}
+
 async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, io: CliIo): Promise<number> {
   let bound = port;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
-    // Loopback only, and only under a loopback Host name: refuses DNS-rebinding requests.
-    const host = req.headers.host ?? '';
-    if (![`127.0.0.1:${bound}`, `localhost:${bound}`].includes(host)) {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end('forbidden host\n');
-      return;
-    }
+    const refuse = (r: Refusal) => {
+      res.writeHead(r.status, { 'content-type': 'application/json' }).end(refusalBody(r));
+    };
+    // Loopback only, under a loopback Host name and from no foreign Origin: refuses DNS rebinding.
+    const foreign = checkOrigin({ host: req.headers.host, origin: req.headers.origin }, bound);
+    if (foreign) return refuse(foreign);
     if ((req.url ?? '').split('?')[0] !== '/mcp') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found; the MCP endpoint is /mcp\n');
       return;
     }
-    // Stateless: one server and transport per request, sharing the graph-state tracker.
-    const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    server
-      .connect(transport)
-      .then(() => transport.handleRequest(req, res))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500).end();
+    const answer = (parsedBody: unknown) => {
+      // Stateless: one server and transport per request, sharing the graph-state tracker.
+      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
       });
+      server
+        .connect(transport)
+        .then(() => transport.handleRequest(req, res, parsedBody))
+        .catch(() => {
+          if (!res.headersSent) res.writeHead(500).end();
+        });
+    };
+    if (req.method !== 'POST') return answer(undefined);
+    readBody(req).then((body) => {
+      if (body === undefined) {
+        refuse({ status: 413, code: JSONRPC_INVALID_REQUEST, message: `request body larger than ${MAX_BODY_BYTES} bytes` });
+        req.destroy();
+        return;
+      }
+      const checked = checkBody(body);
+      if (!checked.ok) return refuse(checked.refusal);
+      answer(checked.value);
+    }, () => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', (e: NodeJS.ErrnoException) => reject(new ToolgateError('USAGE', `--http ${port}: cannot listen on 127.0.0.1: ${e.code ?? e.message}`)));

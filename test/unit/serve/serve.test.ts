@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -203,7 +203,8 @@ describe('toolgate serve diff', () => {
     expect((await cli(['graph', 'build', '--catalog', join(QUICKSTART, 'catalog.json'), '--out', at('declared.json')])).code).toBe(0);
     const observed = ['observe', '--events', at('events.jsonl'), '--window-start', '2026-01-01T00:00:00Z', '--window-end', '2026-01-02T00:00:00Z'];
     expect((await cli([...observed, '--out', at('observed.json'), '--window-out', at('window.json')])).code).toBe(0);
-    client = await connect(['--example', 'quickstart']);
+    symlinkSync('/etc/hostname', at('escape.json'));
+    client = await connect(['--example', 'quickstart', '--diff-root', dir]);
   }, 30_000);
   afterAll(async () => {
     await client?.close();
@@ -235,6 +236,18 @@ describe('toolgate serve diff', () => {
     expect(gone.structured.message).toContain('no-window.json');
     const swapped = await call(client, 'diff', { declared: at('observed.json'), observed: at('declared.json'), window: at('window.json') });
     expect(swapped.structured).toMatchObject({ error_kind: 'input_invalid', retryable: false, code: 'DIFF_REFUSED', graph_state: null });
+  });
+
+  it.each([
+    ['a file outside the estate and the --diff-root', '/etc/passwd'],
+    ['a path climbing out with ..', `${dir}/../../etc/passwd`],
+    ['a symlink inside the root pointing out of it', join(dir, 'escape.json')],
+  ])('refuses %s without reading it', async (_what, path) => {
+    const r = await call(client, 'diff', { declared: at('declared.json'), observed: at('observed.json'), window: path });
+    expect(r.isError).toBe(true);
+    expect(r.structured).toMatchObject({ error_kind: 'invalid_arguments', code: 'USAGE', graph_state: null });
+    expect(r.structured.message).toContain('outside the folders this server reads');
+    expect(JSON.stringify(r.structured)).not.toContain('root:');
   });
 });
 

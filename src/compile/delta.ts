@@ -1,11 +1,10 @@
 /**
  * OPA delta bundles (https://www.openpolicyagent.org/docs/management-bundles#delta-bundles): a
- * `.manifest` and a `patch.json` of `{op: upsert|remove, path, value}` operations that OPA applies to
- * the snapshot bundle it holds. A delta carries data only: OPA refuses one whose roots or wasm
- * resolvers differ from the snapshot's, and a delta cannot hold policy, so one is made only when the
- * previous bundle and this one differ in data alone. Paths are JSON pointers (RFC 6901 `~0`/`~1`)
- * that OPA also URL-unescapes (open-policy-agent/opa storage ParsePathEscaped), so `%` is written
- * `%25`. The patch never has zero operations: OPA reads an empty patch as "remove all data".
+ * `.manifest` and a `patch.json` of `{op: upsert|replace|remove, path, value}` operations that OPA
+ * applies to the snapshot bundle it holds (which operations, in what order: delta-patch.ts). A delta
+ * carries data only: OPA refuses one whose roots or wasm resolvers differ from the snapshot's, and a
+ * delta cannot hold policy, so one is made only when the previous bundle and this one differ in data
+ * alone. The patch never has zero operations: OPA reads an empty patch as "remove all data".
  *
  * Beside `delta.tar.gz` the compile writes `delta.json`, the record a bundle server needs to serve
  * the delta only to an OPA on the base bundle: the sha256 of the base and target tarballs, their
@@ -19,11 +18,13 @@ import { bundleData, bundleManifest } from '../bundle/load.ts';
 import { canonicalBytes } from '../canonical/json.ts';
 import { emitTarGz } from '../emit/opa-tarball.ts';
 import { ToolgateError } from '../errors.ts';
+import { parseModule, RegoError } from '../rego/index.ts';
+import { deepEqual, diffData, isObject, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
 
 export const DELTA_TARBALL_FILE = 'delta.tar.gz';
 export const DELTA_RECORD_FILE = 'delta.json';
 
-export type PatchOperation = { readonly op: 'upsert'; readonly path: string; readonly value: unknown } | { readonly op: 'remove'; readonly path: string };
+export type { PatchOperation } from './delta-patch.ts';
 
 export interface DeltaRecord {
   readonly kind: 'toolgate.delta-bundle';
@@ -43,53 +44,6 @@ export interface DeltaBundle {
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
-/** One JSON-pointer reference token as OPA's patch path parser reads it. */
-export function patchPathSegment(key: string): string {
-  return key.replace(/~/g, '~0').replace(/\//g, '~1').replace(/%/g, '%25');
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
-  }
-  return false;
-}
-
-/**
- * The operations that turn `before` into `after`: objects are compared key by key, anything
- * else that differs is replaced whole at its path. Keys are visited in sorted order so the patch
- * is deterministic.
- *
- * @example
- * diffData({ a: { b: 1, c: 2 } }, { a: { b: 1, d: 3 } })
- * // [{ op: 'remove', path: '/a/c' }, { op: 'upsert', path: '/a/d', value: 3 }]
- */
-export function diffData(before: unknown, after: unknown, path = ''): PatchOperation[] {
-  if (deepEqual(before, after)) return [];
-  if (!isObject(before) || !isObject(after)) {
-    if (path === '') throw new ToolgateError('DELTA_REFUSED', 'the data document root is not an object on both sides');
-    return [{ op: 'upsert', path, value: after }];
-  }
-  const ops: PatchOperation[] = [];
-  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  for (const k of keys) {
-    const p = `${path}/${patchPathSegment(k)}`;
-    if (!Object.hasOwn(after, k)) ops.push({ op: 'remove', path: p });
-    else if (!Object.hasOwn(before, k)) ops.push({ op: 'upsert', path: p, value: after[k] });
-    else ops.push(...diffData(before[k], after[k], p));
-  }
-  return ops;
-}
 
 const DATA_FILE = /(^|\/)data\.(json|ya?ml)$/;
 
@@ -115,6 +69,25 @@ function refusal(baseFiles: readonly TarballFile[], targetFiles: readonly Tarbal
 }
 
 /**
+ * The package and rule names of the bundle's modules, for packageMarkers. A module this parser
+ * cannot read gets no marker: the delta is as correct without one, only slower for OPA to apply.
+ */
+function policyPackages(files: readonly TarballFile[], manifest: Record<string, unknown>): PackageRules[] {
+  const version = manifest.rego_version === 0 ? 'v0' : 'v1';
+  const out: PackageRules[] = [];
+  for (const f of files) {
+    if (!f.name.endsWith('.rego')) continue;
+    try {
+      const m = parseModule(new TextDecoder().decode(f.bytes), f.name, version);
+      out.push({ path: m.pkg.slice(1), ruleNames: m.rules.flatMap((r) => (r.ref[0]?.type === 'var' ? [r.ref[0].name] : [])) });
+    } catch (e) {
+      if (!(e instanceof RegoError)) throw e;
+    }
+  }
+  return out;
+}
+
+/**
  * A delta from the bundle `base` (the previous compile's bundle.tar.gz) to `target` (this one), or
  * DELTA_REFUSED saying why: policy, roots, wasm or rego_version changed, or nothing changed at all.
  */
@@ -125,8 +98,12 @@ export async function compileDelta(base: Uint8Array, target: Uint8Array, sources
   const targetManifest = bundleManifest(targetFiles, sources.target);
   const why = refusal(baseFiles, targetFiles, baseManifest, targetManifest);
   if (why !== undefined) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: ${why}`, { at: [{ file: sources.base }] });
-  const operations = diffData(bundleData(baseFiles, sources.base), bundleData(targetFiles, sources.target));
-  if (operations.length === 0) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: its data equals this compile's (nothing to patch)`, { at: [{ file: sources.base }] });
+  const baseData = bundleData(baseFiles, sources.base);
+  const targetData = bundleData(targetFiles, sources.target);
+  const changes = diffData(baseData, targetData);
+  if (changes.length === 0) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: its data equals this compile's (nothing to patch)`, { at: [{ file: sources.base }] });
+  const roots = Array.isArray(targetManifest.roots) ? targetManifest.roots.filter((r): r is string => typeof r === 'string') : [''];
+  const operations: PatchOperation[] = [...packageMarkers(policyPackages(targetFiles, targetManifest), roots, baseData, targetData), ...changes];
   const patch = canonicalBytes({ data: operations }, { allowFloats: true });
   const manifest = canonicalBytes(targetManifest, { allowFloats: true });
   const tarball = await emitTarGz([

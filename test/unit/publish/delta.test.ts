@@ -4,10 +4,13 @@
  * (agent, tool) pair exactly as an OPA loaded with the full new bundle does.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileDelta, diffData, patchPathSegment } from '../../../src/compile/delta.ts';
+import { compileDelta } from '../../../src/compile/delta.ts';
+import { diffData, packageMarkers, patchPathSegment } from '../../../src/compile/delta-patch.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { ToolgateError } from '../../../src/errors.ts';
 import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
@@ -32,16 +35,92 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 describe('diffData', () => {
-  it('patches object keys, replaces other values whole, in sorted key order', () => {
-    expect(diffData({ a: { b: 1, c: 2, l: [1] } }, { a: { b: 1, d: 3, l: [1, 2] } })).toEqual([
+  it('upserts new keys (a new object member by member), replaces changed values, removes old keys, in that order', () => {
+    expect(diffData({ a: { b: 1, c: 2, l: [1] } }, { a: { b: 1, d: { e: 3, f: [4] }, l: [1, 2], n: {} } })).toEqual([
+      { op: 'upsert', path: '/a/n', value: {} },
+      { op: 'upsert', path: '/a/d/e', value: 3 },
+      { op: 'upsert', path: '/a/d/f', value: [4] },
+      { op: 'replace', path: '/a/l', value: [1, 2] },
       { op: 'remove', path: '/a/c' },
-      { op: 'upsert', path: '/a/d', value: 3 },
-      { op: 'upsert', path: '/a/l', value: [1, 2] },
     ]);
+  });
+  it('replaces a value whose type changed, an object included', () => {
+    expect(diffData({ a: { b: 1 } }, { a: 'x' })).toEqual([{ op: 'replace', path: '/a', value: 'x' }]);
+    expect(diffData({ a: 'x' }, { a: { b: 1 } })).toEqual([{ op: 'replace', path: '/a', value: { b: 1 } }]);
   });
   it('escapes keys as OPA reads patch paths (JSON pointer, then URL unescaping)', () => {
     expect(patchPathSegment('a/b~c%d')).toBe('a~1b~0c%25d');
     expect(diffData({}, { 'git::x/y': 1 })).toEqual([{ op: 'upsert', path: '/git::x~1y', value: 1 }]);
+  });
+  it('refuses a root that is not an object', () => {
+    expect(() => diffData([], {})).toThrow(ToolgateError);
+  });
+});
+
+/** OPA's patch semantics (v1/bundle/store.go applyPatches): upsert makes missing parents, replace and remove need the path. */
+function applyPatch(doc: Record<string, unknown>, ops: readonly { op: string; path: string; value?: unknown }[]): Record<string, unknown> {
+  const out = structuredClone(doc);
+  for (const o of ops) {
+    const segs = o.path.split('/').slice(1).map((s) => decodeURIComponent(s.replace(/~1/g, '/').replace(/~0/g, '~')));
+    let parent: Record<string, unknown> = out;
+    for (const s of segs.slice(0, -1)) {
+      if (!Object.hasOwn(parent, s)) {
+        if (o.op !== 'upsert') throw new Error(`${o.op} ${o.path}: no parent`);
+        parent[s] = {};
+      }
+      parent = parent[s] as Record<string, unknown>;
+    }
+    const last = segs.at(-1)!;
+    if (o.op !== 'upsert' && !Object.hasOwn(parent, last)) throw new Error(`${o.op} ${o.path}: not found`);
+    if (o.op === 'remove') delete parent[last];
+    else parent[last] = structuredClone(o.value);
+  }
+  return out;
+}
+
+describe('diffData, property', () => {
+  const key = fc.constantFrom('a', 'b', 'c/d', 'e~f', 'g%h', 'srv::tool');
+  const leaf = fc.oneof(fc.integer(), fc.boolean(), fc.string({ maxLength: 3 }), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }));
+  const doc = fc.letrec<{ node: unknown; obj: Record<string, unknown> }>((tie) => ({
+    node: fc.oneof({ depthSize: 'small' }, leaf, tie('obj')),
+    obj: fc.dictionary(key, tie('node'), { maxKeys: 4 }),
+  })).obj;
+  it('turns before into after under OPA\'s patch rules, with disjoint paths and upserts before the rest', () => {
+    fc.assert(
+      fc.property(doc, doc, (before, after) => {
+        const ops = diffData(before, after);
+        expect(applyPatch(before, ops)).toEqual(after);
+        const paths = ops.map((o) => o.path);
+        for (const p of paths) for (const q of paths) if (p !== q) expect(q.startsWith(`${p}/`)).toBe(false);
+        const firstOther = ops.findIndex((o) => o.op !== 'upsert');
+        if (firstOther >= 0) expect(ops.slice(firstOther).every((o) => o.op !== 'upsert')).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('packageMarkers', () => {
+  const pkgs = [
+    { path: ['toolgate', 'authz'], ruleNames: ['decision'] },
+    { path: ['toolgate', 'gateways', 'core'], ruleNames: ['verdict'] },
+    { path: ['toolgate', 'gateways', 'core', 'deeper'], ruleNames: ['x'] },
+    { path: ['toolgate', 'signs'], ruleNames: ['kinds'] },
+    { path: ['toolgate', 'signs', 'kinds'], ruleNames: ['y'] },
+    { path: ['toolgate'], ruleNames: ['top'] },
+    { path: ['elsewhere', 'p'], ruleNames: ['z'] },
+  ];
+  it('puts an empty object at each package under a root with no data there, shallow first, one per subtree', () => {
+    expect(packageMarkers(pkgs, ['toolgate'], { toolgate: { agents: {} } }, { toolgate: { agents: {} } })).toEqual([
+      { op: 'upsert', path: '/toolgate/authz', value: {} },
+      { op: 'upsert', path: '/toolgate/signs', value: {} },
+      { op: 'upsert', path: '/toolgate/gateways/core', value: {} },
+    ]);
+  });
+  it('marks no package that already has data, or sits where an enclosing package has a rule of that name', () => {
+    const data = { toolgate: { authz: { x: 1 }, gateways: 'scalar' } };
+    expect(packageMarkers(pkgs, ['toolgate'], data, data)).toEqual([{ op: 'upsert', path: '/toolgate/signs', value: {} }]);
+    expect(packageMarkers([{ path: ['toolgate', 'top', 'p'], ruleNames: ['a'] }, { path: ['toolgate'], ruleNames: ['top'] }], ['toolgate'], {}, {})).toEqual([]);
   });
 });
 
@@ -50,8 +129,11 @@ describe('compileDelta', () => {
     const base = await bundle({ agents: { a: 1 } });
     const target = await bundle({ agents: { a: 2 } }, undefined, { revision: 'r2', roots: ['toolgate'], rego_version: 1 });
     const d = await compileDelta(base, target);
-    expect(d.operations).toEqual([{ op: 'upsert', path: '/toolgate/agents/a', value: 2 }]);
-    expect(d.record).toMatchObject({ kind: 'toolgate.delta-bundle', from: { revision: 'r' }, to: { revision: 'r2' }, operations: 1 });
+    expect(d.operations).toEqual([
+      { op: 'upsert', path: '/toolgate/authz', value: {} },
+      { op: 'replace', path: '/toolgate/agents/a', value: 2 },
+    ]);
+    expect(d.record).toMatchObject({ kind: 'toolgate.delta-bundle', from: { revision: 'r' }, to: { revision: 'r2' }, operations: 2 });
     expect((await compileDelta(base, target)).tarball).toEqual(d.tarball);
   });
   it.each([
@@ -121,16 +203,27 @@ describeWithOpa('a delta bundle in the real OPA', () => {
 
   it('applies the delta to the base revision and then decides every pair as the full new bundle does', async () => {
     const gov = join(estate, 'governance.yaml');
-    // One grant removed and one added: data-only changes.
-    writeFileSync(gov, readFileSync(gov, 'utf8').replace(/  - agent: ci-bot\n    tool: "git::git_log"\n(    .*\n)*?(?=  - )/, '').replace('grants:\n', 'grants:\n  - agent: publisher\n    tool: "git::git_log"\n    granted_by: platform-team\n'));
+    // Data-only changes: one grant removed, one added, and a new agent with a grant, so the patch
+    // holds every kind of operation (upsert, replace, remove) and the package markers.
+    writeFileSync(
+      gov,
+      readFileSync(gov, 'utf8')
+        .replace(/  - agent: ci-bot\n    tool: "git::git_log"\n(    .*\n)*?(?=  - )/, '')
+        .replace('grants:\n', 'grants:\n  - agent: publisher\n    tool: "git::git_log"\n    granted_by: platform-team\n  - agent: auditor\n    tool: "git::git_show"\n    granted_by: platform-team\n')
+        .replace('agents:\n', 'agents:\n  - id: auditor\n    description: reads history for audits\n'),
+    );
     compile(estate, out, ['--delta-from', out]);
     const record = JSON.parse(readFileSync(join(out, 'delta.json'), 'utf8')) as { to: { revision: string } };
+    const ops = (JSON.parse(execFileSync('tar', ['-xzOf', join(out, 'delta.tar.gz'), 'patch.json'], { encoding: 'utf8' })) as { data: { op: string; path: string }[] }).data;
+    expect(new Set(ops.map((o) => o.op))).toEqual(new Set(['upsert', 'replace', 'remove']));
+    expect(ops[0]).toEqual({ op: 'upsert', path: '/toolgate/authz', value: {} });
+    expect(ops.map((o) => o.path)).toContain('/toolgate/agents/auditor/tools');
     const applied = await waitFor('the delta revision active', 30_000, async () => ((await viaDelta.query('system/bundles/quickstart/manifest/revision', {})).result === record.to.revision ? true : undefined), 20);
     console.log(`delta: active in OPA ${applied.ms} ms after the compile returned`);
     expect(server.log()).toMatch(/200 delta /);
     full = await startOpaServer(['--bundle', join(out, 'bundle.tar.gz')]);
     const data = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')) as { toolgate: { agents: Record<string, { tools: Record<string, unknown> }>; tools: Record<string, unknown> } };
-    const agents = [...Object.keys(data.toolgate.agents), 'ci-bot', 'publisher', 'nobody'];
+    const agents = [...Object.keys(data.toolgate.agents), 'ci-bot', 'publisher', 'auditor', 'nobody'];
     const tools = [...Object.keys(data.toolgate.tools), 'git::git_log', 'git::nope', 'git_log'];
     let pairs = 0;
     for (const agent of new Set(agents)) {

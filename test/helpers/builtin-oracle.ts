@@ -2,6 +2,8 @@
  * Builtin differential oracle: calls of single builtins on generated JSON arguments, answered by the
  * builtin Rego engine and by one running `opa run --server`, with strict builtin errors on both sides.
  *
+ * Both sides read the arguments from the same JSON text (numbers exact, as OPA keeps them).
+ *
  * Each builtin under test gets one rule `r<i> := NAME(input.args[0], ...)` in one policy, installed
  * once; each case is then one POST /v1/data/b/r<i>?strict-builtin-errors=true on a kept-alive
  * connection (about 1 ms), so hundreds of cases cost one OPA process. Arguments come through `input`,
@@ -11,7 +13,7 @@
  * error's code and message; two answers agree when those are equal.
  */
 import { compileModules, RegoError } from '../../src/rego/index.ts';
-import { fromJSON, ObjectValue, type Value } from '../../src/rego/value.ts';
+import { ObjectValue, type Value } from '../../src/rego/value.ts';
 import { canonicalText, OpaOracle, parseExactJSON } from './rego-differential.ts';
 
 export type CallAnswer =
@@ -101,7 +103,7 @@ export class BuiltinOracle {
 
   engineAnswer(name: string, args: readonly unknown[]): CallAnswer {
     try {
-      const v = this.engine.evalRule(`data.b.${this.rule(name)}`, { input: fromJSON({ args }), strict: true, now: this.now, maxSteps: 5_000_000, deadlineMs: 10_000 });
+      const v = this.engine.evalRule(`data.b.${this.rule(name)}`, { input: parseExactJSON(JSON.stringify({ args })), strict: true, now: this.now, maxSteps: 5_000_000, deadlineMs: 10_000 });
       return v === undefined ? { kind: 'undefined' } : { kind: 'value', text: canonicalText(v) };
     } catch (e) {
       if (e instanceof RegoError) return { kind: 'error', code: e.regoCode, message: e.regoMessage };

@@ -25,5 +25,6 @@ import './jwt.ts';
 import './uri.ts';
 import './template.ts';
 import './x509.ts';
+import './aws.ts';
 import './refused.ts';
 import './compat.ts';

@@ -16,6 +16,8 @@ export interface GoURL {
   readonly rawPath: string;
   readonly rawQuery: string;
   readonly fragment: string;
+  /** Go's (*URL).EscapedPath: the path as written when that is a valid encoding of it, else Go's own escaping. */
+  readonly escapedPath: string;
 }
 
 /** A parse failure: `message` is Go's `(*url.Error).Error()` text. */
@@ -380,6 +382,27 @@ function decodeRunes(bytes: string): (string | number)[] {
   return out;
 }
 
+function validEncoded(s: string, mode: Mode): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if ("!$&'()*+,;=:@[]%".includes(c)) continue;
+    if (shouldEscape(s.charCodeAt(i), mode)) return false;
+  }
+  return true;
+}
+
+function escapedPath(p: Parts): string {
+  if (p.rawPath !== '' && validEncoded(p.rawPath, 'path')) {
+    try {
+      if (unescape(p.rawPath, 'path') === p.path) return p.rawPath;
+    } catch (e) {
+      if (!(e instanceof GoURLError)) throw e;
+    }
+  }
+  if (p.path === '*') return '*';
+  return escape(p.path, 'path');
+}
+
 /** Go's UTF-8 decoding of a byte string: each byte of an invalid sequence becomes U+FFFD (as Go's JSON shows it). */
 function goDecode(bytes: string): string {
   // eslint-disable-next-line no-control-regex
@@ -419,6 +442,7 @@ export function parseGoURL(text: string): GoURL {
     rawPath: goDecode(parts.rawPath),
     rawQuery: goDecode(parts.rawQuery),
     fragment: goDecode(fragment),
+    escapedPath: escapedPath(parts),
   };
 }
 

@@ -48,8 +48,22 @@ export interface CatalogPrompt {
   readonly [extra: string]: unknown;
 }
 
+/**
+ * Who a server is by the MCP Registry (its server.json): reverse-DNS name, version, the source
+ * repository (its forge id survives renames, so a re-created repository is told apart), and which
+ * package or remote the crawl launched.
+ */
+export interface CatalogRegistryIdentity {
+  readonly name: string;
+  readonly version: string;
+  readonly repository?: { readonly url: string; readonly source: string; readonly id?: string; readonly subfolder?: string };
+  readonly launched?: { readonly registryType: string; readonly identifier: string; readonly version: string } | { readonly remote: string; readonly type: string };
+}
+
 export interface CatalogServer {
   readonly name: string;
+  /** Present when the server was read from an MCP Registry server.json. */
+  readonly registry?: CatalogRegistryIdentity;
   readonly protocol_version?: string;
   readonly server_info?: { readonly name?: string; readonly version?: string; readonly title?: string; readonly [extra: string]: unknown };
   /** Crawl outcome; absent in hand-written catalogs, which count as `ok`. */

@@ -9,6 +9,7 @@ import { crawlServer } from './crawl-server.ts';
 import { resolveLaunch, type LaunchContext, type ServersFile } from './servers.ts';
 
 export { parseServersFile, resolveLaunch, type ServersFile, type ServerSpec, type Launch, type LaunchContext } from './servers.ts';
+export { parseRegistryServerJson, registryServerSpec, type RegistryServer } from './registry-server-json.ts';
 export { crawlServer, type CrawlServerOptions } from './crawl-server.ts';
 export { assembleCatalog, catalogFileBytes, rfc3339FromEpoch, sortServerLists } from './catalog.ts';
 export { redact, redactValue, secretForms } from './redact.ts';
@@ -52,7 +53,7 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
       const launch = resolveLaunch(spec, options);
       const entry: CatalogServer =
         'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true }));
-      results[i] = entry;
+      results[i] = spec.registry === undefined ? entry : { ...entry, registry: spec.registry };
       options.onServer?.(entry);
     }
   };

@@ -8,6 +8,7 @@
  * so a `$` in an argument never pulls a secret out of the crawler's environment.
  */
 import { isAbsolute, resolve } from 'node:path';
+import type { CatalogRegistryIdentity } from '../catalog/types.ts';
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText, type ParsedDocument } from '../parse/document.ts';
 import { validateDocument } from '../parse/schema.ts';
@@ -16,7 +17,12 @@ export interface EnvRef {
   readonly env: string;
 }
 
-export interface StdioServerSpec {
+interface SpecIdentity {
+  /** Set for a server read from an MCP Registry server.json; copied into its catalog entry. */
+  readonly registry?: CatalogRegistryIdentity;
+}
+
+export interface StdioServerSpec extends SpecIdentity {
   readonly name: string;
   readonly transport?: 'stdio';
   readonly command: string;
@@ -26,15 +32,23 @@ export interface StdioServerSpec {
   readonly timeout_ms?: number;
 }
 
-export interface HttpServerSpec {
+export interface HttpServerSpec extends SpecIdentity {
   readonly name: string;
   readonly transport?: 'http';
   readonly url: string;
-  readonly headers?: Readonly<Record<string, EnvRef>>;
+  /** From the environment (servers files allow only this), or a literal a server.json template gave. */
+  readonly headers?: Readonly<Record<string, EnvRef | string>>;
   readonly timeout_ms?: number;
 }
 
-export type ServerSpec = StdioServerSpec | HttpServerSpec;
+/** A server that cannot be launched on this machine: it is recorded as failed, saying why. */
+export interface UnavailableServerSpec extends SpecIdentity {
+  readonly name: string;
+  readonly unavailable: string;
+  readonly timeout_ms?: undefined;
+}
+
+export type ServerSpec = StdioServerSpec | HttpServerSpec | UnavailableServerSpec;
 
 export interface ServersFile {
   readonly servers: readonly ServerSpec[];
@@ -45,6 +59,10 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 export function isHttpSpec(spec: ServerSpec): spec is HttpServerSpec {
   return 'url' in spec;
+}
+
+export function isUnavailableSpec(spec: ServerSpec): spec is UnavailableServerSpec {
+  return 'unavailable' in spec;
 }
 
 /** Servers file text (YAML or JSON) -> validated ServersFile; every fault located as file:line:col. */
@@ -63,7 +81,7 @@ function checkEntries(doc: ParsedDocument, value: ServersFile): void {
     const prev = names.get(s.name);
     if (prev !== undefined) faults.push({ at: doc.locate(['servers', i, 'name']), text: `server ${JSON.stringify(s.name)} is listed twice (first at index ${prev})` });
     else names.set(s.name, i);
-    if (isHttpSpec(s)) return;
+    if (isHttpSpec(s) || isUnavailableSpec(s)) return;
     const fields: [readonly (string | number)[], string][] = [[['command'], s.command]];
     s.args?.forEach((a, j) => fields.push([['args', j], a]));
     if (s.cwd !== undefined) fields.push([['cwd'], s.cwd]);
@@ -121,10 +139,16 @@ export interface LaunchContext {
  * an environment variable it needs is unset, so that server alone is reported as failed.
  */
 export function resolveLaunch(spec: ServerSpec, ctx: LaunchContext): Launch | { readonly error: string } {
+  if (isUnavailableSpec(spec)) return { error: spec.unavailable };
   if (isHttpSpec(spec)) {
     const headers: Record<string, string> = {};
     const secrets: string[] = [];
     for (const [header, ref] of Object.entries(spec.headers ?? {})) {
+      if (typeof ref === 'string') {
+        headers[header] = ref;
+        secrets.push(ref);
+        continue;
+      }
       const v = ctx.env[ref.env];
       if (v === undefined) return { error: `header ${header}: environment variable ${ref.env} is not set` };
       headers[header] = v;

@@ -4,14 +4,16 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseCatalog } from '../../catalog/parse.ts';
 import type { CatalogServer } from '../../catalog/types.ts';
-import { DEFAULT_TIMEOUT_MS, catalogFileBytes, crawlFleet, parseServersFile } from '../../crawl/index.ts';
+import { ToolgateError } from '../../errors.ts';
+import { DEFAULT_TIMEOUT_MS, catalogFileBytes, crawlFleet, parseRegistryServerJson, parseServersFile, registryServerSpec, type ServerSpec } from '../../crawl/index.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv } from '../clock.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile, writeFileAtomic } from '../fs-io.ts';
 
-const usage = `usage: toolgate crawl --servers servers.yaml --out catalog.json [--timeout-ms N] [--concurrency N] [--merge catalog.static.json ...] [--server-stderr]
+const usage = `usage: toolgate crawl (--servers servers.yaml | --server-json server.json ...) --out catalog.json [--timeout-ms N] [--concurrency N]
+                     [--merge catalog.static.json ...] [--server-stderr]
 
 Connects to every MCP server listed in the servers file (stdio: command, args, env, cwd;
 streamable HTTP: url, headers from environment variables), initializes, and lists the tools,
@@ -25,6 +27,15 @@ file's folder (also the default cwd); a relative command with a slash from the c
 
 Options:
   --servers FILE      servers file (YAML or JSON; schemas/servers.schema.json)
+  --server-json FILE  an MCP Registry server.json (schema 2025-09-29 or later; repeatable), crawled
+                      under its reverse-DNS name, with name, version and repository recorded as
+                      the entry's "registry". The first package or remote that runs here is used:
+                      an npm stdio package via npx --no --offline NAME@VERSION in the working
+                      folder (the project's node_modules; never downloaded), or a streamable-http
+                      remote. pypi and oci packages, HTTP packages and SSE are not launched: such
+                      a server is a failed entry saying why. Environment variables, headers and
+                      arguments take the crawler's environment variable of the same name; a secret
+                      (isSecret) only from there, and it is never written anywhere.
   --out FILE          catalog to write (atomically)
   --timeout-ms N      deadline per server, spawn to last list (default ${DEFAULT_TIMEOUT_MS});
                       a server's own timeout_ms in the servers file overrides it
@@ -54,21 +65,30 @@ export const crawlCommand: Command = {
         'timeout-ms': { type: 'string' },
         concurrency: { type: 'string' },
         merge: { type: 'string', multiple: true },
+        'server-json': { type: 'string', multiple: true },
         'server-stderr': { type: 'boolean' },
       },
       usage,
     );
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
-    if (values.servers === undefined) usageError('--servers is required', usage);
+    if (values.servers === undefined && (values['server-json'] ?? []).length === 0) usageError('--servers or --server-json is required', usage);
     if (values.out === undefined) usageError('--out is required', usage);
     const timeoutMs = intOption(values['timeout-ms'], 'timeout-ms', usage) ?? DEFAULT_TIMEOUT_MS;
     if (timeoutMs === 0) usageError('--timeout-ms must be positive', usage);
     const concurrency = intOption(values.concurrency, 'concurrency', usage);
     if (concurrency === 0) usageError('--concurrency must be positive', usage);
 
-    const serversPath = resolve(io.cwd, values.servers);
+    const serversPath = values.servers === undefined ? undefined : resolve(io.cwd, values.servers);
     const outPath = resolve(io.cwd, values.out);
-    const servers = parseServersFile(values.servers, readTextFile(serversPath));
+    const listed: ServerSpec[] = serversPath === undefined ? [] : [...parseServersFile(values.servers!, readTextFile(serversPath)).servers];
+    for (const file of values['server-json'] ?? []) {
+      const spec = registryServerSpec(parseRegistryServerJson(file, readTextFile(resolve(io.cwd, file))), { env: io.env, cwd: io.cwd });
+      if (listed.some((s) => s.name === spec.name)) {
+        throw new ToolgateError('DUPLICATE_ENTRY', `${file}: server ${JSON.stringify(spec.name)} is already listed by another --servers or --server-json input`, { at: [{ file }] });
+      }
+      listed.push(spec);
+    }
+    const servers = { servers: listed };
     const extra: CatalogServer[] = [];
     for (const m of values.merge ?? []) extra.push(...parseCatalog(m, readTextFile(resolve(io.cwd, m))).servers);
     const crawledAt = createdAtFromEnv(io.env);
@@ -77,7 +97,7 @@ export const crawlCommand: Command = {
     let result;
     try {
       result = await crawlFleet(servers, {
-        serversDir: dirname(serversPath),
+        serversDir: serversPath === undefined ? io.cwd : dirname(serversPath),
         crawlTmpDir,
         env: io.env,
         timeoutMs,

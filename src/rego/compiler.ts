@@ -397,7 +397,7 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
       ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
     } else if (nargs !== arity && !(statement && nargs === arity + 1)) {
       ctx.errors.push(
-        new RegoError('rego_type_error', `${key}: function has arity ${arity}, got ${nargs} arguments`, t.loc),
+        new RegoError('rego_type_error', `function ${key} has arity ${arity}, got ${nargs} argument${nargs === 1 ? '' : 's'}`, t.loc),
       );
     }
     return { kind: 'func', path: key };
@@ -408,13 +408,8 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
     return { kind: 'builtin', name: t.name };
   }
   if (b.arity >= 0 && nargs !== b.arity && !(statement && nargs === b.arity + 1)) {
-    ctx.errors.push(
-      new RegoError(
-        'rego_type_error',
-        `${t.name}: ${nargs < b.arity ? 'too few' : 'too many'} arguments`,
-        t.loc,
-      ),
-    );
+    // OPA's arity check comes before its type check, so a wrong count is always an "arity mismatch"
+    ctx.errors.push(new RegoError('rego_type_error', `${t.name}: arity mismatch`, t.loc));
   }
   return { kind: 'builtin', name: t.name };
 }
@@ -626,9 +621,9 @@ function refName(t: Term): string | undefined {
 /** Errors of the type check, OPA's last compile stage (CheckTypes). */
 const TYPE_STAGE = new WeakSet<RegoError>();
 
-function typeCheck(body: Literal[], errors: RegoError[]): void {
+function typeCheck(body: Literal[], errors: RegoError[], headTerms: readonly Term[] = []): void {
   const found: RegoError[] = [];
-  checkBodyTypes(body, found);
+  checkBodyTypes(body, found, headTerms);
   for (const e of found) TYPE_STAGE.add(e);
   errors.push(...found);
 }
@@ -1129,10 +1124,10 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const argVars = new Map(scope.vars);
   const argDeclared = new Set(scope.declared);
   const body = resolveBody(r.body, scope, ctx);
-  typeCheck(body, ctx.errors);
   const restR = rest.map((t) => resolveTerm(t, scope, ctx));
   const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
   const value = resolveTerm(r.value, scope, ctx);
+  typeCheck(body, ctx.errors, [...restR, ...(key ? [key] : []), value]);
   const headSlots = new Set<number>();
   for (const t of [...restR, value, ...(key ? [key] : [])]) topSlots(t, headSlots);
   const octx: OrderCtx = { names: ctx.names, errors: ctx.errors };
@@ -1156,8 +1151,8 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     for (const [n, slot] of argVars) es.vars.set(n, slot);
     for (const n of argDeclared) es.declared.add(n);
     const eb = resolveBody(e.body, es, ctx);
-    typeCheck(eb, ctx.errors);
     const ev = resolveTerm(e.value, es, ctx);
+    typeCheck(eb, ctx.errors, [ev]);
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
     const ord = orderBody(eb, b3, hs, octx);

@@ -4,10 +4,14 @@
  * known and cannot hold the pattern (or is a scalar, which cannot be iterated). OPA reports these as
  * `rego_type_error` before evaluation ("match error", "undefined ref"), so the policy never runs.
  *
+ * Also a builtin call whose operand can never have the type the builtin declares (OPA's declarations,
+ * from the pinned capabilities): `contains(null, "")`, `sum([1, "a"])`, `1 + "a"` are "invalid argument(s)".
+ *
  * Types come from constants and composite literals only; variables, references, calls and
  * comprehensions are "any", so this check finds a subset of OPA's type errors and never more.
  */
 import type { Literal, Term } from './ast.ts';
+import { pinnedOpaCapabilities } from './builtins/capabilities.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, SetValue, typeName, valueKey, type Value } from './value.ts';
 
@@ -110,7 +114,118 @@ function iteration(s: Shape): { key: Shape; value: Shape } | undefined {
   }
 }
 
+/** A type in OPA's builtin declarations (capabilities JSON). */
+interface DeclType {
+  readonly type: string;
+  readonly of?: DeclType | readonly DeclType[];
+  readonly dynamic?: DeclType | { readonly key: DeclType; readonly value: DeclType };
+  readonly static?: readonly DeclType[] | readonly { readonly key: unknown; readonly value: DeclType }[];
+}
+
+interface BuiltinDecl {
+  readonly args: readonly DeclType[];
+  readonly result?: DeclType;
+}
+
+let decls: Map<string, BuiltinDecl> | undefined;
+
+function declOf(name: string): BuiltinDecl | undefined {
+  if (decls === undefined) {
+    decls = new Map();
+    for (const b of pinnedOpaCapabilities().builtins) {
+      const d = b.decl as { args?: DeclType[]; result?: DeclType } | undefined;
+      if (d && Array.isArray(d.args)) decls.set(b.name, { args: d.args, ...(d.result ? { result: d.result } : {}) });
+    }
+  }
+  return decls.get(name);
+}
+
+/** Whether a value of shape `s` can have the declared type (OPA's `unifies`: one member of a union suffices). */
+function fits(s: Shape, d: DeclType): boolean {
+  if (s.k === 'any') return true;
+  if (s.k === 'union') return s.of.some((x) => fits(x, d));
+  if (d.type === 'any') return !Array.isArray(d.of) || d.of.length === 0 || (d.of as DeclType[]).some((x) => fits(s, x));
+  if (s.k !== d.type) return false;
+  if (s.k === 'array') {
+    const fixed = (d.static as DeclType[] | undefined) ?? [];
+    const rest = d.dynamic as DeclType | undefined;
+    if (rest === undefined && fixed.length > 0 && fixed.length !== s.items.length) return false;
+    return s.items.every((x, i) => {
+      const want = fixed[i] ?? rest;
+      return want === undefined || fits(x, want);
+    });
+  }
+  if (s.k === 'set') return d.of === undefined || Array.isArray(d.of) || fits(s.of, d.of as DeclType);
+  if (s.k === 'object' && s.keys) {
+    const rest = (d.dynamic as { value: DeclType } | undefined)?.value;
+    const fixed = (d.static as { key: unknown; value: DeclType }[] | undefined) ?? [];
+    for (const [k, v] of s.keys) {
+      const want = fixed.find((e) => valueKey(e.key as Value) === k)?.value ?? rest;
+      if (want !== undefined && !fits(v, want)) return false;
+    }
+  }
+  return true;
+}
+
+/** Builtin calls in a term, comprehension heads included (their bodies are checked as literals). */
+function callsIn(t: Term, visit: (c: Term & { type: 'call' }) => void): void {
+  switch (t.type) {
+    case 'ref':
+      callsIn(t.head, visit);
+      for (const p of t.path) callsIn(p, visit);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) callsIn(i, visit);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        callsIn(k, visit);
+        callsIn(v, visit);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) callsIn(a, visit);
+      visit(t);
+      return;
+    case 'arraycompr':
+    case 'setcompr':
+      callsIn(t.term, visit);
+      return;
+    case 'objectcompr':
+      callsIn(t.key, visit);
+      callsIn(t.value, visit);
+      return;
+    default:
+      return;
+  }
+}
+
+function checkBuiltinCall(c: Term & { type: 'call' }, errors: RegoError[], vars: VarShapes): void {
+  if (c.target?.kind !== 'builtin') return;
+  const d = declOf(c.target.name);
+  if (d === undefined) return;
+  const want = c.args.length === d.args.length + 1 && d.result ? [...d.args, d.result] : d.args;
+  for (let i = 0; i < c.args.length && i < want.length; i++) {
+    if (!fits(shapeOf(c.args[i] as Term, vars), want[i] as DeclType)) {
+      errors.push(new RegoError('rego_type_error', `${c.target.name}: invalid argument(s)`, c.loc));
+      return;
+    }
+  }
+}
+
+function literalTerms(l: Literal): Term[] {
+  const e = l.expr;
+  if (e.kind === 'term') return [e.term];
+  if (e.kind === 'unify' || e.kind === 'assign') return [e.left, e.right];
+  if (e.kind === 'somein') return [e.value, e.coll, ...(e.key ? [e.key] : [])];
+  if (e.kind === 'every') return [e.domain];
+  return [];
+}
+
 function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
+  // a `with` may replace a builtin by a function of other types: its calls are not checked here
+  if (l.withs.length === 0) for (const t of literalTerms(l)) callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
   const e = l.expr;
   if (e.kind === 'unify' || e.kind === 'assign') {
     if (!compatible(shapeOf(e.left, vars), shapeOf(e.right, vars))) {
@@ -141,8 +256,11 @@ function isStatementEqual(t: Term): t is Term & { type: 'call' } {
   return t.type === 'call' && t.name === 'equal' && t.args.length === 2 && (t.target === undefined || t.target.kind === 'builtin');
 }
 
-/** Checks a body and the comprehension bodies nested in it (not `every` bodies, as OPA). */
-export function checkBodyTypes(body: readonly Literal[], errors: RegoError[]): void {
+/**
+ * Checks a body and the comprehension bodies nested in it (not `every` bodies, as OPA), then the
+ * builtin calls in the rule's head terms (OPA moves those into the body before its type check).
+ */
+export function checkBodyTypes(body: readonly Literal[], errors: RegoError[], headTerms: readonly Term[] = []): void {
   const seen = new Set<Literal>();
   const vars: VarShapes = new Map();
   const visit = (l: Literal): void => {
@@ -160,6 +278,10 @@ export function checkBodyTypes(body: readonly Literal[], errors: RegoError[]): v
     for (const t of terms) nestedBodies(t, visit);
   };
   for (const l of body) visit(l);
+  for (const t of headTerms) {
+    callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
+    nestedBodies(t, visit);
+  }
 }
 
 /** Calls `visit` on the literals of comprehensions inside a term (not inside their bodies: visit recurses). */

@@ -45,6 +45,32 @@ writeFileSync(
     want_error_code: eval_builtin_error
 `,
 );
+// An error case passes only on the error it names: a different code, or a text the message lacks, fails.
+writeFileSync(
+  join(dir, 'corpus', 'errors.yaml'),
+  `cases:
+  - note: wrong code
+    query: data.p.x = x
+    modules: ["package p\\nx := 1 / 0"]
+    strict_error: true
+    want_error_code: eval_type_error
+  - note: wrong text
+    query: data.p.x = x
+    modules: ["package p\\nx := 1 / 0"]
+    strict_error: true
+    want_error_code: eval_builtin_error
+    want_error: "not what OPA says"
+  - note: right code and text
+    query: data.p.x = x
+    modules: ["package p\\nx := 1 / 0"]
+    strict_error: true
+    want_error_code: eval_builtin_error
+    want_error: "div: divide by zero"
+  - note: nothing expected
+    query: data.p.x = x
+    modules: ["package p\\nx := 1"]
+`,
+);
 
 describe('toolgate rego eval', () => {
   it('prints OPA-shaped results', async () => {
@@ -99,9 +125,35 @@ describe('toolgate rego test', () => {
 
 describe('toolgate rego conformance', () => {
   it('reports failing cases and counts', async () => {
-    const r = await cli(['rego', 'conformance', 'corpus']);
+    const r = await cli(['rego', 'conformance', 'corpus/cases.yaml']);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/FAIL cases\.yaml: wrong\n {2}want: \[\{"x":2\}\]\n {2}got: {2}\[\{"x":1\}\]/);
-    expect(r.out.trim().split('\n').pop()).toBe('2 passed, 1 failed, 0 skipped');
+    expect(r.out).toMatch(/FAIL .*cases\.yaml: wrong\n {2}want: \[\{"x":2\}\]\n {2}got: {2}\[\{"x":1\}\]/);
+    expect(r.out.trim().split('\n').pop()).toBe('2 passed, 1 failed, 0 skipped, 0 unchecked');
+  });
+
+  it('passes an error case only on its code and text, and counts a case without expectation as unchecked', async () => {
+    const r = await cli(['rego', 'conformance', 'corpus/errors.yaml']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('FAIL corpus/errors.yaml: wrong code\n  want: error eval_type_error\n  got:  error eval_builtin_error: test-0.rego:2: eval_builtin_error: div: divide by zero');
+    expect(r.out).toMatch(/FAIL .*: wrong text\n {2}want: error eval_builtin_error containing "not what OPA says"/);
+    expect(r.out).toMatch(/UNCHECKED .*: nothing expected: /);
+    expect(r.out.trim().split('\n').pop()).toBe('1 passed, 2 failed, 0 skipped, 1 unchecked');
+  });
+
+  it('prints per-case results as JSON with --format json', async () => {
+    const r = await cli(['rego', 'conformance', 'corpus', '--format', 'json']);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.out) as { cases: { file: string; note: string; status: string; want?: string; got?: string }[]; passed: number; failed: number; unchecked: number };
+    expect(doc.cases.map((c) => `${c.file}#${c.note}=${c.status}`)).toEqual([
+      'cases.yaml#ok=pass',
+      'cases.yaml#wrong=fail',
+      'cases.yaml#error expected=pass',
+      'errors.yaml#wrong code=fail',
+      'errors.yaml#wrong text=fail',
+      'errors.yaml#right code and text=pass',
+      'errors.yaml#nothing expected=unchecked',
+    ]);
+    expect(doc.cases[1]).toMatchObject({ want: '[{"x":2}]', got: '[{"x":1}]' });
+    expect({ passed: doc.passed, failed: doc.failed, unchecked: doc.unchecked }).toEqual({ passed: 3, failed: 3, unchecked: 1 });
   });
 });

@@ -7,7 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { parseCorpusFile } from '../../../src/rego/conformance.ts';
+import { parseCorpusFile } from '../../../src/cli/rego-conformance/corpus-file.ts';
 import { fromJSON, ObjectValue, type Value } from '../../../src/rego/value.ts';
 import { describeWithOpa } from '../../helpers/opa.ts';
 import {

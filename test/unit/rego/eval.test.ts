@@ -112,7 +112,10 @@ s := f(1)
   it('builtin errors are undefined unless strict', () => {
     expect(run(pkg, 'x := 1 / 0')).toEqual([]);
     expect(err(() => run(pkg, 'x := 1 / 0', { strict: true })).regoCode).toBe('eval_builtin_error');
-    expect(err(() => run(pkg, 'x := 1 + "a"', { strict: true })).regoCode).toBe('eval_type_error');
+    expect(err(() => run(pkg, 'x := 1 + input.a', { strict: true, input: fromJSON({ a: 'a' }) })).regoCode).toBe('eval_type_error');
+    // a constant operand of the wrong type is OPA's compile-time type error, strict or not
+    expect(err(() => run(pkg, 'x := 1 + "a"')).regoCode).toBe('rego_type_error');
+    expect(err(() => run(pkg, 'x := 1 + "a"')).regoMessage).toBe('plus: invalid argument(s)');
   });
 
   it('supports v0 syntax on request', () => {

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Builds dist/ (compiled JS + .d.ts) from src/ with tsc, plus the non-TS files the code reads at
-// run time. npm runs it as `prepare`, so `npm ci` on a clone and `npm pack` both build.
+// run time and the JSON Schema validators generated ahead of time. npm runs it as `prepare`, so
+// `npm ci` on a clone and `npm pack` both build.
 //
 // The build goes to a private folder and is swapped into place, so a concurrent build or a
 // process running dist/ never sees a half-written tree.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -34,6 +35,10 @@ try {
     mkdirSync(dirname(to), { recursive: true });
     cpSync(file, to);
   }
+
+  // The JSON Schema validators as ajv standalone code, so a run loads them instead of compiling.
+  const { standaloneValidatorsSource, PRECOMPILED_FILE } = await import(pathToFileURL(join(staged, 'parse', 'schema-validators.js')).href);
+  writeFileSync(join(staged, 'parse', PRECOMPILED_FILE), standaloneValidatorsSource(join(root, 'schemas') + sep));
 
   swapInto(staged, dist, join(work, 'previous'));
 } catch (e) {

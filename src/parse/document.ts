@@ -8,7 +8,7 @@
  * error or notice needs one.
  */
 import { load as loadYaml, CORE_SCHEMA, YAMLException } from 'js-yaml';
-import { Parser as YamlParser } from 'yaml';
+import { createRequire } from 'node:module';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
@@ -122,6 +122,8 @@ function writtenExactly(v: number, at: SourceAt, text: string): boolean {
  * after a `...`), for the error js-yaml raises without a mark. Runs only on that error.
  */
 function secondDocumentAt(file: string, text: string): SourceAt {
+  // Loaded here, not at the top: importing `yaml` costs ~100 ms, and only this error needs it.
+  const { Parser: YamlParser } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   let seen = 0;
   for (const token of new YamlParser().parse(text)) {
     if (token.type !== 'document' || seen++ === 0) continue;

@@ -1,29 +1,13 @@
 /**
  * JSON Schema (2020-12) validation with ajv, reporting every fault with `file:line:col`.
- * Schemas live in `schemas/` and are compiled once per process.
+ * Schemas live in `schemas/`; schema-validators.ts says where their compiled validators come from.
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { ToolgateError, formatAt, type ToolgateErrorCode } from '../errors.ts';
 import type { ParsedDocument, PathSegment } from './document.ts';
+import { validatorFor } from './schema-validators.ts';
 
-const schemaDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictTuples: false, allowUnionTypes: true });
-(addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
-const compiled = new Map<string, ValidateFunction>();
-
-/** Compiled validator for `schemas/<name>` (e.g. `catalog.schema.json`). */
-export function validatorFor(name: string): ValidateFunction {
-  let v = compiled.get(name);
-  if (!v) {
-    const schema = JSON.parse(readFileSync(`${schemaDir}${name}`, 'utf8')) as object;
-    v = ajv.compile(schema);
-    compiled.set(name, v);
-  }
-  return v;
-}
+export { validatorFor };
 
 function pathOf(instancePath: string): PathSegment[] {
   if (instancePath === '') return [];

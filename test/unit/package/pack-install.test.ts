@@ -85,7 +85,7 @@ describe('the packed package', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ships the compiled library, its types, the bin and run-time assets, and no tests, benches or sources', () => {
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/rego/builtins/opa-capabilities.json', 'bin/toolgate.mjs', 'rego/toolgate/authz.rego', 'schemas/governance.schema.json', 'examples/quickstart/governance.yaml', 'package.json']) {
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/rego/builtins/opa-capabilities.json', 'dist/parse/schema-validators.cjs', 'bin/toolgate.mjs', 'rego/toolgate/authz.rego', 'schemas/governance.schema.json', 'examples/quickstart/governance.yaml', 'package.json']) {
       expect(packed).toContain(f);
     }
     const unwanted = packed.filter((p) => /^(src|test|bench|scripts|\.ci|node_modules)\//.test(p) || p.endsWith('_test.rego') || p.endsWith('.tgz') || p.startsWith('tsconfig'));

@@ -80,7 +80,7 @@ class Lexer {
       } else this.queue.push({ kind: 'any' });
     } else {
       this.index--;
-      this.fetchText(this.termsLevel > 0 ? IN_TERMS_BREAKERS : IN_TEXT_BREAKERS);
+      if (this.fetchText(this.termsLevel > 0 ? IN_TERMS_BREAKERS : IN_TEXT_BREAKERS)) this.fail('trailing backslash');
     }
   }
 
@@ -113,20 +113,20 @@ class Lexer {
         continue;
       }
       this.index--;
+      // A trailing backslash here is at the end of input, so the library's next read replaces that
+      // error with its own (`unexpected end of input`).
       this.fetchText(RANGE_BREAKERS);
       wantClose = true;
     }
   }
 
-  private fetchText(breakers: readonly number[]): void {
+  /** Queues the text up to a breaker; true when the input ended right after a backslash. */
+  private fetchText(breakers: readonly number[]): boolean {
     let text = '';
     let escaped = false;
     for (;;) {
       const r = this.read();
-      if (r === undefined) {
-        if (escaped) this.fail('trailing backslash');
-        break;
-      }
+      if (r === undefined) break;
       if (!escaped) {
         if (r === ESCAPE) {
           escaped = true;
@@ -141,6 +141,7 @@ class Lexer {
       text += String.fromCodePoint(r);
     }
     if (text !== '') this.queue.push({ kind: 'text', text });
+    return escaped;
   }
 }
 

@@ -148,7 +148,7 @@ function explained(c: Case, engine: Outcome, opa: Outcome): string | undefined {
 }
 
 const BATCH = 400;
-const BATCHES = 6;
+const BATCHES = Number(process.env.TOOLGATE_REGEX_OPA_BATCHES ?? 6);
 const SEED = Number(process.env.TOOLGATE_FC_SEED ?? 20261201);
 
 describeWithOpa('regex.*, regex.globs_match and glob.match against opa eval', () => {

@@ -62,6 +62,9 @@ describe('regex builtins', () => {
       ['regex.template_match', ['{a}', 'a', 'é', '}'], 'regex.template_match: start delimiter has to be exactly one character long but is 2 long'],
       ['glob.match', ['[a-cx]', j([]), 'a'], 'glob.match: glob: syntax error at 5: expected close range character'],
       ['glob.match', ['ab{c', j([]), 'a'], 'glob.match: glob: syntax error at 4: unclosed `{`'],
+      ['glob.match', ['a\\', j([]), 'a'], 'glob.match: glob: syntax error at 2: trailing backslash'],
+      // in a class the library's next read overwrites its trailing-backslash error
+      ['glob.match', ['-[\\{\\', j(['.']), ''], 'glob.match: glob: syntax error at 5: unexpected end of input'],
       ['glob.match', ['a', j(['ab']), 'a'], 'glob.match: operand 2 must be array of runes but got array containing string'],
       ['regex.globs_match', ['a]', 'a'], "regex.globs_match: input:a], pos:2, set-close ']' with no preceding '[': the input provided is invalid"],
     ];

@@ -6,8 +6,10 @@ import type { CliIo, Command } from '../command.ts';
 import { ToolgateError } from '../../errors.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile } from '../fs-io.ts';
-import { agentActivity, observeDecisionCalls, readDecisionLogs, windowOf, type DecisionCall } from '../../connectome/opa-decision-logs.ts';
-import { ESTATE_OPTIONS, loadEstate, locateEstate } from '../estate-input.ts';
+import { observeDecisionCalls, windowOf } from '../../connectome/opa-decision-logs.ts';
+import { perAgentReport } from '../../connectome/per-agent.ts';
+import { ESTATE_OPTIONS } from '../estate-input.ts';
+import { estateGrants, readDecisionLogFiles } from '../decision-log-input.ts';
 import { algorithmOption, emit, pathIn } from '../connectome-cli.ts';
 
 const usage = `usage: toolgate observe --events FILE.jsonl --window-start T --window-end T
@@ -81,13 +83,7 @@ async function observeDecisionLogs(
   if (values.events !== undefined) usageError('--events and --opa-decision-logs are two inputs; give one', usage);
   if ((values['window-start'] === undefined) !== (values['window-end'] === undefined)) usageError('give both --window-start and --window-end, or neither (the events\' own window)', usage);
   const algorithm = algorithmOption(values.algorithm);
-  const calls: DecisionCall[] = [];
-  let skipped = 0;
-  for (const file of values['opa-decision-logs'] ?? []) {
-    const read = readDecisionLogs(readTextFile(pathIn(io, file)), file);
-    calls.push(...read.calls);
-    skipped += read.skipped;
-  }
+  const { calls, skipped } = readDecisionLogFiles(io, values['opa-decision-logs'] ?? []);
   let window = windowOf(calls);
   if (values['window-start'] !== undefined && values['window-end'] !== undefined) {
     window = { startMs: parseWindowBound(values['window-start'], '--window-start'), endMs: parseWindowBound(values['window-end'], '--window-end') };
@@ -103,13 +99,8 @@ async function observeDecisionLogs(
   if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
   if (values['window-out'] !== undefined) files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
   if (values['activity-out'] !== undefined) {
-    const grants = new Map<string, Set<string>>();
-    if (values.manifest !== undefined || values.catalog !== undefined || values.example !== undefined) {
-      const estate = loadEstate(locateEstate(values, io), io);
-      for (const [agent, g] of estate.grantsByAgent) grants.set(agent, new Set(g.keys()));
-    }
-    const agents = agentActivity(calls, window, grants);
-    files.push({ path: values['activity-out'], bytes: canonicalBytes({ kind: 'toolgate.observed-activity', schema_version: 1, window: { started_at: started, ended_at: ended }, calls: result.counted, agents }, { allowFloats: true }) });
+    const report = perAgentReport(calls, window, { started_at: started, ended_at: ended }, estateGrants(io, values));
+    files.push({ path: values['activity-out'], bytes: canonicalBytes(report, { allowFloats: true }) });
   }
   emit(io, files);
   if (skipped > 0) io.stderr(`toolgate: ${skipped} decision event(s) were not toolgate {agent, tool} decisions and were not counted\n`);

@@ -3,7 +3,7 @@
  * from the events, and per agent the calls nobody declared, dead authority and coverage.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agentActivity, isToolgatePath, readDecisionLogs, windowOf } from '../../../src/connectome/opa-decision-logs.ts';
@@ -86,6 +86,83 @@ describe('observe --opa-decision-logs', () => {
     expect(d.code, d.stderr).toBe(0);
     const rec = JSON.parse(d.stdout);
     expect(rec.classes.declared_and_observed).toEqual(expect.arrayContaining([{ from: 'git/server', kind: 'invoke', to: 'git/tool/git_log' }]));
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+});
+
+/** One event as OPA v1.22.3 ships it to POST /logs and `bundle serve --receive` appends it (captured, ids replaced). */
+const opaEvent = (n: number, at: string, agent: string, tool: string, allow: boolean) =>
+  JSON.stringify({
+    bundles: { quickstart: { revision: 'a9d6ffe14a725beb09801f0bfab1bcac249c493130017fa7b70b374fe18cbc27' } },
+    decision_id: `19564643-3cac-46fc-aebd-70928518${String(n).padStart(4, '0')}`,
+    input: { agent, tool },
+    labels: { id: '54f811a2-77c3-4c09-b2c8-3346ceb638ae', member: 'b', version: '1.22.3' },
+    metrics: { counter_server_query_cache_hit: 0, timer_rego_query_eval_ns: 234336, timer_server_handler_ns: 596097 },
+    path: 'toolgate/authz/decision',
+    req_id: n,
+    requested_by: '127.0.0.1:36098',
+    result: { allow, graph_state: { generation: 1, instance_id: 'tg-f6bbbad17046427c' }, profile: 'strict', reason: allow ? null : 'NOT_GRANTED' },
+    timestamp: at,
+  });
+
+describe('diff --per-agent', () => {
+  const setup = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-dpa-'));
+    const logs = join(dir, 'decision-logs.jsonl');
+    writeFileSync(
+      logs,
+      [
+        opaEvent(1, '2026-12-01T13:12:59.471756717Z', 'ci-bot', 'git::git_log', true),
+        opaEvent(2, '2026-12-01T13:13:00.000000001Z', 'ci-bot', 'git::git_log', true),
+        opaEvent(3, '2026-12-01T13:13:01Z', 'ops-agent', 'git::git_show', false),
+        // Outside the window below: not counted.
+        opaEvent(4, '2026-12-01T14:00:00Z', 'publisher', 'notes::publish_note', true),
+      ].join('\n') + '\n',
+    );
+    writeFileSync(join(dir, 'window.json'), JSON.stringify({ started_at: '2026-12-01T13:00:00Z', ended_at: '2026-12-01T13:30:00Z' }));
+    return { dir, logs };
+  };
+
+  it('writes, beside the unchanged diff record, the per-agent report over the diff\'s window, the same report observe writes', async () => {
+    const { dir, logs } = setup();
+    const c = await runCli(['compile', '--example', 'quickstart', '--out', join(dir, 'out')], { cwd: dir });
+    expect(c.code, c.stderr).toBe(0);
+    const o = await runCli(['observe', '--opa-decision-logs', logs, '--window-start', '2026-12-01T13:00:00Z', '--window-end', '2026-12-01T13:30:00Z', '--example', 'quickstart', '--out', join(dir, 'observed.json'), '--activity-out', join(dir, 'activity.json')], { cwd: dir });
+    expect(o.code, o.stderr).toBe(0);
+    const base = ['diff', '--declared', join(dir, 'out', 'connectome.json'), '--observed', join(dir, 'observed.json'), '--window', join(dir, 'window.json')];
+    const plain = await runCli(base, { cwd: dir });
+    const d = await runCli([...base, '--per-agent', join(dir, 'per-agent.json'), '--opa-decision-logs', logs, '--example', 'quickstart'], { cwd: dir });
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stdout).toBe(plain.stdout);
+    const report = JSON.parse(readFileSync(join(dir, 'per-agent.json'), 'utf8'));
+    expect(report).toMatchObject({ kind: 'toolgate.observed-activity', schema_version: 1, window: { started_at: '2026-12-01T13:00:00Z', ended_at: '2026-12-01T13:30:00Z' }, calls: 3 });
+    expect(report.agents['ci-bot']).toEqual({
+      calls: { 'git::git_log': { calls: 2, allowed: 2, refused: 0 } },
+      undeclared: [],
+      dead_authority: ['filesystem::list_directory', 'git::git_show'],
+      coverage: 1 / 3,
+      granted: 3,
+      exercised: 1,
+    });
+    expect(report.agents['ops-agent'].undeclared).toEqual(['git::git_show']);
+    expect(report.agents.publisher.calls).toEqual({});
+    expect(readFileSync(join(dir, 'per-agent.json'))).toEqual(readFileSync(join(dir, 'activity.json')));
+    rmSync(dir, { recursive: true, force: true });
+  }, 180_000);
+
+  it('refuses a window without times (DIFF_REFUSED) and --per-agent without logs (usage), writing nothing', async () => {
+    const { dir, logs } = setup();
+    const c = await runCli(['compile', '--example', 'quickstart', '--out', join(dir, 'out')], { cwd: dir });
+    expect(c.code, c.stderr).toBe(0);
+    const graph = join(dir, 'out', 'connectome.json');
+    writeFileSync(join(dir, 'label-window.json'), JSON.stringify({ name: 'last week' }));
+    const noTimes = await runCli(['diff', '--declared', graph, '--observed', graph, '--window', join(dir, 'label-window.json'), '--per-agent', join(dir, 'p.json'), '--opa-decision-logs', logs, '--example', 'quickstart', '--out', join(dir, 'd.json')], { cwd: dir });
+    expect(noTimes.code).not.toBe(0);
+    expect(noTimes.stderr).toMatch(/DIFF_REFUSED/);
+    expect(noTimes.stderr).not.toMatch(/\n\s+at /);
+    const noLogs = await runCli(['diff', '--declared', graph, '--observed', graph, '--window', join(dir, 'window.json'), '--per-agent', join(dir, 'p.json'), '--out', join(dir, 'd.json')], { cwd: dir });
+    expect(noLogs.code).toBe(2);
+    expect(existsSync(join(dir, 'p.json')) || existsSync(join(dir, 'd.json'))).toBe(false);
     rmSync(dir, { recursive: true, force: true });
   }, 180_000);
 });

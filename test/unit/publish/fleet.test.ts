@@ -190,6 +190,12 @@ describeWithOpa('the fleet', () => {
       expect(d.code, d.stderr).toBe(0);
       const seen = (JSON.parse(d.stdout) as { classes: { declared_and_observed: { to: string }[] } }).classes.declared_and_observed.map((e) => e.to);
       expect(seen).toEqual(expect.arrayContaining(['filesystem/tool/read_file', 'notes/tool/publish_note', 'filesystem/tool/list_directory', 'git/tool/git_log']));
+      // The same diff, per agent: over the same window, the report observe wrote.
+      const perAgent = join(root, 'per-agent.json');
+      const p = toolgate(['diff', '--declared', join(out(), 'connectome.json'), '--observed', obs, '--window', join(root, 'window.json'), '--per-agent', perAgent, '--opa-decision-logs', logs, '--manifest', join(estate, 'governance.yaml'), '--catalog', join(estate, 'catalog.json')]);
+      expect(p.code, p.stderr).toBe(0);
+      expect(p.stdout).toBe(d.stdout);
+      expect(JSON.parse(readFileSync(perAgent, 'utf8'))).toEqual(act);
     }, 180_000);
   });
 });

@@ -55,7 +55,9 @@ export type ToolgateErrorCode =
   | 'DECISION_LOG_INVALID'
   // cli
   | 'USAGE'
-  | 'OUTPUT_UNWRITABLE';
+  | 'OUTPUT_UNWRITABLE'
+  /** --out names something toolgate did not write (a file of another kind, a folder of other files): refused, untouched. */
+  | 'OUTPUT_NOT_ARTIFACT';
 
 /** Where in an input file a fault sits. Line and column are 1-based. */
 export interface SourceAt {

@@ -25,7 +25,7 @@
  * synced generation is written first, the folder is moved aside, then the link is renamed in; a
  * kill between the last two leaves `out` missing, and the next run (of any `compile` into that
  * --out) finishes the swap from the journal before doing anything else. A real folder holding files
- * toolgate did not write is refused, so nothing of the user's is ever moved; so is a generation
+ * toolgate did not write is refused (OUTPUT_NOT_ARTIFACT, as is a file at --out), so nothing of the user's is ever moved; so is a generation
  * folder someone wrote other files into (through the link), since it is removed after the swap. A symlink at --out that
  * toolgate did not make is followed: the protocol runs where it points.
  *
@@ -139,7 +139,14 @@ function stateOf(n: Names): OutState {
   }
   if (st.isSymbolicLink()) return { kind: 'link', target: readlinkSync(n.out) };
   if (st.isDirectory()) return { kind: 'folder' };
-  fail(`cannot write output: ${n.out} exists and is not a folder`);
+  refuseForeign(`refusing to replace ${n.out}: it is a file, not a folder`, n.out);
+}
+
+/** What an --out of compile may be: said in every refusal, so the fix is obvious. */
+const EXPECTED_OUT = 'compile --out takes a new or empty folder, or one toolgate compiled into (its files listed in SHA256SUMS)';
+
+function refuseForeign(message: string, path: string): never {
+  throw new ToolgateError('OUTPUT_NOT_ARTIFACT', `${message}; ${EXPECTED_OUT}`, { at: [{ file: path }] });
 }
 
 /** Where the protocol runs: --out itself, or where a symlink that toolgate did not make points. */
@@ -252,7 +259,7 @@ export function commitArtifactSet(out: string, files: readonly ArtifactFile[], o
     for (const f of files) allowed.add(f.name);
     const foreign = readdirSync(n.out).filter((e) => !allowed.has(e) && !/^\..+\.[0-9a-f]{12}\.tmp$/.test(e)).sort();
     if (foreign.length > 0) {
-      fail(`cannot write output: ${n.out} holds files toolgate did not write (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''}); give --out a new or empty folder, or one toolgate compiled into`);
+      refuseForeign(`refusing to replace ${n.out}: it holds files toolgate did not write (${foreign.slice(0, 5).join(', ')}${foreign.length > 5 ? ', …' : ''})`, n.out);
     }
   }
   makeFolders(n.parent);

@@ -11,6 +11,7 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, estateFromArgs } from '../estate-input.ts';
 import { writeFilesAtomic } from '../fs-io.ts';
+import { AUDIT_REPORT_OUTPUT, assertReplaceableOutput } from '../output-guard.ts';
 import { printJson } from '../output.ts';
 import { readGraphFile } from '../connectome-cli.ts';
 
@@ -20,7 +21,8 @@ const usage = `usage: toolgate audit-report [--format json|markdown|html] [--out
 Counts, every audit finding with its evidence, per-agent exposure and notices. html is one
 self-contained file with SVG pictures of the governance graph (DENY paths coloured) and the
 declared connectome (signs coloured). Without --out the report goes to stdout; with --out it is
-written privately and atomically and stdout gets {out, format, bytes, artifact_digest}.
+written privately and atomically and stdout gets {out, format, bytes, artifact_digest}; an existing
+FILE is replaced only when it is empty or an earlier toolgate audit report (else OUTPUT_NOT_ARTIFACT).
   --connectome FILE  draw this connectome (e.g. a compile's connectome.json after --signs, so the
                      signs show) instead of the declared one built from the catalog
   --include-grants   audit CAN_CALL grants in unbacked-edges too (default: READS/WRITES/GOVERNED_BY only)
@@ -40,6 +42,8 @@ export const auditReportCommand: Command = {
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
     const format = values.format ?? 'json';
     if (!(FORMATS as readonly string[]).includes(format)) usageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, usage);
+    const out = values.out === undefined ? undefined : resolve(io.cwd, values.out);
+    if (out !== undefined) assertReplaceableOutput(out, AUDIT_REPORT_OUTPUT);
     const estate = estateFromArgs(values, io);
     const graph = values.connectome === undefined ? undefined : readGraphFile(io, values.connectome).graph;
     const report = auditReport(estate, { includeGrants: values['include-grants'] ?? false });
@@ -52,11 +56,10 @@ export const auditReportCommand: Command = {
       format === 'json'
         ? jsonFileBytes(report)
         : new TextEncoder().encode(format === 'markdown' ? renderMarkdown(report) : renderHtml(report, await reportPictures(estate, report, graph)));
-    if (values.out === undefined) {
+    if (out === undefined) {
       io.stdout(new TextDecoder().decode(bytes));
       return exit();
     }
-    const out = resolve(io.cwd, values.out);
     writeFilesAtomic([{ path: out, bytes }]);
     printJson(io, { out, format, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}`, status: report.status, blocking_findings: report.blocking_findings.length });
     return exit();

@@ -11,6 +11,7 @@ import { createdAtFromEnv } from '../clock.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile, writeFileAtomic } from '../fs-io.ts';
+import { CATALOG_OUTPUT, assertReplaceableOutput } from '../output-guard.ts';
 
 const usage = `usage: toolgate crawl (--servers servers.yaml | --server-json server.json ...) --out catalog.json [--timeout-ms N] [--concurrency N]
                      [--merge catalog.static.json ...] [--server-stderr]
@@ -36,7 +37,8 @@ Options:
                       a server is a failed entry saying why. Environment variables, headers and
                       arguments take the crawler's environment variable of the same name; a secret
                       (isSecret) only from there, and it is never written anywhere.
-  --out FILE          catalog to write (atomically)
+  --out FILE          catalog to write (atomically); an existing FILE is replaced only when it is
+                      empty or a catalog toolgate crawl wrote (else OUTPUT_NOT_ARTIFACT, exit 1)
   --timeout-ms N      deadline per server, spawn to last list (default ${DEFAULT_TIMEOUT_MS});
                       a server's own timeout_ms in the servers file overrides it
   --concurrency N     servers crawled at once (default 4)
@@ -80,6 +82,8 @@ export const crawlCommand: Command = {
 
     const serversPath = values.servers === undefined ? undefined : resolve(io.cwd, values.servers);
     const outPath = resolve(io.cwd, values.out);
+    // Refused before any server is started: a crawl can take minutes.
+    assertReplaceableOutput(outPath, CATALOG_OUTPUT);
     const listed: ServerSpec[] = serversPath === undefined ? [] : [...parseServersFile(values.servers!, readTextFile(serversPath)).servers];
     for (const file of values['server-json'] ?? []) {
       const spec = registryServerSpec(parseRegistryServerJson(file, readTextFile(resolve(io.cwd, file))), { env: io.env, cwd: io.cwd });

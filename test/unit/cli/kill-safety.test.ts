@@ -134,7 +134,7 @@ describe('compile under SIGKILL', () => {
     cpSync(join(ROOT, 'README.md'), join(out, 'notes.md'));
     const r = compileSync(out, 'strict');
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('OUTPUT_UNWRITABLE');
+    expect(r.stderr).toContain('OUTPUT_NOT_ARTIFACT');
     expect(r.stderr).toContain('notes.md');
     expect(readdirSync(out)).toEqual(['notes.md']);
     expect(readdirSync(parent)).toEqual(['out']);

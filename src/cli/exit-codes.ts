@@ -8,7 +8,8 @@ import type { ToolgateErrorCode } from '../errors.ts';
  * Publishing commands:
  * - `publish --oci REF`: 0 pushed, or already held these bytes ("unchanged": true); 1 the bundle
  *   was refused (PUBLISH_REFUSED, BUNDLE_INVALID), the registry answered an error or did not answer
- *   in time (REGISTRY_FAILED), or credentials were missing or malformed (CREDENTIALS_INVALID);
+ *   in time (REGISTRY_FAILED), or credentials were missing, malformed or refused by the registry
+ *   (CREDENTIALS_INVALID);
  *   2 a bad reference, or --plain-http to a registry that is not loopback.
  * - `bundle serve`: 0 stopped cleanly (SIGINT/SIGTERM); 1 a folder holds no readable bundle at
  *   start (BUNDLE_SERVE_REFUSED); 2 bad options, a port that cannot be bound, a non-loopback

@@ -56,6 +56,8 @@ export interface PushOptions {
   readonly plainHttp?: boolean;
   /** Per request (default 30 s): a registry that hangs fails with REGISTRY_FAILED. */
   readonly timeoutMs?: number;
+  /** Where the credentials came from, for the message when the registry refuses them (never the secret). */
+  readonly credentialsFrom?: string;
 }
 
 export interface PushResult {
@@ -213,6 +215,10 @@ export async function pushOciArtifact(ref: OciRef, artifact: OciArtifact, option
       throw new ToolgateError('REGISTRY_FAILED', `${where}: GET /v2/ answered 401 with no challenge toolgate can answer`);
     }
     const again = await call('GET', '/v2/');
+    // Refused credentials are the operator's to fix, not the registry's fault: say whose they were.
+    if (again.status === 401 || again.status === 403) {
+      throw new ToolgateError('CREDENTIALS_INVALID', `${where} refused the credentials${options.credentialsFrom ? ` from ${options.credentialsFrom}` : ''} (GET /v2/ answered ${again.status}): check the user name and password, or the token`);
+    }
     if (again.status !== 200) await failed(again, 'GET /v2/ with credentials');
   } else if (ping.status !== 200) {
     await failed(ping, 'GET /v2/');

@@ -60,7 +60,8 @@ export const publishCommand: Command = {
     if (!creds.credentials && creds.helper) io.stderr(`toolgate: warning: ${configPath} names the credential helper "${creds.helper}" for ${ref.registry}; toolgate does not run helpers, so it pushes anonymously (set TOOLGATE_REGISTRY_USERNAME/PASSWORD)\n`);
 
     const artifact = ociArtifact(bytes, revision !== null ? { 'org.openpolicyagent.bundle.revision': revision } : {});
-    const result = await pushOciArtifact(ref, artifact, { plainHttp, timeoutMs, ...(creds.credentials ? { credentials: creds.credentials } : {}) });
+    const credentialsFrom = creds.source === 'environment' ? 'the environment (TOOLGATE_REGISTRY_*)' : creds.source === 'docker-config' ? `${configPath} (auths)` : undefined;
+    const result = await pushOciArtifact(ref, artifact, { plainHttp, timeoutMs, ...(creds.credentials ? { credentials: creds.credentials } : {}), ...(credentialsFrom ? { credentialsFrom } : {}) });
     io.stderr(
       result.unchanged
         ? `toolgate: ${result.ref} already holds these bytes (${result.digest}); nothing pushed\n`

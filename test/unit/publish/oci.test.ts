@@ -4,7 +4,8 @@
  * loopback, oras as an independent client, and a real OPA pulling with services[].type: oci.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import bcrypt from 'bcryptjs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { spawnSync } from 'node:child_process';
@@ -206,6 +207,76 @@ describeWithRegistry('publish --oci to a real registry (docker-registry on loopb
     expect(manifest.layers.map((l) => l.mediaType)).toEqual([OCI_LAYER_MEDIA_TYPE]);
     const pulled = join(root, 'pulled');
     const p = spawnSync(oras, ['pull', '--plain-http', ref, '-o', pulled], { encoding: 'utf8' });
+    expect(p.status, p.stderr).toBe(0);
+    expect(readFileSync(join(pulled, 'bundle.tar.gz')).equals(readFileSync(join(root, 'out', 'bundle.tar.gz')))).toBe(true);
+  });
+});
+
+describeWithRegistry('publish --oci to a registry that needs a password (docker-registry with htpasswd), checked by oras', { oras: true }, () => {
+  const USER = 'release-bot';
+  const PASSWORD = 'pw-7f3c-correct-horse';
+  const secrets = [PASSWORD, Buffer.from(`${USER}:${PASSWORD}`).toString('base64'), 'pw-wrong-4411'];
+  let root: string;
+  let registry: Registry;
+  let emptyDockerConfig: string;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'tg-oci-auth-'));
+    // docker-registry reads bcrypt entries only; bcryptjs writes them (no htpasswd tool needed).
+    const htpasswd = join(root, 'htpasswd');
+    writeFileSync(htpasswd, `${USER}:${bcrypt.hashSync(PASSWORD, 10)}\n`);
+    registry = await startRegistry((findRegistry() as { path: string }).path, join(root, 'registry'), { htpasswd });
+    emptyDockerConfig = join(root, 'no-docker');
+    mkdirSync(emptyDockerConfig);
+    compileQuickstart(root, join(root, 'out'));
+  }, 180_000);
+  afterAll(async () => {
+    await stopAll();
+    rmSync(root, { recursive: true, force: true });
+  });
+  const publish = (tag: string, env: Record<string, string>) => toolgate(['publish', join(root, 'out'), '--oci', `${registry.host}/toolgate/quickstart:${tag}`, '--plain-http'], { env: { DOCKER_CONFIG: emptyDockerConfig, ...env } });
+  const noSecretIn = (r: { stdout: string; stderr: string }) => {
+    for (const s of secrets) expect(`${r.stdout}${r.stderr}`).not.toContain(s);
+  };
+
+  it('really asks for a password: anonymous push is CREDENTIALS_INVALID, exit 1, and oras without one is refused too', () => {
+    const r = publish('anon', {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('CREDENTIALS_INVALID');
+    const oras = spawnSync((findOras() as { path: string }).path, ['manifest', 'fetch', '--plain-http', `${registry.host}/toolgate/quickstart:anon`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: emptyDockerConfig, DOCKER_CONFIG: emptyDockerConfig } });
+    expect(oras.status).not.toBe(0);
+  });
+
+  it('pushes with the user name and password from the environment, and never prints them', () => {
+    const r = publish('env', { TOOLGATE_REGISTRY_USERNAME: USER, TOOLGATE_REGISTRY_PASSWORD: PASSWORD });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ tag: 'env', unchanged: false, credentials: 'environment' });
+    noSecretIn(r);
+  });
+
+  it('pushes with the Docker config file\'s auths entry for the registry, and never prints it', () => {
+    const dockerDir = join(root, 'docker');
+    mkdirSync(dockerDir, { recursive: true });
+    writeFileSync(join(dockerDir, 'config.json'), JSON.stringify({ auths: { [registry.host]: { auth: Buffer.from(`${USER}:${PASSWORD}`).toString('base64') } } }));
+    const r = publish('docker', { DOCKER_CONFIG: dockerDir });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ tag: 'docker', credentials: 'docker-config' });
+    noSecretIn(r);
+  });
+
+  it('a wrong password is CREDENTIALS_INVALID naming where it came from, exit 1, no secret and no stack trace', () => {
+    const r = publish('wrong', { TOOLGATE_REGISTRY_USERNAME: USER, TOOLGATE_REGISTRY_PASSWORD: 'pw-wrong-4411' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/CREDENTIALS_INVALID: registry 127\.0\.0\.1:\d+ refused the credentials from the environment/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+    noSecretIn(r);
+  });
+
+  it('oras, logged in on its own, pulls the same bundle bytes that publish pushed', () => {
+    const oras = (findOras() as { path: string }).path;
+    const env = { PATH: process.env.PATH ?? '', HOME: root, DOCKER_CONFIG: join(root, 'oras-config') };
+    const pulled = join(root, 'pulled');
+    const p = spawnSync(oras, ['pull', '--plain-http', '-u', USER, '--password-stdin', `${registry.host}/toolgate/quickstart:env`, '-o', pulled], { encoding: 'utf8', input: PASSWORD, env });
     expect(p.status, p.stderr).toBe(0);
     expect(readFileSync(join(pulled, 'bundle.tar.gz')).equals(readFileSync(join(root, 'out', 'bundle.tar.gz')))).toBe(true);
   });

@@ -8,7 +8,7 @@ import type { CallTarget, Expr, Literal, Loc, Module, Rule, Term } from './ast.t
 import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 import { checkBodyTypes } from './typecheck.ts';
-import { valueKey, type Value } from './value.ts';
+import { typeName, valueKey, type Value } from './value.ts';
 import './builtins/index.ts';
 
 export interface CRule {
@@ -402,9 +402,10 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
     }
     return { kind: 'func', path: key };
   }
-  const b = ctx.v1 && DEPRECATED.has(t.name) ? undefined : lookupBuiltin(t.name);
+  const deprecated = ctx.v1 && DEPRECATED.has(t.name);
+  const b = deprecated ? undefined : lookupBuiltin(t.name);
   if (!b) {
-    ctx.errors.push(new RegoError('rego_type_error', `undefined function ${t.name}`, t.loc));
+    ctx.errors.push(new RegoError('rego_type_error', deprecated ? `deprecated built-in function calls in expression: ${t.name}` : `undefined function ${t.name}`, t.loc));
     return { kind: 'builtin', name: t.name };
   }
   if (b.arity >= 0 && nargs !== b.arity && !(statement && nargs === b.arity + 1)) {
@@ -505,13 +506,17 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
     case 'assign': {
       const right = resolveTerm(e.right, scope, ctx);
       if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
-        ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${e.left.type === 'var' ? e.left.name : 'ref'}`, l.loc));
+        const msg = e.left.type === 'var' ? `variables must not shadow ${e.left.name} (use a different variable name)` : 'cannot assign to ref';
+        ctx.errors.push(new RegoError('rego_compile_error', msg, l.loc));
       }
       let hasVar = false;
+      let firstValue: Value | undefined;
       walkTerms(e.left, (x) => {
         if (x.type === 'var') hasVar = true;
+        else if (x.type === 'value' && firstValue === undefined) firstValue = x.value;
       });
-      if (!hasVar) ctx.errors.push(new RegoError('rego_compile_error', 'cannot assign to a value: the left side of := must contain variables', l.loc));
+      // OPA names the type of what cannot be assigned to (its first constant)
+      if (!hasVar) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${firstValue === undefined ? e.left.type : typeName(firstValue)}`, l.loc));
       declarePattern(e.left, scope, ctx, true);
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;
@@ -1107,7 +1112,8 @@ function checkDefaultValue(t: Term, errors: RegoError[]): void {
     }
   };
   const b = bad(t);
-  if (b) errors.push(new RegoError('rego_type_error', `invalid ${b} in default value: default rules must have a constant value`, t.loc));
+  // OPA's parser refuses these (the rule's location, its wording)
+  if (b) errors.push(new RegoError('rego_parse_error', `illegal default rule (value cannot contain ${b})`, t.loc));
 }
 
 function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], rest: Term[]): CRule {

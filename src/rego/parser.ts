@@ -96,7 +96,7 @@ class Parser {
         sawFuture = true;
         if (segs[1] !== 'keywords') this.fail(`invalid import ${segs.join('.')}`, t);
       } else if (segs[0] !== 'data' && segs[0] !== 'input') {
-        this.fail(`invalid import ${segs.join('.')}: must begin with input or data`, t);
+        this.fail(`unexpected import path, must begin with one of: {data, future, input, rego}, got: ${segs[0]} (hint: if this is unexpected, try updating OPA)`, t);
       }
       imports.push({ path, alias, loc: this.loc(t) });
     }

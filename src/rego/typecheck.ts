@@ -229,7 +229,7 @@ function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
   const e = l.expr;
   if (e.kind === 'unify' || e.kind === 'assign') {
     if (!compatible(shapeOf(e.left, vars), shapeOf(e.right, vars))) {
-      errors.push(new RegoError('rego_type_error', 'match error: the two sides of the unification can never match', l.loc));
+      errors.push(new RegoError('rego_type_error', 'match error', l.loc));
     }
     if (e.kind === 'assign' && e.left.type === 'var' && e.left.slot !== undefined && l.withs.length === 0) {
       const s = shapeOf(e.right, vars);
@@ -239,7 +239,7 @@ function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
     // OPA rewrites an `a == b` statement into the unification `a = b` before its type check.
     const [a, b] = e.term.args as [Term, Term];
     if (!compatible(shapeOf(a, vars), shapeOf(b, vars))) {
-      errors.push(new RegoError('rego_type_error', 'match error: the two sides of == can never be equal', l.loc));
+      errors.push(new RegoError('rego_type_error', 'match error', l.loc));
     }
   } else if (e.kind === 'somein') {
     const coll = shapeOf(e.coll, vars);
@@ -247,7 +247,7 @@ function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
     if (!it) {
       errors.push(new RegoError('rego_type_error', `undefined ref: cannot iterate over a ${coll.k} in some ... in`, l.loc));
     } else if (!compatible(shapeOf(e.value, vars), it.value) || (e.key && !compatible(shapeOf(e.key, vars), it.key))) {
-      errors.push(new RegoError('rego_type_error', 'match error: the pattern can never match an element of the collection', l.loc));
+      errors.push(new RegoError('rego_type_error', 'match error', l.loc));
     }
   }
 }

@@ -26,6 +26,11 @@ export interface BuiltinUnderTest {
   readonly arity: number;
   /** A builtin with no result (`internal.test_case`): called as the rule's body, `r<i>` is then true. */
   readonly statement?: boolean;
+  /**
+   * The rule's value computed from the call's result `x`, for a builtin whose answer OPA orders at
+   * random (json.match_schema walks Go maps): e.g. `[x[0], sort(x[1])]`.
+   */
+  readonly project?: string;
 }
 
 export interface Disagreement {
@@ -53,7 +58,9 @@ export interface OracleOptions {
 function policyText(builtins: readonly BuiltinUnderTest[]): string {
   const rules = builtins.map((b, i) => {
     const args = Array.from({ length: b.arity }, (_, j) => `input.args[${j}]`).join(', ');
-    return b.statement ? `r${i} if ${b.name}(${args})` : `r${i} := ${b.name}(${args})`;
+    if (b.statement) return `r${i} if ${b.name}(${args})`;
+    if (b.project) return `f${i}(x) := ${b.project}\n\nr${i} := f${i}(${b.name}(${args}))`;
+    return `r${i} := ${b.name}(${args})`;
   });
   return `package b\n\n${rules.join('\n')}\n`;
 }
@@ -86,7 +93,7 @@ export class BuiltinOracle {
     const err = await opa.putPolicy('b', policyText(builtins));
     if (err) {
       await opa.stop();
-      throw new Error(`opa refused the oracle policy: ${JSON.stringify(err)}`);
+      throw new Error(`opa refused the oracle policy: ${JSON.stringify(err)}\n${policyText(builtins)}`);
     }
     return new BuiltinOracle(opa, builtins, options.now ?? NOW);
   }

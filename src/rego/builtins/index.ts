@@ -26,5 +26,7 @@ import './uri.ts';
 import './template.ts';
 import './x509.ts';
 import './aws.ts';
+import './json-schema.ts';
+import './rego-module.ts';
 import './refused.ts';
 import './compat.ts';

@@ -38,7 +38,7 @@ const request = fc
     },
     { requiredKeys: [] },
   )
-  .map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)));
+  .map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)) as Record<string, unknown>);
 const config = fc.record(
   {
     aws_service: fc.constantFrom('s3', 'glacier', 'execute-api', 'sts'),
@@ -66,7 +66,10 @@ describeWithOpa('providers.aws.sign_req against opa', () => {
       aws_secret_access_key: word,
       aws_region: fc.constant('us-east-1'),
     });
-    const valid = fc.tuple(request.map((r) => ({ ...r, method: 'GET', url: 'https://s3.amazonaws.com/k/a%20b?x=1' })).map(({ bogus: _b, headers: h, ...r }) => ({ ...r, headers: typeof h === 'string' ? {} : h })), full, time);
+    const valid = fc.tuple(request.map((r) => ({ ...r, method: 'GET', url: 'https://s3.amazonaws.com/k/a%20b?x=1' })).map((r: Record<string, unknown>) => {
+      const { bogus: _b, headers: h, ...rest } = r;
+      return { ...rest, headers: typeof h === 'string' ? {} : h };
+    }), full, time);
     const cases = [...fc.sample(valid, { numRuns: 200, seed: 3 }), ...fc.sample(fc.tuple(request, config, time), { numRuns: 400, seed: 11 })];
     const t = await oracle.compare(cases.map((args) => ({ name: 'providers.aws.sign_req', args })));
     expect(t.disagreements, describeDisagreements(t)).toEqual([]);

@@ -33,7 +33,7 @@
  * - YAML is read with the `yaml` package's core schema plus Go's legacy octal (`012` is 10);
  *   goyaml v3 corner cases (null keys, float keys) may differ.
  */
-import { parseAllDocuments, isScalar, visit } from 'yaml';
+import { createRequire } from 'node:module';
 import { ToolgateError } from '../errors.ts';
 import { parseModule, type Module, type RegoVersion } from '../rego/index.ts';
 import { cleanPath, type TarballFile } from './read-tarball.ts';
@@ -137,6 +137,8 @@ function readYamlFile(bytes: Uint8Array, w: Where): unknown {
   } catch (e) {
     if (!(e instanceof JsonError)) throw e;
   }
+  // `yaml` loads here, on a bundle's first YAML data file: importing it costs ~100 ms per run.
+  const { parseAllDocuments, isScalar, visit } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
   const docs = parseAllDocuments(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   const all = Array.isArray(docs) ? docs : [docs];
   for (const d of all) if (d.errors.length > 0) refuse(w, `not valid YAML: ${d.errors[0]!.message}`);

@@ -8,8 +8,8 @@ import type { CommandEntry } from './command.ts';
 
 export const COMMANDS: readonly CommandEntry[] = [
   { name: 'compile', summary: 'compile the estate into policy-bundle.json, data.json, bundle.tar.gz and SHA256SUMS', load: async () => (await import('./commands/compile.ts')).compileCommand },
-  { name: 'check-access', summary: 'is AGENT allowed TOOL? verdict with the DENY paths as evidence', load: async () => (await import('./commands/check-access.ts')).checkAccessCommand },
-  { name: 'unsafe-tools', summary: "the DENY policies AGENT's grants reach (violations; --all adds authorized ones)", load: async () => (await import('./commands/unsafe-tools.ts')).unsafeToolsCommand },
+  { name: 'check-access', summary: 'is AGENT allowed TOOL? verdict with the DENY paths as evidence, and the gateway decision under the profile', load: async () => (await import('./commands/check-access.ts')).checkAccessCommand },
+  { name: 'unsafe-tools', summary: "the DENY policies AGENT's grants reach (violations; --all adds authorized ones), with the gateway decision", load: async () => (await import('./commands/unsafe-tools.ts')).unsafeToolsCommand },
   { name: 'blast-radius', summary: 'which tools and agents a change to a resource or policy affects', load: async () => (await import('./commands/blast-radius.ts')).blastRadiusCommand },
   { name: 'unmapped-tools', summary: 'granted tools with no READS/WRITES edge yet', load: async () => (await import('./commands/unmapped-tools.ts')).unmappedToolsCommand },
   { name: 'orphan-policies', summary: 'policies no agent reaches, with where the chain breaks', load: async () => (await import('./commands/orphan-policies.ts')).orphanPoliciesCommand },

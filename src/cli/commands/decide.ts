@@ -1,8 +1,8 @@
 /** `toolgate decide AGENT TOOL --bundle bundle.tar.gz`: the bundle's own Rego, in-process, against its own data. */
 import { resolve } from 'node:path';
-import { bundleDecider, DECISION_ENTRYPOINT } from '../../bundle/index.ts';
+import { bundleDecider, DECISION_ENTRYPOINT } from '../../bundle/decider.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
-import { limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE } from '../sign-policy.ts';
+import { limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE } from '../limit-options.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readBytesFile } from '../fs-io.ts';

@@ -2,11 +2,14 @@
  * Encoding builtins: json.*, yaml.* (the `yaml` package, YAML 1.1 scalars on input as Go's
  * sigs.k8s.io/yaml resolves them), base64, base64url, hex and urlquery.
  */
-import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
+import { createRequire } from 'node:module';
 import { type Value, ObjectValue, SetValue, fromJSON, toJSON } from '../value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, elementError, obj, oneOfError, str } from './args.ts';
 import { JsonSyntaxError, marshalIndent, marshalJson, parseJsonValue } from './lib/json.ts';
+
+// `yaml` loads on the first yaml.* call, not with the engine: importing it costs ~100 ms per run.
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const B64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$/;
@@ -63,7 +66,7 @@ function queryUnescape(name: string, s: string): string {
 function yamlToValue(name: string, text: string): Value {
   let doc: unknown;
   try {
-    doc = yamlParse(text, { version: '1.1', intAsBigInt: true, maxAliasCount: 100, uniqueKeys: false });
+    doc = yaml().parse(text, { version: '1.1', intAsBigInt: true, maxAliasCount: 100, uniqueKeys: false });
   } catch (e) {
     throw builtinError(name, (e as Error).message.split('\n')[0] ?? 'invalid YAML');
   }
@@ -152,7 +155,7 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
   {
     name: 'yaml.marshal',
     arity: 1,
-    fn: (a) => yamlStringify(toJSON(arg(a, 0)), { indentSeq: false, sortMapEntries: true, lineWidth: 0 }),
+    fn: (a) => yaml().stringify(toJSON(arg(a, 0)), { indentSeq: false, sortMapEntries: true, lineWidth: 0 }),
   },
   { name: 'yaml.unmarshal', arity: 1, fn: (a) => yamlToValue('yaml.unmarshal', str('yaml.unmarshal', a, 0)) },
   {

@@ -6,6 +6,16 @@ export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Standard input as text (read lazily; empty when there is none). */
   readonly stdin: () => Promise<string>;
+  /** Present only when stderr is a terminal: progress is drawn there and nowhere else. */
+  readonly stderrTTY?: { readonly columns: number };
+  /** Set by the CLI on a terminal (progress.ts); a long command reports its phases here. */
+  readonly progress?: ProgressReporter;
+}
+
+export interface ProgressReporter {
+  /** The current phase, with a count when there is one (`servers`, 3, 7). */
+  report(phase: string, done?: number, total?: number): void;
+  end(): void;
 }
 
 export interface Command {

@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from './exit-codes.ts';
 import { COMMANDS } from './registry.ts';
 import { didYouMean } from './suggest.ts';
 import { packageVersion } from './version.ts';
+import { withProgress } from './progress.ts';
 
 function defaultIo(): CliIo {
   return {
@@ -12,6 +13,7 @@ function defaultIo(): CliIo {
     stderr: (t) => process.stderr.write(t),
     cwd: process.cwd(),
     env: process.env,
+    ...(process.stderr.isTTY ? { stderrTTY: { columns: process.stderr.columns || 80 } } : {}),
     stdin: async () => {
       if (process.stdin.isTTY) return '';
       const chunks: Buffer[] = [];
@@ -89,7 +91,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       io.stdout(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
       return EXIT.OK;
     }
-    return await command.run(found.rest, io);
+    const runIo = withProgress(io, found.entry.name);
+    try {
+      return await command.run(found.rest, runIo);
+    } finally {
+      runIo.progress?.end();
+    }
   } catch (e) {
     return reportError(e, io);
   }

@@ -46,7 +46,9 @@ export const auditReportCommand: Command = {
     if (out !== undefined) assertReplaceableOutput(out, AUDIT_REPORT_OUTPUT);
     const estate = estateFromArgs(values, io);
     const graph = values.connectome === undefined ? undefined : readGraphFile(io, values.connectome).graph;
+    io.progress?.report('auditing');
     const report = auditReport(estate, { includeGrants: values['include-grants'] ?? false });
+    if (format === 'html') io.progress?.report('drawing the graphs');
     const exit = (): number => {
       if (values['fail-on-blocking'] !== true || report.blocking_findings.length === 0) return EXIT.OK;
       io.stderr(`toolgate: audit status ${report.status}: ${report.blocking_findings.length} blocking finding${report.blocking_findings.length === 1 ? '' : 's'} (--fail-on-blocking)\n`);

@@ -94,6 +94,7 @@ export const compileCommand: Command = {
     const createdAt = createdAtFromEnv(io.env);
     const algorithm = algorithmOption(values.algorithm);
 
+    io.progress?.report('compiling');
     const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
     const outDir = resolve(io.cwd, outArg);
     const pause = testPauseFromEnv(io.env);

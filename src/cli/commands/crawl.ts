@@ -99,8 +99,11 @@ export const crawlCommand: Command = {
 
     const crawlTmpDir = mkdtempSync(join(tmpdir(), 'toolgate-crawl-'));
     let result;
+    let crawled = 0;
+    io.progress?.report('servers crawled', crawled, listed.length);
     try {
       result = await crawlFleet(servers, {
+        onServer: () => io.progress?.report('servers crawled', ++crawled, listed.length),
         serversDir: serversPath === undefined ? io.cwd : dirname(serversPath),
         crawlTmpDir,
         env: io.env,

@@ -62,6 +62,7 @@ export const regoConformanceCommand: Command = {
         const text = readTextFile(file);
         const rel = file === abs ? p : relative(abs, file);
         outcomes.push(...runCorpusFile(rel, text, format, { maxSteps, deadlineMs }));
+        io.progress?.report('cases run', outcomes.length);
       }
     }
     const counts = { passed: 0, failed: 0, skipped: 0, unchecked: 0 };

@@ -10,15 +10,18 @@
  *
  * `identity`, `tools_by_name`, `contracts`, `resources`, `prompts` and `prompts_by_name` are what the
  * gateway entrypoints read (gateway-data.ts, docs/gateways.md).
+ *
+ * The members that grow with the estate (`agents`, `tools`, `contracts`, `connectome`) come in as
+ * canonical text built from per-agent and per-tool pieces (`toolDocument`, `toolContracts`), so a
+ * recompile re-encodes only the pieces a change touched (src/compile/incremental/).
  */
 import { hintsSent } from '../catalog/types.ts';
 import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import { nodeId } from '../connectome/index.ts';
-import type { AgentDecisions } from './decisions.ts';
-import { dataAgentsText } from './decisions-json.ts';
+import type { CanonicalText } from '../canonical/json.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
-import { identityDocument, resourcesAndPrompts, toolContracts, toolsByName } from './gateway-data.ts';
+import { identityDocument, resourcesAndPrompts, toolsByName } from './gateway-data.ts';
 
 export const DATA_ROOT = 'toolgate';
 
@@ -47,20 +50,25 @@ export function signsByTool(tools: readonly ExposedTool[], edges: readonly DataE
   return out;
 }
 
-export function compileDataDocument(
-  estate: Estate,
-  header: BundleHeader,
-  tools: readonly ExposedTool[],
-  decisions: readonly AgentDecisions[],
-  edges: readonly DataEdge[] = [],
-): Record<string, unknown> {
-  // Pre-encoded canonical text: the per-agent rows are nearly all of the document (decisions-json.ts).
-  const agents = dataAgentsText(decisions);
-  const toolDocs: Record<string, unknown> = {};
-  for (const t of tools) {
-    const claims = hintsSent(estate.tools.get(t.tool_key)?.contract?.annotations);
-    toolDocs[t.tool_key] = { server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest, annotations: claims };
-  }
+/** One exposed tool's entry under `tools`: where it lives, its contract digest, the hints it sends. */
+export function toolDocument(estate: Estate, t: ExposedTool): Record<string, unknown> {
+  const claims = hintsSent(estate.tools.get(t.tool_key)?.contract?.annotations);
+  return { server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest, annotations: claims };
+}
+
+/** The large members, already canonical text (see the module comment). */
+export interface DataDocumentParts {
+  /** `{agent: {"tools": {...}}}` (src/compile/decisions-json.ts). */
+  readonly agents: CanonicalText;
+  /** `{tool_key: toolDocument(...)}`. */
+  readonly tools: CanonicalText;
+  /** `{tool_key: fields}` as `toolContracts` gives them. */
+  readonly contracts: CanonicalText;
+  /** The connectome's edge list. */
+  readonly edges: CanonicalText;
+}
+
+export function compileDataDocument(estate: Estate, header: BundleHeader, tools: readonly ExposedTool[], edges: readonly DataEdge[], parts: DataDocumentParts): Record<string, unknown> {
   const policies: Record<string, unknown> = {};
   for (const p of [...estate.policies.values()].sort((a, b) => cmp(a.id, b.id))) {
     policies[p.id] = { effect: p.effect, scope: p.scope ?? null, description: p.description ?? null };
@@ -71,14 +79,14 @@ export function compileDataDocument(
       graph_state: header.graph_state,
       digests: { governance: header.governance_digest, catalog: header.catalog_digest, connectome: header.connectome_digest },
       default: { allow: false, reason: 'NOT_GRANTED' },
-      agents,
-      tools: toolDocs,
+      agents: parts.agents,
+      tools: parts.tools,
       policies,
-      connectome: { edges },
+      connectome: { edges: parts.edges },
       signs_by_tool: signsByTool(tools, edges),
       identity: identityDocument(estate),
       tools_by_name: toolsByName(tools),
-      contracts: toolContracts(estate, tools),
+      contracts: parts.contracts,
       ...resourcesAndPrompts(estate),
     },
   };

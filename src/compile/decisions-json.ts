@@ -1,51 +1,68 @@
 /**
- * Canonical JSON text of the per-agent decision maps, written by hand: at 200,000 grants these
- * are nearly all of the policy bundle and the data document, and the generic encoder's per-object
- * key sorting and path bookkeeping dominated the compile. Agents and tools arrive sorted by UTF-16
- * code unit (decideAll sorts them), which is canonical order for ASCII keys; a map with any
- * non-ASCII key (which NFC may reorder) goes through the generic encoder instead.
+ * Canonical JSON text of one agent's decision map (`{"tools":{…}}`), in the policy bundle's row
+ * shape and in the data document's, and of the `agents` object that holds one such text per agent.
+ * Each agent's text is its own piece so a recompile re-encodes only the agents whose decisions it
+ * recomputed and splices the rest in unchanged.
+ *
+ * Rows are written by hand: at 200,000 grants they are nearly all of both documents, and the
+ * generic encoder's per-object key sorting and path bookkeeping cost more than the rest of the
+ * compile stage. Tools arrive sorted by UTF-16 code unit (decideAll sorts them), which is canonical
+ * order for ASCII keys; a map with a non-ASCII key (which NFC may reorder) uses the generic encoder.
+ * test/unit/compile/decisions-json.test.ts holds both forms equal.
  */
 import { canonicalString, CanonicalText, quoteString } from '../canonical/json.ts';
 import type { AgentDecisions, ToolDecision } from './decisions.ts';
 
 const NON_ASCII = /[^\u0000-\u007f]/;
 
-function num(n: number): string {
-  return String(n); // risk scores are finite; Number::toString is RFC 8785's number form
-}
-
 /** `{"decision":…,"paths":[…],"reason":…,"risk_score":…}`: the policy bundle's row (keys in sorted order). */
 function bundleRow(d: ToolDecision): string {
   let s = `{"decision":${quoteString(d.decision)}`;
   if (d.paths) s += `,"paths":${canonicalString(d.paths)}`;
   if (d.reason) s += `,"reason":${quoteString(d.reason)}`;
-  return `${s},"risk_score":${num(d.risk_score)}}`;
+  // risk scores are finite; Number::toString is RFC 8785's number form
+  return `${s},"risk_score":${String(d.risk_score)}}`;
 }
 
 /** `{"allow":…,"decision":…,"reason":…,"risk_score":…}`: the data document's row. */
 function dataRow(d: ToolDecision): string {
-  return `{"allow":${d.decision === 'eligible'},"decision":${quoteString(d.decision)},"reason":${d.reason ? quoteString(d.reason) : 'null'},"risk_score":${num(d.risk_score)}}`;
+  return `{"allow":${d.decision === 'eligible'},"decision":${quoteString(d.decision)},"reason":${d.reason ? quoteString(d.reason) : 'null'},"risk_score":${String(d.risk_score)}}`;
 }
 
-function agentsText(decisions: readonly AgentDecisions[], row: (d: ToolDecision) => string, generic: (d: ToolDecision) => unknown): CanonicalText {
-  const ascii = decisions.every((a) => !NON_ASCII.test(a.agent) && a.decisions.every((d) => !NON_ASCII.test(d.tool_key)));
-  if (!ascii) {
-    const agents: Record<string, unknown> = {};
-    for (const a of decisions) agents[a.agent] = { tools: Object.fromEntries(a.decisions.map((d) => [d.tool_key, generic(d)])) };
-    return new CanonicalText(canonicalString(agents, { allowFloats: true }));
+function bundleValue({ tool_key: _k, ...rest }: ToolDecision): unknown {
+  return rest;
+}
+
+function dataValue(d: ToolDecision): unknown {
+  return { allow: d.decision === 'eligible', decision: d.decision, reason: d.reason ?? null, risk_score: d.risk_score };
+}
+
+function agentText(a: AgentDecisions, row: (d: ToolDecision) => string, value: (d: ToolDecision) => unknown): CanonicalText {
+  if (a.decisions.some((d) => NON_ASCII.test(d.tool_key))) {
+    return new CanonicalText(canonicalString({ tools: Object.fromEntries(a.decisions.map((d) => [d.tool_key, value(d)])) }, { allowFloats: true }));
   }
-  const parts: string[] = [];
-  for (const a of decisions) {
-    const tools = a.decisions.map((d) => `${quoteString(d.tool_key)}:${row(d)}`).join(',');
-    parts.push(`${quoteString(a.agent)}:{"tools":{${tools}}}`);
-  }
-  return new CanonicalText(`{${parts.join(',')}}`);
+  return new CanonicalText(`{"tools":{${a.decisions.map((d) => `${quoteString(d.tool_key)}:${row(d)}`).join(',')}}}`);
+}
+
+/** One agent's `{"tools":{…}}` in the policy bundle. */
+export function bundleAgentText(a: AgentDecisions): CanonicalText {
+  return agentText(a, bundleRow, bundleValue);
+}
+
+/** One agent's `{"tools":{…}}` in the data document. */
+export function dataAgentText(a: AgentDecisions): CanonicalText {
+  return agentText(a, dataRow, dataValue);
+}
+
+/** The `agents` object from each agent's text (the one encoder sorts and normalises the keys). */
+export function agentsObjectText(entries: Iterable<readonly [string, CanonicalText]>): CanonicalText {
+  return new CanonicalText(canonicalString(Object.fromEntries(entries)));
 }
 
 export function bundleAgentsText(decisions: readonly AgentDecisions[]): CanonicalText {
-  return agentsText(decisions, bundleRow, ({ tool_key: _k, ...rest }) => rest);
+  return agentsObjectText(decisions.map((a) => [a.agent, bundleAgentText(a)] as const));
 }
 
 export function dataAgentsText(decisions: readonly AgentDecisions[]): CanonicalText {
-  return agentsText(decisions, dataRow, (d) => ({ allow: d.decision === 'eligible', decision: d.decision, reason: d.reason ?? null, risk_score: d.risk_score }));
+  return agentsObjectText(decisions.map((a) => [a.agent, dataAgentText(a)] as const));
 }

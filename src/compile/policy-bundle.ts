@@ -7,8 +7,8 @@
 import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
-import type { AgentDecisions } from './decisions.ts';
-import { bundleAgentsText } from './decisions-json.ts';
+import type { CanonicalText } from '../canonical/json.ts';
+import type { CatalogTool } from '../catalog/types.ts';
 import { toolContractDigest } from './digests.ts';
 
 export const POLICY_BUNDLE_KIND = 'toolgate.policy-bundle';
@@ -29,18 +29,27 @@ export interface ExposedTool {
   readonly tool_contract_digest: string;
 }
 
-export function exposedTools(estate: Estate): ExposedTool[] {
+/** The tools a server exposes, sorted by key; `digestOf` lets a recompile reuse digests it already has. */
+export function exposedTools(estate: Estate, digestOf: (server: string, tool: CatalogTool) => string = toolContractDigest): ExposedTool[] {
   const out: ExposedTool[] = [];
   for (const t of estate.tools.values()) {
     if (!t.exposed || !t.contract || t.server === null) continue;
-    out.push({ tool_key: t.key, server: t.server, name: t.name, tool_contract_digest: toolContractDigest(t.server, t.contract) });
+    out.push({ tool_key: t.key, server: t.server, name: t.name, tool_contract_digest: digestOf(t.server, t.contract) });
   }
   return out.sort((a, b) => cmp(a.tool_key, b.tool_key));
 }
 
-export function compilePolicyBundle(header: BundleHeader, tools: readonly ExposedTool[], decisions: readonly AgentDecisions[]): Record<string, unknown> {
-  // The agents member is pre-encoded canonical text (the bulk of the bundle); see decisions-json.ts.
-  const agents = bundleAgentsText(decisions);
+/** One exposed tool's entry in the bundle's `tools` list. */
+export function bundleToolEntry(t: ExposedTool): Record<string, unknown> {
+  return { tool_key: t.tool_key, server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest };
+}
+
+/**
+ * The bundle, with its two large members given as canonical text: `tools` (the entries of
+ * `bundleToolEntry` in tool-key order) and `agents` (src/compile/decisions-json.ts), so a
+ * recompile can splice in the parts it did not recompute.
+ */
+export function compilePolicyBundle(header: BundleHeader, tools: CanonicalText, agents: CanonicalText): Record<string, unknown> {
   return {
     kind: POLICY_BUNDLE_KIND,
     schema_version: 1,
@@ -51,7 +60,7 @@ export function compilePolicyBundle(header: BundleHeader, tools: readonly Expose
     catalog_digest: header.catalog_digest,
     connectome_digest: header.connectome_digest,
     default: { decision: 'rejected', reason: 'NOT_GRANTED' },
-    tools: tools.map((t) => ({ tool_key: t.tool_key, server: t.server, name: t.name, tool_contract_digest: t.tool_contract_digest })),
+    tools,
     agents,
   };
 }

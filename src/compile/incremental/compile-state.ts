@@ -1,0 +1,52 @@
+/**
+ * What a compile keeps so the next one recomputes only what a changed input touches: per exposed
+ * tool its contract digest and its three encoded entries, per granted tool what its decisions
+ * read, per agent what its decisions read and its two encoded decision maps, and the encoded
+ * connectome edges. Everything here is a function of the inputs (no times, no paths), so the state
+ * a recompile leaves is the state a full compile of the same inputs leaves.
+ */
+import type { GraphState, Profile } from '../../governance/types.ts';
+import type { MemoNode } from './canonical-memo.ts';
+
+/** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
+export const COMPILE_STATE_VERSION = 1;
+
+export interface ToolPieces {
+  /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged. */
+  readonly contract_key: string;
+  readonly tool_contract_digest: string;
+  /** Canonical text of the policy bundle's `tools` entry. */
+  readonly bundle_entry: string;
+  /** Canonical text of the data document's `tools` entry. */
+  readonly document: string;
+  /** Canonical text of the data document's `contracts` entry. */
+  readonly contract: string;
+}
+
+export interface AgentPieces {
+  /** The agent's granted tool keys and the exceptions that can apply to it, as one text. */
+  readonly inputs: string;
+  /** Canonical text of the agent's decision map in the policy bundle. */
+  readonly bundle: string;
+  /** Canonical text of the agent's decision map in the data document. */
+  readonly data: string;
+}
+
+export interface CompileState {
+  readonly version: typeof COMPILE_STATE_VERSION;
+  readonly profile: Profile;
+  /** The graph_state and input digests of the artifacts this state was kept beside. */
+  readonly graph_state: GraphState;
+  readonly governance_digest: string;
+  readonly catalog_digest: string;
+  readonly connectome_digest: string | null;
+  readonly tools: ReadonlyMap<string, ToolPieces>;
+  /** Per granted tool, everything its decisions read besides the agent (see decision-inputs.ts). */
+  readonly decision_inputs: ReadonlyMap<string, string>;
+  readonly agents: ReadonlyMap<string, AgentPieces>;
+  /** Canonical text of the connectome edge list. */
+  readonly edges: string;
+  /** Member texts of the manifest and catalog; kept in memory only (a state file starts without them). */
+  readonly manifest_memo?: MemoNode;
+  readonly catalog_memo?: MemoNode;
+}

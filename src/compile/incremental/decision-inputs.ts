@@ -1,0 +1,41 @@
+/**
+ * What one (agent, tool) decision reads, split into the part that belongs to the tool and the part
+ * that belongs to the agent, each as a text that is equal between two estates only when that part
+ * is. A decision (src/compile/decisions.ts, src/governance/assess.ts) reads: that the grant exists;
+ * whether the tool is exposed; the tool's data access rows; the bindings on the tool and on each
+ * resource it touches, with their policies' effect and scope and every provenance (which decides
+ * whether an edge is backed); and the expected exceptions that can apply to the agent, with how
+ * each one's tool reference resolves. When neither part changed, the decision is the same.
+ */
+import type { Estate } from '../../governance/estate.ts';
+import { cmp } from '../../governance/estate.ts';
+
+function bindingsOf(estate: Estate, target: string): unknown[] {
+  return (estate.bindingsByTarget.get(target) ?? []).map((b) => {
+    const p = estate.policies.get(b.policy);
+    return [b.target_kind, b.policy, p?.effect ?? null, p?.scope ?? null, b.provenance ?? null];
+  });
+}
+
+/** The tool's part, for every tool some agent is granted. */
+export function toolDecisionInputs(estate: Estate): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const key of estate.grantsByTool.keys()) {
+    const access = (estate.accessByTool.get(key) ?? []).map((a) => [a.resource, a.mode, a.provenance ?? null, bindingsOf(estate, a.resource)]);
+    out.set(key, JSON.stringify([estate.tools.get(key)?.exposed ?? false, bindingsOf(estate, key), access]));
+  }
+  return out;
+}
+
+/** A function giving each agent's part: its granted tool keys (sorted) and the exceptions that can apply to it. */
+export function agentDecisionInputs(estate: Estate): (agent: string) => { keys: string[]; inputs: string } {
+  const exceptions = estate.exceptions.map((x) => {
+    const wildcard = x.tool === '*' || x.tool.endsWith('::*');
+    return { agent: x.agent, text: JSON.stringify([x, wildcard ? null : estate.resolveTool(x.tool)]) };
+  });
+  return (agent) => {
+    const keys = [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+    const applicable = exceptions.filter((x) => x.agent === agent || x.agent === '*').map((x) => x.text);
+    return { keys, inputs: JSON.stringify([keys, applicable]) };
+  };
+}

@@ -1,0 +1,191 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { parseManifest } from '../../../src/manifest/parse.ts';
+import { parseCatalog } from '../../../src/catalog/parse.ts';
+import { buildEstate } from '../../../src/governance/estate.ts';
+import { compileEstate, type CompileOptions, type CompileResult } from '../../../src/compile/compile.ts';
+import { recompileEstate, stateRefusal } from '../../../src/compile/incremental/recompile.ts';
+import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
+import { enforcementRego } from '../../../src/compile/enforcement-rego.ts';
+import type { CompileState } from '../../../src/compile/incremental/compile-state.ts';
+import type { Profile } from '../../../src/governance/types.ts';
+
+type Json = Record<string, unknown>;
+interface Model {
+  manifest: { agents: string[]; policies: { id: string; effect: string; scope: string }[]; grants: { agent: string; tool: string; provenance?: Json }[]; data_access: { tool: string; resource: string; mode: string }[]; governed_by: Record<string, string[]>; expected_exceptions: { agent: string; tool: string; reason: string }[] };
+  catalog: { kind: string; schema_version: number; servers: { name: string; tools: { name: string; description?: string; inputSchema?: Json; annotations?: Json }[] }[] };
+}
+
+const SERVERS = ['fs', 'git', 'web'];
+const TOOLS = ['read', 'write', 'list', 'fetch'];
+const RESOURCES = ['file:///etc/app/secret', 'file:///srv/docs/', 'https://example.com/api'];
+
+function baseModel(): Model {
+  const tools = SERVERS.flatMap((s) => TOOLS.map((t) => `${s}::${t}`));
+  return {
+    manifest: {
+      agents: ['a0', 'a1', 'a2', 'a3'],
+      policies: [
+        { id: 'p0', effect: 'DENY', scope: 'secrets' },
+        { id: 'p1', effect: 'ALLOW', scope: 'docs' },
+        { id: 'p2', effect: 'DENY', scope: 'net' },
+      ],
+      grants: [0, 1, 2, 3].flatMap((a) => tools.filter((_, i) => (i + a) % 3 === 0).map((tool) => ({ agent: `a${a}`, tool, provenance: { source: 'operator_asserted', confidence: 'high', evidence: `T-${a}` } }))),
+      data_access: [
+        { tool: 'fs::read', resource: RESOURCES[0]!, mode: 'READS' },
+        { tool: 'fs::write', resource: RESOURCES[1]!, mode: 'WRITES' },
+        { tool: 'git::read', resource: RESOURCES[0]!, mode: 'READS' },
+        { tool: 'web::fetch', resource: RESOURCES[2]!, mode: 'READS' },
+      ],
+      governed_by: { [RESOURCES[0]!]: ['p0'], [RESOURCES[1]!]: ['p1'], [RESOURCES[2]!]: ['p2'] },
+      expected_exceptions: [{ agent: 'a1', tool: 'git::*', reason: 'history is reviewed' }],
+    },
+    catalog: {
+      kind: 'toolgate.catalog',
+      schema_version: 1,
+      servers: SERVERS.map((s) => ({
+        name: s,
+        tools: TOOLS.map((t, i) => ({ name: t, description: `${t} on ${s}`, inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: i % 2 === 0 } })),
+      })),
+    },
+  };
+}
+
+type Edit = (m: Model) => void;
+const toolRef = fc.tuple(fc.nat(SERVERS.length - 1), fc.nat(TOOLS.length - 1)).map(([s, t]) => `${SERVERS[s]}::${TOOLS[t]}`);
+const edit: fc.Arbitrary<[string, Edit]> = fc.oneof(
+  fc.tuple(fc.nat(7), toolRef).map(([a, tool]): [string, Edit] => [`add grant a${a % 4} ${tool}`, (m) => {
+    const agent = m.manifest.agents[a % m.manifest.agents.length];
+    if (agent !== undefined && !m.manifest.grants.some((g) => g.agent === agent && g.tool === tool)) m.manifest.grants.push({ agent, tool });
+  }]),
+  fc.nat(40).map((i): [string, Edit] => [`remove grant ${i}`, (m) => void m.manifest.grants.splice(i % Math.max(1, m.manifest.grants.length), 1)]),
+  fc.tuple(fc.nat(2), fc.nat(3), fc.string({ maxLength: 12 })).map(([s, t, d]): [string, Edit] => [`describe ${s}/${t} ${JSON.stringify(d)}`, (m) => {
+    const tool = m.catalog.servers[s]?.tools[t];
+    if (tool) tool.description = d;
+  }]),
+  fc.tuple(fc.nat(2), fc.nat(3), fc.constantFrom('integer', 'string', 'boolean')).map(([s, t, type]): [string, Edit] => [`schema ${s}/${t} ${type}`, (m) => {
+    const tool = m.catalog.servers[s]?.tools[t];
+    if (tool) tool.inputSchema = { type: 'object', properties: { path: { type: 'string' }, extra: { type } } };
+  }]),
+  fc.tuple(fc.nat(2), fc.nat(3)).map(([s, t]): [string, Edit] => [`drop tool ${s}/${t}`, (m) => void m.catalog.servers[s]?.tools.splice(t, 1)]),
+  fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), toolRef).map(([name, tool]): [string, Edit] => [`add agent n-${name}`, (m) => {
+    if (m.manifest.agents.includes(`n-${name}`)) return;
+    m.manifest.agents.push(`n-${name}`);
+    m.manifest.grants.push({ agent: `n-${name}`, tool });
+  }]),
+  fc.nat(7).map((i): [string, Edit] => [`remove agent ${i}`, (m) => {
+    const agent = m.manifest.agents[i % m.manifest.agents.length];
+    if (agent === undefined || m.manifest.agents.length === 1) return;
+    m.manifest.agents = m.manifest.agents.filter((a) => a !== agent);
+    m.manifest.grants = m.manifest.grants.filter((g) => g.agent !== agent);
+    m.manifest.expected_exceptions = m.manifest.expected_exceptions.filter((x) => x.agent !== agent);
+  }]),
+  fc.tuple(fc.nat(2), fc.boolean()).map(([i, flip]): [string, Edit] => [`policy p${i} ${flip ? 'effect' : 'scope'}`, (m) => {
+    const p = m.manifest.policies[i]!;
+    if (flip) p.effect = p.effect === 'DENY' ? 'ALLOW' : 'DENY';
+    else p.scope = `${p.scope}-x`;
+  }]),
+  fc.tuple(toolRef, fc.nat(2), fc.boolean()).map(([tool, r, reads]): [string, Edit] => [`access ${tool} ${r}`, (m) => {
+    const row = { tool, resource: RESOURCES[r]!, mode: reads ? 'READS' : 'WRITES' };
+    const at = m.manifest.data_access.findIndex((d) => d.tool === row.tool && d.resource === row.resource && d.mode === row.mode);
+    if (at >= 0) m.manifest.data_access.splice(at, 1);
+    else m.manifest.data_access.push(row);
+  }]),
+  fc.tuple(toolRef, fc.nat(2)).map(([tool, p]): [string, Edit] => [`bind ${tool} p${p}`, (m) => {
+    m.manifest.governed_by[tool] = [`p${p}`];
+  }]),
+  fc.tuple(fc.constantFrom('*', 'a0', 'a2'), fc.constantFrom('*', 'fs::*', 'fs::read', 'git::read')).map(([agent, tool]): [string, Edit] => [`exception ${agent} ${tool}`, (m) => {
+    const at = m.manifest.expected_exceptions.findIndex((x) => x.agent === agent && x.tool === tool);
+    if (at >= 0) m.manifest.expected_exceptions.splice(at, 1);
+    else if (agent === '*' || m.manifest.agents.includes(agent)) m.manifest.expected_exceptions.push({ agent, tool, reason: 'by design' });
+  }]),
+);
+
+const rego = enforcementRego();
+
+async function optionsFor(model: Model, profile: Profile, previous: CompileResult | undefined): Promise<CompileOptions> {
+  const connectome = await connectomeArtifacts(parseCatalog('catalog.json', JSON.stringify(model.catalog)));
+  return {
+    profile,
+    createdAt: '2026-01-01T00:00:00Z',
+    regoModules: rego,
+    connectome,
+    ...(previous ? { previous: { graph_state: previous.graph_state, digests: previous.digests, created_at: previous.created_at } } : {}),
+  };
+}
+
+function estateOf(model: Model) {
+  return buildEstate(parseManifest('governance.json', JSON.stringify(model.manifest)), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
+}
+
+function filesOf(r: CompileResult): Record<string, string> {
+  return Object.fromEntries(r.files.map((f) => [f.name, Buffer.from(f.bytes).toString('base64')]));
+}
+
+describe('recompileEstate', () => {
+  it('writes the same bytes as a full compile, for every artifact, after any sequence of edits', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom<Profile>('strict', 'review', 'explore'), fc.array(edit, { minLength: 1, maxLength: 4 }), async (profile, edits) => {
+        const model = baseModel();
+        let { result, state } = await recompileEstate(undefined, estateOf(model), await optionsFor(model, profile, undefined));
+        for (const [, apply] of edits) {
+          apply(model);
+          const estate = estateOf(model);
+          const options = await optionsFor(model, profile, result);
+          const incremental = await recompileEstate(state, estate, options);
+          const full = await compileEstate(estate, options);
+          expect(incremental.summary.mode).toBe('incremental');
+          expect(filesOf(incremental.result)).toEqual(filesOf(full));
+          ({ result, state } = incremental);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('recomputes only the agent whose grant changed, and names the decision that changed', async () => {
+    const model = baseModel();
+    const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
+    model.manifest.grants.push({ agent: 'a0', tool: 'web::list' });
+    const next = await recompileEstate(first.state, estateOf(model), await optionsFor(model, 'review', first.result));
+    expect(next.summary.recomputed).toEqual({ agents: 1, tools: 0 });
+    expect(next.summary.agents.changed).toEqual(['a0']);
+    expect(next.summary.decisions).toEqual([{ agent: 'a0', tool_key: 'web::list', before: null, after: 'eligible' }]);
+  });
+
+  it('recomputes every agent granted a tool whose data access changed, and no other', async () => {
+    const model = baseModel();
+    const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'strict', undefined));
+    model.manifest.data_access.push({ tool: 'web::list', resource: RESOURCES[0]!, mode: 'READS' });
+    const next = await recompileEstate(first.state, estateOf(model), await optionsFor(model, 'strict', first.result));
+    const granted = [...new Set(model.manifest.grants.filter((g) => g.tool === 'web::list').map((g) => g.agent))].sort();
+    expect(next.summary.recomputed.agents).toBe(granted.length);
+    expect(next.summary.agents.changed).toEqual(granted);
+  });
+
+  it('re-encodes one tool when one description changes, and reports it', async () => {
+    const model = baseModel();
+    const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
+    model.catalog.servers[1]!.tools[2]!.description = 'lists refs';
+    const next = await recompileEstate(first.state, estateOf(model), await optionsFor(model, 'review', first.result));
+    expect(next.summary.recomputed).toEqual({ agents: 0, tools: 1 });
+    expect(next.summary.tools).toEqual({ added: [], removed: [], changed: ['git::list'] });
+  });
+
+  describe('when the state cannot be used', () => {
+    const model = baseModel();
+    it('compiles in full and says why: another profile, another version, other artifacts', async () => {
+      const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
+      const strict = await optionsFor(model, 'strict', first.result);
+      expect(stateRefusal(first.state, strict)).toMatch(/profile review/);
+      const again = await recompileEstate(first.state, estateOf(model), strict);
+      expect(again.summary.mode).toBe('full');
+      expect(filesOf(again.result)).toEqual(filesOf(await compileEstate(estateOf(model), strict)));
+      const review = await optionsFor(model, 'review', first.result);
+      expect(stateRefusal({ ...first.state, version: 2 } as unknown as CompileState, review)).toMatch(/version 2/);
+      const otherArtifacts = { ...review, previous: { ...review.previous!, graph_state: { ...review.previous!.graph_state, generation: 9 } } };
+      expect(stateRefusal(first.state, otherArtifacts)).toMatch(/does not match/);
+      expect(stateRefusal(first.state, review)).toBeUndefined();
+    });
+  });
+});

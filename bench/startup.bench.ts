@@ -1,0 +1,81 @@
+/**
+ * Start-up of whole `toolgate` processes, as a user or a CI gate runs them: the compiled bin
+ * (bin/toolgate.mjs running dist/, rebuilt from the current src/ first) against `node -e 0`, and
+ * `toolgate decide` against `opa eval -b` on the same quickstart bundle. The cases take turns, round
+ * after round, so a burst of load on the machine hits them all alike; each figure is the median of
+ * STARTUP_RUNS (default 21) runs. Targets (reported, never asserted): `--help` and `check-access`
+ * within 4x `node -e 0`; `decide` faster than `opa eval -b`.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { OPA_BINARY } from '../test/helpers/loopback.ts';
+
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+const BIN = join(REPO, 'bin', 'toolgate.mjs');
+const RUNS = Number(process.env.STARTUP_RUNS ?? 21);
+const ENTRYPOINT = 'data.toolgate.authz.decision';
+const INPUT = { agent: 'ci-bot', tool: 'git::git_show' };
+
+interface Case {
+  readonly name: string;
+  readonly cmd: string;
+  readonly args: readonly string[];
+  readonly stdin?: string;
+}
+
+function runOnce(c: Case): { ms: number; stdout: string } {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(c.cmd, c.args, { cwd: REPO, encoding: 'utf8', input: c.stdin ?? '', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`${c.name} exited ${r.status}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+// Build dist/ from the current sources (the build swaps it in atomically), then compile the bundle with it.
+const build = spawnSync(process.execPath, [join(REPO, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+if (build.status !== 0) throw new Error('build failed');
+const out = mkdtempSync(join(tmpdir(), 'toolgate-startup-'));
+try {
+  runOnce({ name: 'compile', cmd: BIN, args: ['compile', '--example', 'quickstart', '--out', out] });
+  const bundle = join(out, 'bundle.tar.gz');
+  const cases: Case[] = [
+    { name: 'node -e 0', cmd: process.execPath, args: ['-e', '0'] },
+    { name: 'toolgate --help', cmd: BIN, args: ['--help'] },
+    { name: 'toolgate check-access ci-bot git::git_show --example quickstart', cmd: BIN, args: ['check-access', INPUT.agent, INPUT.tool, '--example', 'quickstart'] },
+    { name: 'toolgate decide ci-bot git::git_show --bundle quickstart', cmd: BIN, args: ['decide', INPUT.agent, INPUT.tool, '--bundle', bundle] },
+  ];
+  const haveOpa = existsSync(OPA_BINARY);
+  if (haveOpa) cases.push({ name: `opa eval -b quickstart ${ENTRYPOINT}`, cmd: OPA_BINARY, args: ['eval', '-b', bundle, '--stdin-input', '--format', 'json', ENTRYPOINT], stdin: JSON.stringify(INPUT) });
+  else process.stdout.write(`opa eval skipped: no opa at ${OPA_BINARY} (run scripts/install-go-tools.sh, or set TOOLGATE_OPA)\n`);
+
+  // The two engines must agree on the decision, or the comparison means nothing.
+  const first = cases.map((c) => runOnce(c));
+  if (haveOpa) {
+    const ours = (JSON.parse(first[3]!.stdout) as { decision: unknown }).decision;
+    const opas = (JSON.parse(first[4]!.stdout) as { result: { expressions: { value: unknown }[] }[] }).result[0]!.expressions[0]!.value;
+    if (JSON.stringify(ours) !== JSON.stringify(opas)) throw new Error(`decide and opa eval disagree:\n${JSON.stringify(ours)}\n${JSON.stringify(opas)}`);
+  }
+
+  const times = cases.map(() => [] as number[]);
+  for (let round = 0; round < RUNS; round++) cases.forEach((c, i) => times[i]!.push(runOnce(c).ms));
+  const med = times.map(median);
+  const base = med[0]!;
+  const rows = cases.map((c, i) => ({ case: c.name, median_ms: Number(med[i]!.toFixed(1)), min_ms: Number(Math.min(...times[i]!).toFixed(1)), x_node: Number((med[i]! / base).toFixed(2)) }));
+  process.stdout.write(`startup, whole processes, median of ${RUNS} (load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores)\n`);
+  for (const r of rows) process.stdout.write(`  ${r.case.padEnd(68)} ${String(r.median_ms).padStart(7)} ms  (min ${String(r.min_ms).padStart(6)} ms)  ${r.x_node}x node\n`);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  process.stdout.write(`targets: --help <= 4x node: ${verdict(rows[1]!.x_node <= 4)}; check-access <= 4x node: ${verdict(rows[2]!.x_node <= 4)}`);
+  process.stdout.write(haveOpa ? `; decide < opa eval -b: ${verdict(med[3]! < med[4]!)} (${(med[3]! / med[4]!).toFixed(2)}x)\n` : '\n');
+  process.stdout.write(`${JSON.stringify({ bench: 'startup', runs: RUNS, rows })}\n`);
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

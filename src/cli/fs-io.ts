@@ -32,6 +32,16 @@ export function readTextFile(path: string): string {
 }
 
 export function readBytesFile(path: string): Uint8Array {
+  // The same input limit as text inputs, checked before a byte is read.
+  let size: number | undefined;
+  try {
+    size = statSync(path).size;
+  } catch {
+    size = undefined; // the read below reports why
+  }
+  if (size !== undefined && size > MAX_INPUT_BYTES) {
+    throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
+  }
   try {
     return readFileSync(path);
   } catch (e) {

@@ -5,6 +5,7 @@
  */
 import { isDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
 import { parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
+import { rootAt } from '../parse/source-names.ts';
 import { ToolgateError } from '../errors.ts';
 import { buildGraph, describeValue, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
 import { NODE_KINDS_V3, READABLE_SCHEMA_VERSIONS } from './vocabulary.ts';
@@ -50,11 +51,12 @@ function textOf(input: string | Uint8Array, source: string): string {
 /** Decodes a connectome envelope and reports what the bytes named. */
 export function decodeGraph(input: string | Uint8Array, options: DecodeOptions = {}): DecodedGraph {
   const source = options.source ?? '<graph>';
-  const value = parseStrictJson(textOf(input, source), source);
+  const text = textOf(input, source);
+  const value = parseStrictJson(text, source);
   const bad = (path: string, text: string): never => {
     throw new ToolgateError('GRAPH_INVALID', text, { at: [{ file: source, path }] });
   };
-  if (!isObject(value)) return bad('', `a connectome must be a JSON object, got ${describeValue(value)}`);
+  if (!isObject(value)) throw new ToolgateError('GRAPH_INVALID', `a connectome must be a JSON object, got ${describeValue(value)}`, { at: [rootAt(source, text)] });
   const version = value.schema_version;
   if (typeof version !== 'number' || !READABLE_SCHEMA_VERSIONS.includes(version)) {
     return bad('schema_version', `schema_version ${describeValue(version)} cannot be read: toolgate reads versions ${READABLE_SCHEMA_VERSIONS.join(' and ')}`);

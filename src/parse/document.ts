@@ -7,7 +7,7 @@
  * both are fast. The index that turns a path into `line:col` (./locator.ts) is built only when an
  * error or notice needs one.
  */
-import { load as loadYaml, CORE_SCHEMA, YAMLException } from 'js-yaml';
+import { load as loadYaml, parseEvents, CORE_SCHEMA, YAMLException } from 'js-yaml';
 import { createRequire } from 'node:module';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
@@ -59,20 +59,20 @@ function parseYaml(file: string, text: string): ParsedDocument {
   // manifests; the `yaml` CST is built only when an error needs a line and column.
   let value: unknown;
   try {
-    value = loadYaml(text, { schema: CORE_SCHEMA, filename: file });
+    value = loadYaml(text, { schema: CORE_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
   } catch (e) {
-    if (e instanceof RangeError) throw tooDeep(file);
+    if (e instanceof RangeError) throw tooDeep(file, text);
     if (e instanceof YAMLException) {
       const mark = (e as YAMLException & { mark?: { line: number; column: number } }).mark;
       const reason = (e as YAMLException & { reason?: string }).reason ?? e.message;
-      if (/maxDepth/.test(reason)) throw tooDeep(file);
+      if (/maxDepth/.test(reason)) throw mark ? new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file, line: mark.line + 1, col: mark.column + 1 }] }) : tooDeep(file, text);
       if (/input is empty/.test(reason)) return emptyDocument(file);
       const at = mark ? { file, line: mark.line + 1, col: mark.column + 1 } : /more than one document|single document/.test(reason) ? secondDocumentAt(file, text) : { file };
       throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${reason}`, { at: [at] });
     }
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
-  checkShape(file, value, text.length);
+  checkShape(file, value, text);
   const locate = lazyLocator(file, text);
   if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
   return { file, value, locate };
@@ -141,26 +141,52 @@ function firstLine(s: string): string {
   return (s.split('\n', 1)[0] ?? s).replace(/ at line \d+, column \d+:?$/, '');
 }
 
-function tooDeep(file: string): ToolgateError {
-  return new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [{ file }] });
+function tooDeep(file: string, text: string): ToolgateError {
+  return new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [eventAt(file, text, 'deep')] });
 }
+
+/**
+ * Where a YAML document first nests deeper than MAX_DEPTH ('deep'), or its first alias ('alias'),
+ * from js-yaml's event stream; runs only on those refusals. The file alone when the events cannot
+ * be read either.
+ */
+function eventAt(file: string, text: string, what: 'deep' | 'alias'): SourceAt {
+  try {
+    let depth = 0;
+    for (const ev of parseEvents(text, { maxDepth: MAX_DEPTH + 1 }) as unknown as { type: number; start?: number; anchorStart?: number }[]) {
+      if (ev.type === EVENT_SEQUENCE || ev.type === EVENT_MAPPING) {
+        if (what === 'deep' && ++depth > MAX_DEPTH) return { file, ...lineColAt(text, ev.start ?? 0) };
+      } else if (ev.type === EVENT_END) depth--;
+      else if (ev.type === EVENT_ALIAS && what === 'alias') return { file, ...lineColAt(text, (ev.anchorStart ?? 1) - 1) };
+    }
+  } catch {
+    // an event stream too deep for the event parser as well
+  }
+  return { file };
+}
+
+// js-yaml event types (as ./locator.ts reads them)
+const EVENT_SEQUENCE = 2;
+const EVENT_MAPPING = 3;
+const EVENT_ALIAS = 5;
+const EVENT_END = 6;
 
 /**
  * Refuses documents nested deeper than MAX_DEPTH, and documents whose aliases expand to far more
  * values than the text could hold without them (an alias bomb): without aliases every value costs
  * at least one character of source, so a linear cap catches any exponential expansion.
  */
-function checkShape(file: string, value: unknown, sourceLength: number): void {
-  const cap = sourceLength * 4 + 10_000;
+function checkShape(file: string, value: unknown, text: string): void {
+  const cap = text.length * 4 + 10_000;
   let count = 0;
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length > 0) {
     const [v, d] = stack.pop()!;
     if (++count > cap) {
-      throw new ToolgateError('PARSE_ERROR', `YAML aliases expand to more than ${cap} values (possible alias bomb)`, { at: [{ file }] });
+      throw new ToolgateError('PARSE_ERROR', `YAML aliases expand to more than ${cap} values (possible alias bomb)`, { at: [eventAt(file, text, 'alias')] });
     }
     if (v === null || typeof v !== 'object') continue;
-    if (d >= MAX_DEPTH) throw tooDeep(file);
+    if (d >= MAX_DEPTH) throw tooDeep(file, text);
     const children = Array.isArray(v) ? v : Object.values(v);
     for (const c of children) if (c !== null && typeof c === 'object') stack.push([c, d + 1]);
   }

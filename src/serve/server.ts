@@ -25,6 +25,7 @@ import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gatew
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { diffConnectomes, encodeDiff, type Graph, type GraphInput } from '../connectome/index.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
+import { withSourceNames } from '../parse/source-names.ts';
 import { blastRadius } from '../governance/blast-radius.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import { PROFILES, type GraphState, type Profile } from '../governance/types.ts';
@@ -207,7 +208,8 @@ const DEFS: readonly ToolDef[] = [
     run: ({ args, options }) => {
       const inputs = options.loadDiff({ declared: args.declared as string, observed: args.observed as string, window: args.window as string });
       const algorithm = ((args.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
-      const bytes = encodeDiff(diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm }));
+      const names = { declared: args.declared as string, observed: args.observed as string, window: args.window as string, default: args.window as string };
+      const bytes = encodeDiff(withSourceNames(names, () => diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm })));
       return { record: JSON.parse(new TextDecoder().decode(bytes)) as unknown, digest: `${algorithm}:${digestHex(bytes, algorithm)}` };
     },
   },

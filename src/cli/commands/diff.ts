@@ -2,6 +2,7 @@
 import { parseStrictJson } from '../../canonical/strict-json.ts';
 import { diffConnectomes, writeDiff, type Graph } from '../../connectome/index.ts';
 import { ToolgateError } from '../../errors.ts';
+import { withSourceNames } from '../../parse/source-names.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -72,7 +73,8 @@ export const diffCommand: Command = {
     if ((values['per-agent'] === undefined) !== (values['opa-decision-logs'] === undefined)) usageError('--per-agent and --opa-decision-logs go together: the report counts the calls in those logs', usage);
     const algorithm = algorithmOption(values.algorithm);
     const { declared, observed, window } = readDiffInputs(io, { declared: values.declared!, observed: values.observed!, window: values.window });
-    const record = diffConnectomes(declared, observed, { window, algorithm });
+    const names = { declared: values.declared!, observed: values.observed!, window: values.window, default: values.window };
+    const record = withSourceNames(names, () => diffConnectomes(declared, observed, { window, algorithm }));
     // Streamed: a record of tens of MB is never held whole.
     const files: Parameters<typeof emit>[1][number][] = [{ path: values.out, bytes: (write) => writeDiff(record, write) }];
     let skipped = 0;

@@ -1,5 +1,7 @@
 /** `toolgate graph collapse`: a view of a connectome at a coarser level. */
 import { parseStrictJson } from '../../canonical/strict-json.ts';
+import { pointer } from '../../parse/locator.ts';
+import { rootAt } from '../../parse/source-names.ts';
 import { collapse, LEVELS, type Level } from '../../connectome/index.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -33,9 +35,13 @@ export const graphCollapseCommand: Command = {
     const graph = readGraphFile(io, values.graph).graph;
     let groups: Record<string, string> | undefined;
     if (values.groups !== undefined) {
-      const v = parseStrictJson(readTextFile(pathIn(io, values.groups)), values.groups);
-      if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((x) => typeof x === 'string')) {
-        throw new ToolgateError('CONFIG_INVALID', `${values.groups}: groups must be a JSON object of node id -> node id strings`, { at: [{ file: values.groups }] });
+      const text = readTextFile(pathIn(io, values.groups));
+      const v = parseStrictJson(text, values.groups);
+      const notObject = typeof v !== 'object' || v === null || Array.isArray(v);
+      const badKey = notObject ? undefined : Object.keys(v).find((k) => typeof (v as Record<string, unknown>)[k] !== 'string');
+      if (notObject || badKey !== undefined) {
+        const at = badKey === undefined ? rootAt(values.groups, text) : { file: values.groups, path: pointer([badKey]) };
+        throw new ToolgateError('CONFIG_INVALID', `${values.groups}: groups must be a JSON object of node id -> node id strings`, { at: [at] });
       }
       groups = v as Record<string, string>;
     }

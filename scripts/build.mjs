@@ -10,6 +10,13 @@ import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFi
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+class BuildFailed extends Error {
+  constructor(status) {
+    super(`tsc exited ${status}`);
+    this.status = status;
+  }
+}
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const dist = join(root, 'dist');
@@ -46,13 +53,6 @@ try {
   process.exitCode = e.status;
 } finally {
   rmSync(work, { recursive: true, force: true });
-}
-
-class BuildFailed extends Error {
-  constructor(status) {
-    super(`tsc exited ${status}`);
-    this.status = status;
-  }
 }
 
 function* assetsUnder(dir) {

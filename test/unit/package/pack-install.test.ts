@@ -7,7 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../../helpers/processes.ts';
@@ -111,6 +111,18 @@ describe('the packed package', () => {
       internal: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
     });
     expect(got.verdict).toBe('DENY');
+  });
+
+  it("runs the README's library example as written", () => {
+    const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('\n## As a library\n'));
+    const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(example, 'README.md has a js block under "## As a library"').toBeDefined();
+    for (const f of ['governance.yaml', 'catalog.json']) copyFileSync(join(REPO, 'examples/quickstart', f), join(project, f));
+    writeFileSync(join(project, 'readme-example.mjs'), example!);
+    const r = run(process.execPath, ['readme-example.mjs'], project, 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('DENY\nfalse\n');
   });
 
   it('type-checks a TypeScript consumer against the shipped declarations', () => {

@@ -204,6 +204,7 @@ class Parser {
     while (this.isIdent('else')) {
       const et = this.next();
       let ev: Term | undefined;
+      const elseAssign = this.isOp(':=');
       if (this.isOp(':=') || this.isOp('=')) {
         this.next();
         ev = this.parseInExpr();
@@ -225,7 +226,7 @@ class Parser {
         body: ebody,
         isDefault: false,
         elses: [],
-        assign,
+        assign: elseAssign,
         loc: this.loc(et),
       });
     }

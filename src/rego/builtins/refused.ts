@@ -28,7 +28,6 @@ function refuse(name: string, arity: number, why: string): BuiltinDef {
 export const REFUSED_BUILTINS: BuiltinDef[] = [
   refuse('http.send', 1, 'no network access'),
   refuse('net.lookup_ip_addr', 1, 'no network access'),
-  refuse('rego.parse_module', 2, 'module parsing is out of scope'),
 ];
 
 registerBuiltins(REFUSED_BUILTINS);

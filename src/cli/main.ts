@@ -67,6 +67,8 @@ function unknownCommand(argv: readonly string[]): string {
 }
 
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  // `toolgate help COMMAND` is `toolgate COMMAND --help`.
+  if (argv[0] === 'help' && argv.length > 1) return main([...argv.slice(1), '--help'], io);
   if (argv.length === 0 || isHelp(argv[0]) || argv[0] === 'help') {
     io.stdout(helpText());
     return argv.length === 0 ? EXIT.USAGE : EXIT.OK;

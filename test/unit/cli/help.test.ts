@@ -39,6 +39,16 @@ describe('toolgate --help', () => {
     for (const entry of COMMANDS) expect(r.stdout).toMatch(new RegExp(`^  ${entry.name} +${entry.summary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   });
 
+  it('toolgate help COMMAND is COMMAND --help', async () => {
+    const same = async (a: string[], b: string[]) => {
+      const [x, y] = [await runCli(a), await runCli(b)];
+      expect({ code: x.code, stdout: x.stdout, stderr: x.stderr }).toEqual({ code: y.code, stdout: y.stdout, stderr: y.stderr });
+      expect(x.code).toBe(0);
+    };
+    await same(['help', 'graph', 'build'], ['graph', 'build', '--help']);
+    await same(['help', 'rego'], ['rego', '--help']);
+  });
+
   it('bare toolgate prints the same help and exits 2', async () => {
     const r = await runCli([]);
     expect(r.code).toBe(2);

@@ -2,7 +2,8 @@
  * check-access and unsafe-tools report what the compiled bundle answers: for every (agent, tool)
  * pair of both examples under every profile, the `gateway` field equals the bundle's own
  * data.toolgate.authz.decision (evaluated from bundle.tar.gz as `toolgate decide` does) and the
- * policy-bundle.json row, and `--fail-on-deny` exits by it.
+ * policy-bundle.json row, and `--fail-on-deny` exits by it; the real OPA, evaluating the same
+ * bundles, answers every pair as that in-process decision does.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleDecider, type BundleDecider } from '../../../src/bundle/index.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { describeWithOpa, runOpa } from '../../helpers/opa.ts';
 import { PROFILES } from '../../../src/governance/types.ts';
 import { parseManifest } from '../../../src/manifest/parse.ts';
 
@@ -17,6 +19,7 @@ const EXAMPLES = ['quickstart', 'fleet'] as const;
 const examplesDir = new URL('../../../examples/', import.meta.url);
 
 interface Compiled {
+  bundlePath: string;
   decider: BundleDecider;
   policyBundle: { agents: Record<string, { tools: Record<string, { decision: string; reason?: string }> }> };
 }
@@ -38,6 +41,7 @@ beforeAll(async () => {
       const r = await runCli(['compile', '--example', example, '--profile', profile, '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
       expect(r.code, r.stderr).toBe(0);
       compiled.set(`${example}/${profile}`, {
+        bundlePath: join(out, 'bundle.tar.gz'),
         decider: await bundleDecider(new Uint8Array(readFileSync(join(out, 'bundle.tar.gz')))),
         policyBundle: JSON.parse(readFileSync(join(out, 'policy-bundle.json'), 'utf8')),
       });
@@ -127,5 +131,22 @@ describe('the profile default', () => {
     expect(strict.code).toBe(1);
     const bad = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--profile', 'lenient'], { cwd: dir });
     expect(bad.code).toBe(2);
+  });
+});
+
+describeWithOpa('the real OPA serving the same bundles', () => {
+  it.each(EXAMPLES.flatMap((e) => PROFILES.map((p) => [e, p] as const)))('%s under %s answers every pair as the in-process decision does', (example, profile) => {
+    const { agents, tools } = estateNames(example);
+    const { bundlePath, decider } = compiled.get(`${example}/${profile}`)!;
+    const pairs = [...agents, 'no-such-agent'].flatMap((agent) => tools.map(({ key }) => ({ agent, tool: key })));
+    const query = '[d | some p in input.pairs; x := data.toolgate.authz.decision with input as p; d := {"agent": p.agent, "tool": p.tool, "decision": x}]';
+    const r = runOpa(['eval', '--format', 'json', '--bundle', bundlePath, '--stdin-input', query], { input: JSON.stringify({ pairs }) });
+    expect(r.code, r.stderr).toBe(0);
+    const answers = JSON.parse(r.stdout).result[0].expressions[0].value as { agent: string; tool: string; decision: { allow: boolean; reason: string | null } }[];
+    expect(answers).toHaveLength(pairs.length);
+    for (const a of answers) {
+      const ours = decider.decide(a.agent, a.tool) as { allow: boolean; reason: string | null };
+      expect({ ...a, decision: { allow: a.decision.allow, reason: a.decision.reason } }).toEqual({ ...a, decision: { allow: ours.allow, reason: ours.reason } });
+    }
   });
 });

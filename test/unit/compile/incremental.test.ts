@@ -8,6 +8,7 @@ import { recompileEstate, stateRefusal } from '../../../src/compile/incremental/
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/compile/enforcement-rego.ts';
 import type { CompileState } from '../../../src/compile/incremental/compile-state.ts';
+import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
 
 type Json = Record<string, unknown>;
@@ -128,14 +129,21 @@ describe('recompileEstate', () => {
       fc.asyncProperty(fc.constantFrom<Profile>('strict', 'review', 'explore'), fc.array(edit, { minLength: 1, maxLength: 4 }), async (profile, edits) => {
         const model = baseModel();
         let { result, state } = await recompileEstate(undefined, estateOf(model), await optionsFor(model, profile, undefined));
-        for (const [, apply] of edits) {
+        for (const [step, [, apply]] of edits.entries()) {
           apply(model);
           const estate = estateOf(model);
           const options = await optionsFor(model, profile, result);
-          const incremental = await recompileEstate(state, estate, options);
-          const full = await compileEstate(estate, options);
+          // Every other step starts from the state as a fresh process reads it back from its files.
+          const files = stateFiles(state);
+          const read = readStateFiles(files.index, files.pieces);
+          const from = step % 2 === 1 && 'state' in read ? read.state : state;
+          const incremental = await recompileEstate(from, estate, options);
+          const full = await recompileEstate(undefined, estate, options);
           expect(incremental.summary.mode).toBe('incremental');
-          expect(filesOf(incremental.result)).toEqual(filesOf(full));
+          expect(filesOf(incremental.result)).toEqual(filesOf(full.result));
+          expect(filesOf(incremental.result)).toEqual(filesOf(await compileEstate(estate, options)));
+          const [a, b] = [stateFiles(incremental.state), stateFiles(full.state)];
+          expect(Buffer.from(a.index).equals(Buffer.from(b.index)) && Buffer.from(a.pieces).equals(Buffer.from(b.pieces))).toBe(true);
           ({ result, state } = incremental);
         }
       }),
@@ -170,6 +178,28 @@ describe('recompileEstate', () => {
     const next = await recompileEstate(first.state, estateOf(model), await optionsFor(model, 'review', first.result));
     expect(next.summary.recomputed).toEqual({ agents: 0, tools: 1 });
     expect(next.summary.tools).toEqual({ added: [], removed: [], changed: ['git::list'] });
+  });
+
+  describe('the state files', () => {
+    it('read back to a state that recompiles like the one kept in memory, and refuse damage', async () => {
+      const model = baseModel();
+      const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
+      const files = stateFiles(first.state);
+      const read = readStateFiles(files.index, files.pieces);
+      if (!('state' in read)) throw new Error(read.refused);
+      model.manifest.grants.pop();
+      const options = await optionsFor(model, 'review', first.result);
+      const fromFile = await recompileEstate(read.state, estateOf(model), options);
+      const fromMemory = await recompileEstate(first.state, estateOf(model), options);
+      expect(fromFile.summary).toEqual(fromMemory.summary);
+      expect(filesOf(fromFile.result)).toEqual(filesOf(fromMemory.result));
+      const damaged = Uint8Array.from(files.pieces);
+      damaged[0] = damaged[0]! ^ 1;
+      expect(readStateFiles(files.index, damaged)).toEqual({ refused: expect.stringMatching(/does not match the digest/) });
+      const other = new TextEncoder().encode(new TextDecoder().decode(files.index).replace('"schema_version":1', '"schema_version":7'));
+      expect(readStateFiles(other, files.pieces)).toEqual({ refused: expect.stringMatching(/version 7/) });
+      expect(readStateFiles(new TextEncoder().encode('{'), files.pieces)).toEqual({ refused: expect.stringMatching(/not JSON/) });
+    });
   });
 
   describe('when the state cannot be used', () => {

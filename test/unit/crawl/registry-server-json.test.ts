@@ -195,6 +195,15 @@ describe('toolgate crawl --server-json', () => {
     expect(fetchEntry.error).toMatch(/pypi package mcp-server-fetch@0\.6\.2: not launched here.*oci package docker\.io\/mcp\/fetch@1\.0: not launched here/);
     expect(run.stderr).toContain('crawl: io.github.modelcontextprotocol/server-fetch: failed');
     for (const text of [run.catalogText, run.stderr]) expect(text).not.toContain(secret);
+    // The catalog is an estate input as it stands: the reverse-DNS name qualifies the tool keys.
+    const estateDir = mkdtempSync(join(tmpdir(), 'toolgate-memory-estate-'));
+    writeFileSync(join(estateDir, 'catalog.json'), run.catalogText);
+    writeFileSync(join(estateDir, 'governance.yaml'), 'agents: [bot]\ngrants:\n  - {agent: bot, tool: "io.github.modelcontextprotocol/server-memory::read_graph"}\n');
+    let out = '';
+    const estate = ['--manifest', join(estateDir, 'governance.yaml'), '--catalog', join(estateDir, 'catalog.json')];
+    const code = await main(['check-access', 'bot', 'read_graph', ...estate, '--profile', 'review'], { stdout: (t) => void (out += t), stderr: () => {}, cwd: estateDir, env: {}, stdin: async () => '' });
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ verdict: 'ALLOW', tool_key: 'io.github.modelcontextprotocol/server-memory::read_graph', gateway: { allow: true } });
   }, 120_000);
 
   it('crawls a streamable-http remote, its Authorization header filled from a secret variable in the environment', async () => {

@@ -10,6 +10,7 @@
  * syntax) are reproduced here rather than borrowed from re2js's Java- and JS-flavoured helpers.
  */
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
+import { rewriteUnicodeClasses } from './re2-unicode-classes.ts';
 
 /** A pattern Go's regexp/syntax rejects; the message is Go's, `error parsing regexp: …`. */
 export class RegexpSyntaxError extends Error {
@@ -56,24 +57,27 @@ export function compileRegexp(source: string): Regexp {
 }
 
 function compileProgram(source: string): { program: RE2JS; groupNames: string[] } {
+  const classes = rewriteUnicodeClasses(source);
   let renamed: Map<string, string> | undefined;
   let program: RE2JS;
   try {
-    program = RE2JS.compile(source);
+    program = RE2JS.compile(classes.source);
   } catch (e) {
     if (!(e instanceof RE2JSException)) throw e;
     // Go accepts a name used by several groups (RE2 and re2js do not): give re2js unique names
     // and keep Go's for Expand.
-    if (!(e instanceof RE2JSSyntaxException) || e.error !== DUPLICATE_NAME) throw new RegexpSyntaxError(goMessage(e), { cause: e });
-    const unique = uniqueGroupNames(source);
+    if (!(e instanceof RE2JSSyntaxException) || e.error !== DUPLICATE_NAME) throw syntaxError(e, source, classes.originalExpr);
+    const unique = uniqueGroupNames(classes.source);
     renamed = unique.original;
     try {
       program = RE2JS.compile(unique.source);
     } catch (e2) {
       if (!(e2 instanceof RE2JSException)) throw e2;
-      let message = goMessage(e2);
-      for (const [synthetic, name] of unique.original) message = message.replaceAll(`<${synthetic}>`, `<${name}>`);
-      throw new RegexpSyntaxError(message, { cause: e2 });
+      throw syntaxError(e2, source, (expr) => {
+        let named = expr;
+        for (const [synthetic, name] of unique.original) named = named.replaceAll(`<${synthetic}>`, `<${name}>`);
+        return classes.originalExpr(named);
+      });
     }
   }
   const groupNames = new Array<string>(program.groupCount() + 1).fill('');
@@ -82,11 +86,18 @@ function compileProgram(source: string): { program: RE2JS; groupNames: string[] 
 }
 
 const DUPLICATE_NAME = 'duplicate capture group name';
+/** Errors Go reports with the whole pattern, which re2js leaves out. */
+const WHOLE_PATTERN_ERRORS = new Set(['expression nests too deeply', 'expression too large']);
 
-/** Go's syntax.Error text, which always ends in the offending text (re2js drops an empty one). */
-function goMessage(e: RE2JSException): string {
-  if (e instanceof RE2JSSyntaxException) return `error parsing regexp: ${e.error}: \`${e.input ?? ''}\``;
-  return e.message;
+/**
+ * Go's syntax.Error text, `error parsing regexp: CODE: \`TEXT\``, with TEXT as it stands in the
+ * pattern the caller wrote (re2js saw a rewritten one).
+ */
+function syntaxError(e: RE2JSException, source: string, originalExpr: (expr: string) => string): RegexpSyntaxError {
+  if (!(e instanceof RE2JSSyntaxException)) return new RegexpSyntaxError(e.message, { cause: e });
+  const quoted = e.input ?? '';
+  const expr = quoted === '' && WHOLE_PATTERN_ERRORS.has(e.error) ? source : originalExpr(quoted);
+  return new RegexpSyntaxError(`error parsing regexp: ${e.error}: \`${expr}\``, { cause: e });
 }
 
 /**

@@ -37,12 +37,15 @@ const ATOMS = [
   'a', 'b', 'x', 'A', 'é', 'ß', 'k', 'σ', '😀', '中', '.', '\\.', '\\$', '\\d', '\\D', '\\w', '\\W', '\\s', '\\S', '\\pL', '\\PL',
   '\\p{Greek}', '\\p{Lu}', '\\pN', '\\p{Han}', '[a-c]', '[^a]', '[[:alpha:]]', '[[:^digit:]]', '[\\d-]', '[é-ÿ]', '[😀-😂]',
   '\\x{1F600}', '\\x41', '\\Q.*\\E', '^', '$', '\\A', '\\z', '\\b', '\\B', '(?i:k)', '(?s:.)', '',
+  // Go canonicalises class names: these are accepted by Go and spelled otherwise for re2js
+  '\\p{greek}', '\\p{Letter}', '\\pl', '\\p{ASCII}', '\\P{ascii}', '\\p{^Greek}', '\\p{cased letter}', '[\\p{digit}x]', '[\\P{Lu}]',
 ];
 /** Fragments Go's parser rejects (or that look invalid but are not), mixed into valid patterns. */
 const BREAKERS = [
   '(', ')', '[', ']', '*', '+', '?', '{2}', '{1001}', '{2,1}', '\\', '\\1', '\\8', '\\C', '\\Z', '\\e', '(?<=a)', '(?!a)',
   '(?P<n>', '(?P<>a)', '(?<1a>x)', '(?P<n>a)(?P<n>b)', '[z-a]', '\\p{Foo}', '[[:foo:]]', '(?z)', '(?i', 'x**', 'x++',
   '\\x{110000}', '[]a]', '[^]', '(?U)', '(?m)', '(?-s)', 'a{,3}', '{',
+  '\\p{Old_Italic}', '\\P{L&}', '\\p{Nag_Mundari}', '[\\p{SignWriting}]', '\\p{', '\\p', '\\p{}',
 ];
 
 const regexPattern: fc.Arbitrary<string> = fc.letrec<{ re: string; piece: string }>((tie) => ({

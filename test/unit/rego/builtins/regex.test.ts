@@ -46,6 +46,10 @@ describe('regex builtins', () => {
       ['regex.globs_match', ['a.*', '.*b'], true],
       ['regex.globs_match', ['[0-9]+', '[a-z]+'], false],
       ['regex.is_valid', [1], false],
+      // Go canonicalises Unicode class names
+      ['regex.find_n', ['\\p{greek}+', 'abc αβγ', -1], ['αβγ']],
+      ['regex.match', ['^\\p{Letter}\\pl$', 'xé'], true],
+      ['regex.find_n', ['[\\P{ascii}]+', 'aé😀b', -1], ['é😀']],
     ];
     for (const [fn, args, want] of cases) {
       it(`${fn}(${args.map((a) => JSON.stringify(a)).join(', ')}) is ${JSON.stringify(want)}`, () => {
@@ -57,6 +61,7 @@ describe('regex builtins', () => {
   describe('when the pattern is malformed', () => {
     const cases: [string, unknown[], string][] = [
       ['regex.match', ['a\\', ''], 'regex.match: error parsing regexp: trailing backslash at end of expression: ``'],
+      ['regex.match', ['(\\p{Old_Italic}', ''], 'regex.match: error parsing regexp: invalid character class range: `\\p{Old_Italic}`'],
       ['regex.template_match', ['a{b', 'ab', '{', '}'], 'regex.template_match: unbalanced braces in "a{b"'],
       ['regex.template_match', ['{(}', 'ab', '{', '}'], 'regex.template_match: error parsing regexp: missing closing ): `^($`'],
       ['regex.template_match', ['{a}', 'a', 'é', '}'], 'regex.template_match: start delimiter has to be exactly one character long but is 2 long'],

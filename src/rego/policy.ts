@@ -10,6 +10,7 @@
  * and reuse them across evaluations). Result values are Rego values too (`toJSON` gives plain JSON).
  * Errors are `RegoError`s (OPA's code in `regoCode`).
  */
+import { rewriteMetadataCalls } from './annotations.ts';
 import type { Module, Term } from './ast.ts';
 import { compileModules as compileAst, compileQuery, type CompiledPolicy, type CompiledQuery } from './compiler.ts';
 import { RegoError } from './errors.ts';
@@ -56,6 +57,7 @@ export function compileModules(modules: readonly ModuleSource[], options: Compil
   const version = options.regoVersion ?? 'v1';
   return guardDepth(() => {
     const parsed: Module[] = modules.map((m) => parseModule(m.text, m.name, version));
+    rewriteMetadataCalls(parsed, modules.map((m) => m.text));
     return makePolicy(compileAst(parsed), version);
   });
 }

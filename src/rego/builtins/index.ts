@@ -28,5 +28,6 @@ import './x509.ts';
 import './aws.ts';
 import './json-schema.ts';
 import './rego-module.ts';
+import './rego-metadata.ts';
 import './refused.ts';
 import './compat.ts';

@@ -55,6 +55,9 @@ function parseWith(p: Parser): StrictJsonValue {
 
 const KEY_SLOTS = 64;
 
+/** Half of a UTF-16 surrogate pair standing alone. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 class Parser {
   i = 0;
   firstLine = 1;
@@ -256,6 +259,8 @@ class Parser {
       if (Number.isNaN(c)) this.fail('unterminated string', i);
       if (c === 34) {
         this.i = i + 1;
+        // Only an escape can write half a surrogate pair; such a string has no UTF-8 form.
+        if (LONE_SURROGATE.test(out)) this.fail('the string holds a lone UTF-16 surrogate (\\uD800-\\uDFFF unpaired), which has no UTF-8 form', start - 1);
         return out;
       }
       if (c < 32) this.fail('control character in string', i);

@@ -36,7 +36,8 @@ export interface DataEdge {
 
 /** The enforcing signs on invoke edges, per qualified tool key (see the module comment). */
 export function signsByTool(tools: readonly ExposedTool[], edges: readonly DataEdge[]): Record<string, { deny: boolean; hold: boolean }> {
-  const out: Record<string, { deny: boolean; hold: boolean }> = {};
+  // Keyed by names from the inputs: no prototype, so an id "__proto__" is an ordinary key.
+  const out: Record<string, { deny: boolean; hold: boolean }> = Object.create(null) as Record<string, { deny: boolean; hold: boolean }>;
   if (!edges.some((e) => e.sign === 'deny' || e.sign === 'hold')) return out;
   const keyOfNode = new Map<string, string>();
   for (const t of tools) keyOfNode.set(nodeId({ tag: 'tool', server: t.server, name: t.name }), t.tool_key);
@@ -69,7 +70,7 @@ export interface DataDocumentParts {
 }
 
 export function compileDataDocument(estate: Estate, header: BundleHeader, tools: readonly ExposedTool[], edges: readonly DataEdge[], parts: DataDocumentParts): Record<string, unknown> {
-  const policies: Record<string, unknown> = {};
+  const policies: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const p of [...estate.policies.values()].sort((a, b) => cmp(a.id, b.id))) {
     policies[p.id] = { effect: p.effect, scope: p.scope ?? null, description: p.description ?? null };
   }

@@ -76,7 +76,8 @@ export function identityDocument(estate: Estate): Record<string, unknown> {
       throw new ToolgateError('MANIFEST_INVALID', 'identity source jwt from envoy_jwt_authn is verified by Envoy: write verified_by: gateway', { at: [estate.manifest.locate(['identity', 'sources', i])] });
     }
   });
-  const principals: Record<string, string> = {};
+  // Keyed by names from the inputs: no prototype, so an id "__proto__" is an ordinary key.
+  const principals: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [p, agent] of Object.entries(raw.principals ?? {}).sort(([a], [b]) => cmp(a, b))) {
     if (!estate.agents.has(agent)) {
       throw new ToolgateError('DANGLING_REFERENCE', `identity principal ${JSON.stringify(p)} names unknown agent ${JSON.stringify(agent)}`, { at: [estate.manifest.locate(['identity', 'principals', p])] });
@@ -88,7 +89,7 @@ export function identityDocument(estate: Estate): Record<string, unknown> {
 
 /** Bare tool name -> qualified keys, sorted. */
 export function toolsByName(tools: readonly ExposedTool[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
+  const out: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const t of tools) (out[t.name] ??= []).push(t.tool_key);
   for (const k of Object.keys(out)) out[k]!.sort(cmp);
   return out;
@@ -96,7 +97,7 @@ export function toolsByName(tools: readonly ExposedTool[]): Record<string, strin
 
 /** Per exposed tool, the contract fields without server and name (those are the key). */
 export function toolContracts(estate: Estate, tools: readonly ExposedTool[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const t of tools) {
     const contract = estate.tools.get(t.tool_key)?.contract;
     if (contract === undefined) continue;
@@ -108,9 +109,9 @@ export function toolContracts(estate: Estate, tools: readonly ExposedTool[]): Re
 
 /** Catalog resources with the policies that govern them; catalog prompts, qualified. */
 export function resourcesAndPrompts(estate: Estate): { resources: Record<string, unknown>; prompts: Record<string, unknown>; prompts_by_name: Record<string, string[]> } {
-  const resources: Record<string, unknown> = {};
-  const prompts: Record<string, unknown> = {};
-  const promptsByName: Record<string, string[]> = {};
+  const resources: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const prompts: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const promptsByName: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
   for (const server of [...estate.catalog.servers].sort((a, b) => cmp(a.name, b.name))) {
     for (const r of server.resources ?? []) {
       // Bindings are keyed by the normalised URI; the catalog may spell it another way.

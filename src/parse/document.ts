@@ -9,7 +9,7 @@
  */
 import { load as loadYaml, parseEvents, CORE_SCHEMA, YAMLException } from 'js-yaml';
 import { createRequire } from 'node:module';
-import { parseJsonInput } from '../canonical/strict-json.ts';
+import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
 
@@ -75,11 +75,14 @@ function parseYaml(file: string, text: string): ParsedDocument {
   checkShape(file, value, text);
   const locate = lazyLocator(file, text);
   if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
+  if (MAY_HOLD_SURROGATE.test(text)) refuseLoneSurrogates(value, locate);
   return { file, value, locate };
 }
 
 // A number js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+ digits; YAML also
 // spells .inf and .nan. Only text that holds one is walked.
+// A lone surrogate can only be written as an escape (the text itself is UTF-8).
+const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|\\U0000[dD][89a-fA-F]/;
 const MAY_OVERFLOW_YAML = /\d[eE][+-]?\d{3}|\d{16}|\.(?:inf|Inf|INF|nan|NaN|NAN)\b/;
 
 /**
@@ -101,6 +104,25 @@ function refuseNonFinite(value: unknown, locate: Locate, text: string): void {
     if (v === null || typeof v !== 'object') continue;
     if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...path, i]]));
     else for (const [k, c] of Object.entries(v)) stack.push([c, [...path, k]]);
+  }
+}
+
+/** Refuses a string or key holding a lone UTF-16 surrogate (no UTF-8 form, no canonical bytes) at its line:col. */
+function refuseLoneSurrogates(value: unknown, locate: Locate): void {
+  const stack: [unknown, PathSegment[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string' && LONE_SURROGATE.test(v)) {
+      throw new ToolgateError('PARSE_ERROR', `${pointer(path) || '/'}: the string holds a lone UTF-16 surrogate, which has no UTF-8 form`, { at: [locate(path)] });
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...path, i]]));
+    else {
+      for (const [k, c] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) throw new ToolgateError('PARSE_ERROR', `${pointer([...path, k])}: the key holds a lone UTF-16 surrogate, which has no UTF-8 form`, { at: [locate([...path, k], 'key')] });
+        stack.push([c, [...path, k]]);
+      }
+    }
   }
 }
 

@@ -14,11 +14,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readTarball, type TarballFile } from '../bundle/read-tarball.ts';
-import { bundleData, bundleManifest } from '../bundle/load.ts';
+import { loadBundle, type LoadedModule } from '../bundle/load.ts';
 import { canonicalBytes } from '../canonical/json.ts';
 import { emitTarGz } from '../emit/opa-tarball.ts';
 import { ToolgateError } from '../errors.ts';
-import { parseModule, RegoError } from '../rego/index.ts';
 import { deepEqual, diffData, isObject, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
 
 export const DELTA_TARBALL_FILE = 'delta.tar.gz';
@@ -68,23 +67,9 @@ function refusal(baseFiles: readonly TarballFile[], targetFiles: readonly Tarbal
   return undefined;
 }
 
-/**
- * The package and rule names of the bundle's modules, for packageMarkers. A module this parser
- * cannot read gets no marker: the delta is as correct without one, only slower for OPA to apply.
- */
-function policyPackages(files: readonly TarballFile[], manifest: Record<string, unknown>): PackageRules[] {
-  const version = manifest.rego_version === 0 ? 'v0' : 'v1';
-  const out: PackageRules[] = [];
-  for (const f of files) {
-    if (!f.name.endsWith('.rego')) continue;
-    try {
-      const m = parseModule(new TextDecoder().decode(f.bytes), f.name, version);
-      out.push({ path: m.pkg.slice(1), ruleNames: m.rules.flatMap((r) => (r.ref[0]?.type === 'var' ? [r.ref[0].name] : [])) });
-    } catch (e) {
-      if (!(e instanceof RegoError)) throw e;
-    }
-  }
-  return out;
+/** The package and rule names of the bundle's modules, for packageMarkers. */
+function policyPackages(modules: readonly LoadedModule[]): PackageRules[] {
+  return modules.map((m) => ({ path: m.parsed.pkg.slice(1), ruleNames: m.parsed.rules.flatMap((r) => (r.ref[0]?.type === 'var' ? [r.ref[0].name] : [])) }));
 }
 
 /**
@@ -94,16 +79,17 @@ function policyPackages(files: readonly TarballFile[], manifest: Record<string, 
 export async function compileDelta(base: Uint8Array, target: Uint8Array, sources: { base: string; target: string } = { base: 'base bundle', target: 'bundle' }): Promise<DeltaBundle> {
   const baseFiles = await readTarball(base, sources.base);
   const targetFiles = await readTarball(target, sources.target);
-  const baseManifest = bundleManifest(baseFiles, sources.base);
-  const targetManifest = bundleManifest(targetFiles, sources.target);
+  // Loaded once each: reading a large bundle as OPA would is most of a delta's cost.
+  const baseBundle = loadBundle(baseFiles, sources.base);
+  const targetBundle = loadBundle(targetFiles, sources.target);
+  const baseManifest = baseBundle.manifestJSON;
+  const targetManifest = targetBundle.manifestJSON;
   const why = refusal(baseFiles, targetFiles, baseManifest, targetManifest);
   if (why !== undefined) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: ${why}`, { at: [{ file: sources.base }] });
-  const baseData = bundleData(baseFiles, sources.base);
-  const targetData = bundleData(targetFiles, sources.target);
-  const changes = diffData(baseData, targetData);
+  const changes = diffData(baseBundle.data, targetBundle.data);
   if (changes.length === 0) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: its data equals this compile's (nothing to patch)`, { at: [{ file: sources.base }] });
-  const roots = Array.isArray(targetManifest.roots) ? targetManifest.roots.filter((r): r is string => typeof r === 'string') : [''];
-  const operations: PatchOperation[] = [...packageMarkers(policyPackages(targetFiles, targetManifest), roots, baseData, targetData), ...changes];
+  const markers = packageMarkers(policyPackages(targetBundle.modules), targetBundle.manifest.roots, baseBundle.data, targetBundle.data);
+  const operations: PatchOperation[] = [...markers, ...changes];
   const patch = canonicalBytes({ data: operations }, { allowFloats: true });
   const manifest = canonicalBytes(targetManifest, { allowFloats: true });
   const tarball = await emitTarGz([

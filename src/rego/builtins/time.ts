@@ -19,6 +19,8 @@ interface TimeArg {
 function nsOf(name: string, v: Value): bigint {
   if (!isNumber(v)) throw oneOfError(name, 1, ['number', 'array'], v);
   const b = toBigInt(v);
+  // OPA reads the timestamp as a Go int64
+  if (b !== undefined && (b > 9223372036854775807n || b < -9223372036854775808n)) throw builtinError(name, 'timestamp too big');
   if (b !== undefined) return b;
   // OPA truncates a fractional timestamp
   const t = String(v);
@@ -167,9 +169,8 @@ export const TIME_BUILTINS: BuiltinDef[] = [
       const m = int(name, a, 2);
       const d = int(name, a, 3);
       const r = guard(name, () => addDate(t.ns, t.zone, y, m, d));
-      // Go's UnixNano is undefined outside int64; the result is then undefined here.
-      if (r < MIN_NS || r > MAX_NS) return undefined;
-      return normBigInt(r);
+      // OPA refuses a result that Go's UnixNano cannot hold (outside int64)
+      return normBigInt(inRange(name, r));
     },
   },
   {

@@ -14,15 +14,15 @@
  * Target (issue 15): a one-grant delta under 1% of the full bundle's bytes, activated at least 5x
  * faster. Every process is loopback-only and stopped by its pid.
  *
- * Measured (2026-12-01, 2-core VM, OPA v1.22.3): scale 0.05: delta 518 of 103,336 bytes (0.50%),
- * bundle-serve activation full 0.36-0.72 s, delta 20-28 s; scale 0.1: delta 516 of 199,168 bytes
- * (0.26%), full 0.41 s, delta 98.6 s; OCI (full, 1 s polling) 3-7 s. The bytes target is met; the
- * activation target is not: OPA applies a 3-operation patch in time that grows much faster than
- * the data. Most likely cause, from the source and not yet profiled: activateDeltaBundles runs
- * ast.CheckPathConflicts, whose reads of data.toolgate under
- * every rule path deep-copy the whole document (cf. opa#7144). Policy packages and data share the
- * `toolgate` prefix, so every rule pays for all the data. TOOLGATE_BENCH_DEBUG=1 also prints when
- * the data (not only the manifest revision) changed, and the OPA and server logs.
+ * Measured (2026-12-01, 2-core VM shared with other work, OPA v1.22.3), scale 1 (the default):
+ * delta 586 of 2,069,531 bytes (0.028%); bundle-serve activation full 3,469 ms, delta 231 ms
+ * (15.0x); OCI (full, 1 s polling) 2.5-3.5 s. Scale 0.05: delta 0.55% of the bytes, full 180 ms,
+ * delta 54 ms (3.3x: at that size both are mostly the bundle server's 50 ms settle window after a
+ * commit). Before the delta's operations were chosen for OPA's store (src/compile/delta-patch.ts),
+ * OPA took 20-28 s to apply a three-operation delta at scale 0.05, 98.6 s at 0.1 and 347 s at 1
+ * (that one timed alone, one OPA long-polling a bare server):
+ * its path-conflict check deep-copied data.toolgate once per rule. TOOLGATE_BENCH_DEBUG=1 also
+ * prints when the data (not only the manifest revision) changed, and the OPA and server logs.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

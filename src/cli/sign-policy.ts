@@ -5,6 +5,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError } from '../errors.ts';
 import { isEngineName, loadPolicy, ENGINES, type EngineName, type LoadedPolicy, type PolicySource } from '../engines/engine.ts';
 import { DEFAULT_SIGN_ENTRYPOINT } from '../signs/index.ts';
@@ -54,11 +55,7 @@ export async function loadSignPolicy(
   return loadPolicy(source, { ...(engine !== undefined ? { engine } : {}), entrypoints: [entrypoint], opa: opaRunner(io.env) });
 }
 
-/** A JSON document (the data document) as plain values, or a located PARSE_ERROR. */
+/** A JSON document (the data document) as plain values through the strict reader, or a PARSE_ERROR at line:col. */
 export function readJsonDocument(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (e) {
-    throw new ToolgateError('PARSE_ERROR', `${file}: not valid JSON: ${(e as Error).message}`, { at: [{ file }] });
-  }
+  return parseJsonInput(text, file);
 }

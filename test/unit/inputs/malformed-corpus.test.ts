@@ -15,6 +15,10 @@ import fc from 'fast-check';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import tar from 'tar-stream';
+import { readTarball } from '../../../src/bundle/read-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 const CORPUS = resolve(import.meta.dirname, '../../fixtures/malformed');
@@ -42,6 +46,9 @@ const SLOTS: Record<string, (file: string, w: Work) => { argv: string[]; cwd?: s
   events: (f, w) => ({ argv: ['observe', '--events', f, ...WINDOW, '--out', w.outFile], names: f }),
   'decision-logs': (f, w) => ({ argv: ['observe', '--opa-decision-logs', f, '--out', w.outFile], names: f }),
   'sign-policy': (f, w) => ({ argv: ['sign', '--graph', w.base('declared.json'), '--policy', f, '--data', w.base('data.json'), '--out', w.outFile], names: f }),
+  'sign-data': (f, w) => ({ argv: ['sign', '--graph', w.base('declared.json'), '--policy', w.base('signs.rego'), '--data', f, '--out', w.outFile], names: f }),
+  bundle: (f) => ({ argv: ['decide', 'bot', 'git::show', '--bundle', f], names: f }),
+  signatures: (f, w) => ({ argv: ['bundle', 'verify', f, '--verification-key', w.base('key.pub.pem')], names: f }),
   config: (f, w) => {
     const cwd = mkdtempSync(join(w.dir, 'config-'));
     copyFileSync(w.base('governance.yaml'), join(cwd, 'governance.yaml'));
@@ -52,7 +59,7 @@ const SLOTS: Record<string, (file: string, w: Work) => { argv: string[]; cwd?: s
 };
 
 /** Faults about the file as a whole, where no line or pointer can be given. */
-const WHOLE_FILE = /not-utf8|utf16|symlink|self-loop|dangling|folder|too-large|nul-byte/;
+const WHOLE_FILE = /not-utf8|utf16|symlink|self-loop|dangling|folder|too-large|nul-byte|whole:/;
 
 interface Case {
   readonly id: string;
@@ -61,9 +68,12 @@ interface Case {
   readonly code: string;
 }
 
+/** Inputs made only by the test (tarballs are built from the compiled bundle). */
+const GENERATED_ONLY = new Set(['bundle', 'signatures']);
+
 function writtenCases(): Case[] {
   const cases: Case[] = [];
-  for (const slot of Object.keys(SLOTS)) {
+  for (const slot of Object.keys(SLOTS).filter((s) => !GENERATED_ONLY.has(s))) {
     for (const name of readdirSync(join(CORPUS, slot)).sort()) {
       const m = /^(.+)\.([A-Z_]+)\.[a-z]+$/.exec(name);
       if (!m) throw new Error(`corpus file ${slot}/${name} is not named <name>.<CODE>.<ext>`);
@@ -171,6 +181,64 @@ function generatedCases(dir: string, w: Work): Case[] {
   return out;
 }
 
+// ---------- bundle tarballs and their signatures ----------
+
+interface Entry {
+  readonly name: string;
+  readonly body: string | Uint8Array;
+}
+
+async function tarGz(entries: readonly Entry[]): Promise<Buffer> {
+  const pack = tar.pack();
+  const chunks: Buffer[] = [];
+  pack.on('data', (c: unknown) => chunks.push(c as Buffer));
+  const done = new Promise<void>((res) => pack.on('end', () => res()));
+  for (const e of entries) {
+    await new Promise<void>((res, rej) => pack.entry({ name: e.name, mode: 0o644, mtime: new Date(0) }, Buffer.from(e.body), (err) => (err ? rej(err) : res())));
+  }
+  pack.finalize();
+  await done;
+  return gzipSync(Buffer.concat(chunks));
+}
+
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+async function bundleCases(dir: string, w: Work): Promise<Case[]> {
+  const good = (await readTarball(readFileSync(join(w.outDir, 'bundle.tar.gz')), 'bundle.tar.gz')).map((f) => ({ name: f.name, body: f.bytes }) as Entry);
+  const replace = (name: string, body: string) => good.map((e) => (e.name === name ? { name, body } : e));
+  const out: Case[] = [];
+  const add = async (slot: 'bundle' | 'signatures', id: string, code: string, bytes: Buffer | Promise<Buffer>) => {
+    const f = join(dir, `${slot}-${out.length}.tar.gz`);
+    writeFileSync(f, await bytes);
+    out.push({ id: `${slot} ${id}`, slot, file: f, code });
+  };
+  const gz = readFileSync(join(w.outDir, 'bundle.tar.gz'));
+  await add('bundle', 'whole: empty file', 'BUNDLE_INVALID', Buffer.alloc(0));
+  await add('bundle', 'whole: not gzip', 'BUNDLE_INVALID', Buffer.from('this is not a tarball\n'));
+  await add('bundle', 'whole: gzip cut in half', 'BUNDLE_INVALID', gz.subarray(0, gz.length >> 1));
+  await add('bundle', 'whole: gzip of text, not tar', 'BUNDLE_INVALID', gzipSync(Buffer.from('plain text, no tar headers at all'.repeat(40))));
+  await add('bundle', 'entry climbing out with ..', 'BUNDLE_INVALID', tarGz([...good, { name: '../escape.rego', body: 'package x' }]));
+  await add('bundle', 'absolute entry path', 'BUNDLE_INVALID', tarGz([...good, { name: '/etc/toolgate.rego', body: 'package x' }]));
+  // (A symlink entry is not here: OPA's loader skips entries that are not regular files, and so does toolgate's.)
+  await add('bundle', 'an entry twice', 'BUNDLE_INVALID', tarGz([...good, good.find((e) => e.name === 'toolgate/data.json')!]));
+  // (A repeated key in data.json is not here: OPA's loader, Go's JSON, takes the last, and so does toolgate's.)
+  await add('bundle', 'data.json truncated', 'BUNDLE_INVALID', tarGz(replace('toolgate/data.json', '{"toolgate": {"agents": ')));
+  await add('bundle', '.manifest not JSON', 'BUNDLE_INVALID', tarGz(replace('.manifest', '{revision: 1}')));
+  await add('bundle', '.manifest roots a string', 'BUNDLE_INVALID', tarGz(replace('.manifest', '{"revision": "r", "roots": "toolgate"}')));
+  await add('bundle', 'a Rego module that does not parse', 'BUNDLE_INVALID', tarGz([...good, { name: 'toolgate/broken.rego', body: 'package toolgate.broken\n\nallow if {\n' }]));
+  const signed = (sigs: string) => tarGz([...good, { name: '.signatures.json', body: sigs }]);
+  await add('signatures', 'whole: no .signatures.json', 'BUNDLE_VERIFY_FAILED', tarGz(good));
+  await add('signatures', '.signatures.json not JSON', 'BUNDLE_VERIFY_FAILED', signed('{signatures: [}'));
+  await add('signatures', '.signatures.json with a repeated key', 'BUNDLE_VERIFY_FAILED', signed('{"signatures": [], "signatures": ["x"]}'));
+  await add('signatures', 'signatures null', 'BUNDLE_VERIFY_FAILED', signed('{"signatures": null}'));
+  await add('signatures', 'signatures empty', 'BUNDLE_VERIFY_FAILED', signed('{"signatures": []}'));
+  await add('signatures', 'a token that is not a JWT', 'BUNDLE_VERIFY_FAILED', signed('{"signatures": ["not-a-jwt"]}'));
+  await add('signatures', 'a JWT whose payload is null', 'BUNDLE_VERIFY_FAILED', signed(JSON.stringify({ signatures: [`${b64url('{"alg":"RS256"}')}.${b64url('null')}.${b64url('sig')}`] })));
+  await add('signatures', 'a JWT whose header is not JSON', 'BUNDLE_VERIFY_FAILED', signed(JSON.stringify({ signatures: [`${b64url('{alg')}.${b64url('{}')}.${b64url('sig')}`] })));
+  await add('signatures', 'a JWT with a forged signature', 'BUNDLE_VERIFY_FAILED', signed(JSON.stringify({ signatures: [`${b64url('{"alg":"RS256"}')}.${b64url('{"files":[]}')}.${b64url('forged')}`] })));
+  return out;
+}
+
 // ---------- the checks ----------
 
 /** Everything under `p` (following the output link), with bytes, plus the folder around it. */
@@ -220,7 +288,9 @@ describe('the malformed-input corpus', () => {
     work = { dir, base: (f) => join(baseDir, f), outDir, outFile };
     const genDir = join(dir, 'generated');
     mkdirSync(genDir);
-    generated = generatedCases(genDir, work);
+    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(join(baseDir, 'key.pub.pem'), publicKey.export({ type: 'spki', format: 'pem' }));
+    generated = [...generatedCases(genDir, work), ...(await bundleCases(genDir, work))];
   });
   afterAll(() => {
     if (work) rmSync(work.dir, { recursive: true, force: true });
@@ -228,7 +298,7 @@ describe('the malformed-input corpus', () => {
 
   it('holds at least 300 cases across every input', () => {
     expect(written.length + generated.length + args.length).toBeGreaterThanOrEqual(300);
-    for (const slot of Object.keys(SLOTS)) expect(written.some((c) => c.slot === slot), slot).toBe(true);
+    for (const slot of Object.keys(SLOTS)) expect([...written, ...generated].some((c) => c.slot === slot), slot).toBe(true);
   });
 
   const check = async (c: Case) => {
@@ -254,7 +324,16 @@ describe('the malformed-input corpus', () => {
 
   it('generated: truncations, repeated keys, huge integers, wrong types, unknown keys, oversized files', async () => {
     expect(generated.length).toBeGreaterThan(100);
-    for (const c of generated) await check(c);
+    // Every case is run and every failure reported, not only the first.
+    const failures: string[] = [];
+    for (const c of generated) {
+      try {
+        await check(c);
+      } catch (e) {
+        failures.push((e as Error).message.split('\n').slice(0, 3).join(' | '));
+      }
+    }
+    expect(failures).toEqual([]);
   }, 120_000);
 
   it.each(args.map((a) => [a.why, a] as const))('command line: %s', async (_why, a) => {

@@ -27,6 +27,7 @@ import './template.ts';
 import './x509.ts';
 import './aws.ts';
 import './json-schema.ts';
+import './graphql.ts';
 import './rego-module.ts';
 import './rego-metadata.ts';
 import './refused.ts';

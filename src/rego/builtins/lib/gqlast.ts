@@ -1,0 +1,266 @@
+/**
+ * GraphQL documents (https://spec.graphql.org/October2021/) parsed with graphql-js and shown in the
+ * shape OPA's graphql builtins return: the JSON of vektah/gqlparser's Go AST structs (QueryDocument,
+ * SchemaDocument; Go field names, value kinds as numbers), with positions, nulls and empty lists
+ * and objects pruned as OPA prunes them.
+ */
+import type {
+  ArgumentNode, ConstDirectiveNode, DefinitionNode, DirectiveDefinitionNode, DirectiveNode, DocumentNode, EnumValueDefinitionNode,
+  FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode,
+  VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode,
+} from 'graphql';
+import { GraphQLError, Kind, parse } from 'graphql';
+
+export type GoJson = null | boolean | number | string | GoJson[] | { [k: string]: GoJson };
+
+/** A parse or validation failure with gqlparser's message text and the first location. */
+export class GqlError extends Error {
+  constructor(
+    message: string,
+    readonly line: number | undefined,
+    readonly column: number | undefined,
+  ) {
+    super(message);
+    this.name = 'GqlError';
+  }
+}
+
+/** graphql-js words tokens as `"}"` and ends with a period; gqlparser writes `}` and no period. */
+function gqlparserWording(message: string): string {
+  return message
+    .replace(/^Syntax Error: /, '')
+    .replace(/(found|Unexpected) "([^"A-Za-z_]+)"/g, '$1 $2')
+    .replace(/\.$/, '');
+}
+
+export function gqlErrorOf(e: GraphQLError): GqlError {
+  const loc = e.locations?.[0];
+  return new GqlError(gqlparserWording(e.message), loc?.line, loc?.column);
+}
+
+function parseDocument(text: string): DocumentNode {
+  // gqlparser reads a document with no definitions as empty; graphql-js calls it a syntax error.
+  if (/^(?:[\s,\uFEFF]|#[^\n\r]*)*$/.test(text)) return { kind: Kind.DOCUMENT, definitions: [] };
+  try {
+    return parse(text, { noLocation: false });
+  } catch (e) {
+    if (e instanceof GraphQLError) throw gqlErrorOf(e);
+    throw e;
+  }
+}
+
+const EXECUTABLE: ReadonlySet<string> = new Set([Kind.OPERATION_DEFINITION, Kind.FRAGMENT_DEFINITION]);
+
+function refuseDefinition(d: DefinitionNode, expectExecutable: boolean): never {
+  const loc = d.loc?.startToken;
+  const tok = loc?.kind === '{' ? '{' : loc?.value !== undefined ? `Name "${loc.value}"` : String(loc?.kind);
+  throw new GqlError(`Unexpected ${expectExecutable || tok !== '{' ? tok : '{'}`, loc?.line, loc?.column);
+}
+
+/** Parses a query document (operations and fragments only, as gqlparser's ParseQuery). */
+export function parseQueryDocument(text: string): DocumentNode {
+  const doc = parseDocument(text);
+  for (const d of doc.definitions) if (!EXECUTABLE.has(d.kind)) refuseDefinition(d, true);
+  return doc;
+}
+
+/** Parses a schema document (type system definitions and extensions only, as ParseSchema). */
+export function parseSchemaDocument(text: string): DocumentNode {
+  const doc = parseDocument(text);
+  for (const d of doc.definitions) if (EXECUTABLE.has(d.kind)) refuseDefinition(d, false);
+  return doc;
+}
+
+// ------------------------------------------------------------------ to gqlparser's JSON
+
+const KIND_NUMBER: Readonly<Record<string, number>> = {
+  [Kind.VARIABLE]: 0,
+  [Kind.INT]: 1,
+  [Kind.FLOAT]: 2,
+  [Kind.STRING]: 3,
+  [Kind.BOOLEAN]: 5,
+  [Kind.NULL]: 6,
+  [Kind.ENUM]: 7,
+  [Kind.LIST]: 8,
+  [Kind.OBJECT]: 9,
+};
+
+function value(v: ValueNode | undefined): GoJson {
+  if (v === undefined) return null;
+  const base = { ExpectedTypeHasDefault: false };
+  switch (v.kind) {
+    case Kind.VARIABLE:
+      return { ...base, Kind: 0, Raw: v.name.value };
+    case Kind.INT:
+    case Kind.FLOAT:
+    case Kind.ENUM:
+      return { ...base, Kind: KIND_NUMBER[v.kind]!, Raw: v.value };
+    case Kind.STRING:
+      return { ...base, Kind: v.block ? 4 : 3, Raw: v.value };
+    case Kind.BOOLEAN:
+      return { ...base, Kind: 5, Raw: String(v.value) };
+    case Kind.NULL:
+      return { ...base, Kind: 6, Raw: 'null' };
+    case Kind.LIST:
+      return { ...base, Kind: 8, Raw: '', Children: v.values.map((x) => ({ Name: '', Value: value(x) })) };
+    case Kind.OBJECT:
+      return { ...base, Kind: 9, Raw: '', Children: v.fields.map((f) => ({ Name: f.name.value, Value: value(f.value) })) };
+    default:
+      return null;
+  }
+}
+
+function type(t: TypeNode | undefined, nonNull = false): GoJson {
+  if (t === undefined) return null;
+  if (t.kind === Kind.NON_NULL_TYPE) return type(t.type, true);
+  if (t.kind === Kind.LIST_TYPE) return { NamedType: '', Elem: type(t.type), NonNull: nonNull };
+  return { NamedType: t.name.value, NonNull: nonNull };
+}
+
+const args = (xs: readonly ArgumentNode[] | undefined): GoJson => (xs ?? []).map((a) => ({ Name: a.name.value, Value: value(a.value) }));
+const directives = (xs: readonly (DirectiveNode | ConstDirectiveNode)[] | undefined): GoJson =>
+  (xs ?? []).map((d) => ({ Name: d.name.value, Arguments: args(d.arguments), Location: '' }));
+
+function selections(xs: readonly SelectionNode[] | undefined): GoJson {
+  return (xs ?? []).map((s): GoJson => {
+    if (s.kind === Kind.FIELD) {
+      return { Alias: s.alias?.value ?? s.name.value, Name: s.name.value, Arguments: args(s.arguments), Directives: directives(s.directives), SelectionSet: selections(s.selectionSet?.selections) };
+    }
+    if (s.kind === Kind.FRAGMENT_SPREAD) return { Name: s.name.value, Directives: directives(s.directives) };
+    return { TypeCondition: s.typeCondition?.name.value ?? '', Directives: directives(s.directives), SelectionSet: selections(s.selectionSet.selections) };
+  });
+}
+
+function variables(xs: readonly VariableDefinitionNode[] | undefined): GoJson {
+  return (xs ?? []).map((v) => ({
+    Description: v.description?.value ?? '',
+    Variable: v.variable.name.value,
+    Type: type(v.type),
+    DefaultValue: value(v.defaultValue),
+    Directives: directives(v.directives),
+    Used: false,
+  }));
+}
+
+function operation(o: OperationDefinitionNode): GoJson {
+  return {
+    Description: o.description?.value ?? '',
+    Operation: o.operation,
+    Name: o.name?.value ?? '',
+    VariableDefinitions: variables(o.variableDefinitions),
+    Directives: directives(o.directives),
+    SelectionSet: selections(o.selectionSet.selections),
+  };
+}
+
+function fragment(f: FragmentDefinitionNode): GoJson {
+  return {
+    Description: f.description?.value ?? '',
+    Name: f.name.value,
+    VariableDefinition: variables(f.variableDefinitions),
+    TypeCondition: f.typeCondition.name.value,
+    Directives: directives(f.directives),
+    SelectionSet: selections(f.selectionSet.selections),
+  };
+}
+
+/** gqlparser's QueryDocument JSON of a parsed query, pruned. */
+export function queryDocumentJson(doc: DocumentNode): GoJson {
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION).map(operation);
+  const frags = doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map(fragment);
+  return prune({ Operations: ops, Fragments: frags });
+}
+
+function inputValue(a: InputValueDefinitionNode): GoJson {
+  return { Description: a.description?.value ?? '', Name: a.name.value, DefaultValue: value(a.defaultValue), Type: type(a.type), Directives: directives(a.directives) };
+}
+
+function fieldDef(f: FieldDefinitionNode | InputValueDefinitionNode): GoJson {
+  const base = { Description: f.description?.value ?? '', Name: f.name.value };
+  if (f.kind === Kind.FIELD_DEFINITION) return { ...base, Arguments: (f.arguments ?? []).map(inputValue), Type: type(f.type), Directives: directives(f.directives) };
+  return { ...base, DefaultValue: value(f.defaultValue), Type: type(f.type), Directives: directives(f.directives) };
+}
+
+const DEFINITION_KIND: Readonly<Record<string, string>> = {
+  [Kind.SCALAR_TYPE_DEFINITION]: 'SCALAR',
+  [Kind.SCALAR_TYPE_EXTENSION]: 'SCALAR',
+  [Kind.OBJECT_TYPE_DEFINITION]: 'OBJECT',
+  [Kind.OBJECT_TYPE_EXTENSION]: 'OBJECT',
+  [Kind.INTERFACE_TYPE_DEFINITION]: 'INTERFACE',
+  [Kind.INTERFACE_TYPE_EXTENSION]: 'INTERFACE',
+  [Kind.UNION_TYPE_DEFINITION]: 'UNION',
+  [Kind.UNION_TYPE_EXTENSION]: 'UNION',
+  [Kind.ENUM_TYPE_DEFINITION]: 'ENUM',
+  [Kind.ENUM_TYPE_EXTENSION]: 'ENUM',
+  [Kind.INPUT_OBJECT_TYPE_DEFINITION]: 'INPUT_OBJECT',
+  [Kind.INPUT_OBJECT_TYPE_EXTENSION]: 'INPUT_OBJECT',
+};
+
+function definition(d: TypeDefinitionNode | TypeExtensionNode): GoJson {
+  const out: Record<string, GoJson> = {
+    Kind: DEFINITION_KIND[d.kind]!,
+    Description: 'description' in d ? (d.description?.value ?? '') : '',
+    Name: d.name.value,
+    Directives: directives(d.directives),
+    BuiltIn: false,
+  };
+  if ('interfaces' in d) out.Interfaces = (d.interfaces ?? []).map((i: NamedTypeNode) => i.name.value);
+  if ('fields' in d) out.Fields = (d.fields ?? []).map(fieldDef);
+  if ('types' in d) out.Types = (d.types ?? []).map((t: NamedTypeNode) => t.name.value);
+  if ('values' in d) out.EnumValues = (d.values ?? []).map((v: EnumValueDefinitionNode) => ({ Description: v.description?.value ?? '', Name: v.name.value, Directives: directives(v.directives) }));
+  return out;
+}
+
+function schemaDef(s: SchemaDefinitionNode | SchemaExtensionNode): GoJson {
+  return {
+    Description: 'description' in s ? (s.description?.value ?? '') : '',
+    Directives: directives(s.directives),
+    OperationTypes: (s.operationTypes ?? []).map((o: OperationTypeDefinitionNode) => ({ Operation: o.operation, Type: o.type.name.value })),
+  };
+}
+
+function directiveDef(d: DirectiveDefinitionNode): GoJson {
+  return {
+    Description: d.description?.value ?? '',
+    Name: d.name.value,
+    Arguments: (d.arguments ?? []).map(inputValue),
+    Locations: d.locations.map((l) => l.value),
+    IsRepeatable: d.repeatable,
+  };
+}
+
+/** gqlparser's SchemaDocument JSON of a parsed schema, pruned. */
+export function schemaDocumentJson(doc: DocumentNode): GoJson {
+  const out: Record<string, GoJson[]> = { Schema: [], SchemaExtension: [], Directives: [], Definitions: [], Extensions: [] };
+  for (const d of doc.definitions) {
+    if (d.kind === Kind.SCHEMA_DEFINITION) out.Schema!.push(schemaDef(d));
+    else if (d.kind === Kind.SCHEMA_EXTENSION) out.SchemaExtension!.push(schemaDef(d));
+    else if (d.kind === Kind.DIRECTIVE_DEFINITION) out.Directives!.push(directiveDef(d));
+    else if (d.kind.endsWith('Extension')) out.Extensions!.push(definition(d as TypeExtensionNode));
+    else if (d.kind.endsWith('Definition')) out.Definitions!.push(definition(d as TypeDefinitionNode));
+  }
+  return prune(out);
+}
+
+/** OPA's pruneIrrelevantGraphQLASTNodes: drops nulls and empty lists and objects, recursively. */
+function prune(v: GoJson): GoJson {
+  if (Array.isArray(v)) {
+    const out: GoJson[] = [];
+    for (const x of v) {
+      if (x === null) continue;
+      const p = prune(x);
+      if (Array.isArray(p) ? p.length > 0 : p !== null && typeof p === 'object' ? Object.keys(p).length > 0 : true) out.push(p);
+    }
+    return out;
+  }
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, GoJson> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (x === null || k === 'Position') continue;
+      const p = prune(x);
+      if (Array.isArray(p) ? p.length > 0 : p !== null && typeof p === 'object' ? Object.keys(p).length > 0 : true) out[k] = p;
+    }
+    return out;
+  }
+  return v;
+}

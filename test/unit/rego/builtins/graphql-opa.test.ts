@@ -73,4 +73,25 @@ describeWithOpa('graphql.* against opa', () => {
     expect(t.kinds.value).toBeGreaterThan(600);
     expect(t.kinds.eval_builtin_error).toBeGreaterThan(100);
   }, 120_000);
+
+  it('agree when the operands are AST objects (as parse_query and parse_schema return them)', async () => {
+    const texts = fc.sample(fc.tuple(query, fc.constantFrom(...SCHEMAS)), { numRuns: 80, seed: 9 });
+    const calls: { name: string; args: unknown[] }[] = [];
+    for (const [q, s] of texts) {
+      const qa = await oracle.opaAnswer('graphql.parse_query', [q]);
+      const sa = await oracle.opaAnswer('graphql.parse_schema', [s]);
+      if (qa.kind !== 'value' || sa.kind !== 'value') continue;
+      const qo = JSON.parse(qa.text) as unknown;
+      const so = JSON.parse(sa.text) as unknown;
+      calls.push(
+        { name: 'graphql.is_valid', args: [qo, so] },
+        { name: 'graphql.is_valid', args: [q, so] },
+        { name: 'graphql.parse_and_verify', args: [qo, s] },
+        { name: 'graphql.schema_is_valid', args: [so] },
+      );
+    }
+    const t = await oracle.compare(calls);
+    expect(t.disagreements, describeDisagreements(t, 6)).toEqual([]);
+    expect(t.cases).toBeGreaterThan(100);
+  }, 120_000);
 });

@@ -9,11 +9,14 @@
  * defaulted (`package` before a package, `rule` before a rule, `document` for an entrypoint).
  * `schemas` are kept as written (OPA turns them into `{path, schema | definition}`).
  */
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
 import type { Module, Rule, Term } from './ast.ts';
 import { walkLiteral, walkTerms } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, fromJSON, type Value } from './value.ts';
+
+// `yaml` loads on the first METADATA block, not with the engine: importing it costs ~100 ms per run.
+const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 export type AnnotationScope = 'rule' | 'document' | 'package' | 'subpackages';
 
@@ -82,7 +85,7 @@ function attach(m: Module, text: string): Attached[] {
   for (const b of metadataBlocks(text)) {
     let raw: unknown;
     try {
-      raw = parseYaml(b.yaml) ?? {};
+      raw = yaml().parse(b.yaml) ?? {};
     } catch (e) {
       throw new RegoError('rego_parse_error', `yaml: ${(e as Error).message.split('\n')[0]}`, { file: m.file, line: b.line, col: 1 });
     }

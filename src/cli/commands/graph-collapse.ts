@@ -1,7 +1,7 @@
 /** `toolgate graph collapse`: a view of a connectome at a coarser level. */
 import { parseStrictJson } from '../../canonical/strict-json.ts';
 import { pointer } from '../../parse/locator.ts';
-import { rootAt } from '../../parse/source-names.ts';
+import { rootAt, withSourceNames } from '../../parse/source-names.ts';
 import { collapse, LEVELS, type Level } from '../../connectome/index.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -45,8 +45,9 @@ export const graphCollapseCommand: Command = {
       }
       groups = v as Record<string, string>;
     }
-    const view = collapse(graph, values.level as Level, groups ? { groups } : {});
-    emit(io, [{ path: values.out, bytes: renderGraph(view, format, algorithm) }]);
+    const names = { groups: values.groups ?? values.graph, default: values.graph };
+    const view = withSourceNames(names, () => collapse(graph, values.level as Level, groups ? { groups } : {}));
+    emit(io, [{ path: values.out, bytes: withSourceNames(names, () => renderGraph(view, format, algorithm)) }]);
     return EXIT.OK;
   },
 };

@@ -3,6 +3,7 @@ import { parseCommandArgs, usageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { algorithmOption, emit, formatOption, readGraphFile, renderGraph } from '../connectome-cli.ts';
+import { withSourceNames } from '../../parse/source-names.ts';
 
 const usage = `usage: toolgate graph export --graph FILE --format json|dot|graphml|sidecar [--algorithm A] [--out FILE]
 
@@ -20,7 +21,7 @@ export const graphExportCommand: Command = {
     const format = formatOption(values.format, usage);
     const decoded = readGraphFile(io, values.graph);
     const algorithm = values.algorithm === undefined ? decoded.algorithm : algorithmOption(values.algorithm);
-    emit(io, [{ path: values.out, bytes: renderGraph(decoded.graph, format, algorithm) }]);
+    emit(io, [{ path: values.out, bytes: withSourceNames({ default: values.graph }, () => renderGraph(decoded.graph, format, algorithm)) }]);
     return EXIT.OK;
   },
 };

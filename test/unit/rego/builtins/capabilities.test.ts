@@ -31,8 +31,12 @@ describe('rego capabilities', () => {
     expect(cov.counts.refused).toBe(2);
     expect(status.get('count')).toBe('implemented');
     expect(status.get('eq')).toBe('implemented');
-    // floor: raise it as builtins are added
-    expect(cov.counts.implemented).toBeGreaterThanOrEqual(180);
+    // every builtin of the pinned OPA but the two network ones
+    expect(cov.counts.missing).toBe(0);
+    expect(cov.counts.implemented).toBe(cov.counts.total - 2);
+    for (const name of ['graphql.parse', 'crypto.x509.parse_certificates', 'json.match_schema', 'providers.aws.sign_req', 'uri.parse', 'internal.template_string']) {
+      expect(status.get(name), name).toBe('implemented');
+    }
     const text = await runCli(['rego', 'capabilities']);
     expect(text.stdout).toMatch(/^OPA v1\.22\.3: \d+ builtins; \d+ implemented, 2 refused, \d+ missing/);
     expect(text.stdout).toContain('http.send  (no network access; mock it with `with`)');
@@ -56,26 +60,24 @@ describeWithOpa('rego capabilities against the real opa', () => {
     expect(opa.ok && `v${opa.version}`).toBe(opa_version);
   });
 
-  it('opa check --capabilities with the written file accepts implemented and refused builtins and refuses missing ones', async () => {
+  it('opa check --capabilities with the written file accepts implemented and refused builtins and refuses unknown ones', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-caps-'));
     const caps = join(dir, 'caps.json');
     const r = await runCli(['rego', 'capabilities', '--opa-capabilities-out', caps]);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(caps, 'utf8')) as { builtins: { name: string }[]; features: string[] };
     expect(doc.features).toContain('rego_v1');
+    // nothing is missing, so the engine's document lists every builtin of the pinned OPA
+    expect(doc.builtins.map((b) => b.name).sort()).toEqual(pinnedOpaCapabilities().builtins.map((b) => b.name).sort());
     const check = (name: string, body: string) => {
       const f = join(dir, `${name}.rego`);
       writeFileSync(f, `package t\n\n${body}\n`);
       return runOpa(['check', '--capabilities', caps, f]);
     };
-    const ok = check('implemented', 'p := count([1, 2]) if startswith("ab", "a")\nq := regex.match("a+", "aa")\ns := http.send({"method": "GET", "url": "http://x"})');
+    const ok = check('implemented', 'p := count([1, 2]) if startswith("ab", "a")\nq := regex.match("a+", "aa")\ns := http.send({"method": "GET", "url": "http://x"})\nt := providers.aws.sign_req({}, {}, 0)\nu := graphql.is_valid("{ a }", "type Query { a: Int }")');
     expect(ok.code, ok.stderr).toBe(0);
-    const missing = check('missing', 'p := providers.aws.sign_req({}, {}, 0)');
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr + missing.stdout).toMatch(/undefined function providers\.aws\.sign_req/);
-    // and the full pinned capabilities accept it, so the refusal is the engine's gap
-    const full = join(dir, 'full.json');
-    writeFileSync(full, runOpa(['capabilities', '--current']).stdout);
-    expect(runOpa(['check', '--capabilities', full, join(dir, 'missing.rego')]).code).toBe(0);
+    const unknown = check('unknown', 'p := nosuch.builtin(1)');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr + unknown.stdout).toMatch(/undefined function nosuch\.builtin/);
   });
 });

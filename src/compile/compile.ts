@@ -33,6 +33,8 @@ export interface CompileOptions {
   readonly regoModules: readonly RegoModuleFile[];
   /** Connectome digest and edges with signs, when the connectome is compiled too. */
   readonly connectome?: { readonly digest: string; readonly edges: readonly DataEdge[]; readonly files?: readonly { name: string; bytes: Uint8Array }[] };
+  /** Also write the compile state (compile-state.json and .pieces, listed in SHA256SUMS) for a later recompile. */
+  readonly keepState?: boolean;
   /** Signs the tarball's files (names without `/`), returning the bytes of `.signatures.json` (src/bundle/signatures.ts). */
   readonly signBundle?: (files: readonly { name: string; bytes: Uint8Array }[]) => Promise<Uint8Array>;
 }

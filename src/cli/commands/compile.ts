@@ -2,8 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { enforcementRego } from '../../compile/enforcement-rego.ts';
 import { join, resolve } from 'node:path';
-import { compileEstate, type RegoModuleFile } from '../../compile/compile.ts';
-import { connectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import type { RegoModuleFile } from '../../compile/compile.ts';
+import { connectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import type { CompileState } from '../../compile/incremental/compile-state.ts';
+import { recompileEstate } from '../../compile/incremental/recompile.ts';
+import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
@@ -19,8 +22,11 @@ import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
+import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, readKeptState, summaryText } from '../compile-incremental.ts';
+import { reportError } from '../main.ts';
+import { watchFiles } from '../watch.ts';
 
-const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A]
+const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A] [--incremental | --watch]
                         [--host-graph FILE] [--algorithm sha256|sha384|sha512]
                         [--signer CMD] [--scheme NAME] [--key-id ID]
 Writes the set all or nothing (DIR becomes a link to a generation folder beside it): DIR/policy-bundle.json, DIR/data.json, DIR/bundle.tar.gz,
@@ -32,6 +38,7 @@ and DIR/SHA256SUMS.
   --scheme/--key-id  signature metadata copied into the envelope as asserted (null when absent)
 ${COMPILE_EXTRA_USAGE}
 ${DELTA_USAGE}
+${INCREMENTAL_USAGE}
 ${ESTATE_USAGE}`;
 
 const options = {
@@ -47,6 +54,7 @@ const options = {
   'key-id': { type: 'string' },
   ...COMPILE_EXTRA_OPTIONS,
   ...DELTA_OPTIONS,
+  ...INCREMENTAL_OPTIONS,
 } as const;
 
 // Re-exported for the commands and tests that take the shipped Rego from here.
@@ -93,60 +101,91 @@ export const compileCommand: Command = {
     if (format === 'toolgate' && values.agent !== undefined) usageError('--agent applies only to --format toolgraph-v1', usage);
     const createdAt = createdAtFromEnv(io.env);
     const algorithm = algorithmOption(values.algorithm);
-
-    io.progress?.report('compiling');
-    const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
+    const keepState = values.incremental === true || values.watch === true;
     const outDir = resolve(io.cwd, outArg);
     const pause = testPauseFromEnv(io.env);
-    // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
-    recoverArtifactSet(outDir, pause ? { pause } : {});
-    const recorded = previousState(outDir, io);
-    // SOURCE_DATE_EPOCH wins: the previous artifact's created_at is kept only when it is not set.
-    const previous = recorded && createdAtPinned(io.env) ? (({ created_at: _, ...rest }) => rest)(recorded) : recorded;
     const signBundle = bundleSignerFromOptions(io, values, usage);
-    const connectomeOf = (signedGraph?: Graph) =>
-      connectomeArtifacts(estate.catalog, {
-        ...(values['host-graph'] !== undefined ? { hostGraph: readGraphFile(io, values['host-graph']).graph } : {}),
-        algorithm,
-        signature: { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null },
-        ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
-        ...(signedGraph ? { signedGraph } : {}),
-      });
     const enforcement = enforcementRego();
-    // The first compile (--signs only) just gives the sign policy its data document: it is not signed.
-    const compileWith = (connectome: Awaited<ReturnType<typeof connectomeOf>>, consumerRego: readonly RegoModuleFile[] = [], sign = true) =>
-      compileEstate(estate, {
-        connectome,
+    // The connectome depends on the catalog and the host graph only; a watch rebuilds it when they change.
+    let connectomeMemo: { key: string; value: ConnectomeArtifacts } | undefined;
+
+    /** One compile into --out, from `kept` (the state a watch holds) or what --out holds. */
+    const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary }> => {
+      io.progress?.report('compiling');
+      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
+      // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
+      recoverArtifactSet(outDir, pause ? { pause } : {});
+      const recorded = previousState(outDir, io);
+      // SOURCE_DATE_EPOCH wins: the previous artifact's created_at is kept only when it is not set.
+      const previous = recorded && createdAtPinned(io.env) ? (({ created_at: _, ...rest }) => rest)(recorded) : recorded;
+      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
+      const hostGraphText = values['host-graph'] !== undefined ? readTextFile(resolve(io.cwd, values['host-graph'])) : '';
+      const connectomeOf = (signedGraph?: Graph) =>
+        connectomeArtifacts(estate.catalog, {
+          ...(values['host-graph'] !== undefined ? { hostGraph: readGraphFile(io, values['host-graph']).graph } : {}),
+          algorithm,
+          signature: { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null },
+          ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
+          ...(signedGraph ? { signedGraph } : {}),
+        });
+      // The first compile (--signs only) just gives the sign policy its data document: it is not signed.
+      const compileWith = (connectome: ConnectomeArtifacts, consumerRego: readonly RegoModuleFile[] = [], final = true) =>
+        recompileEstate(start, estate, {
+          connectome,
+          profile,
+          createdAt,
+          ...(previous ? { previous } : {}),
+          format,
+          ...(values.agent !== undefined ? { agent: values.agent } : {}),
+          regoModules: [...enforcement, ...consumerRego],
+          ...(signBundle && final ? { signBundle } : {}),
+          ...(keepState && final ? { keepState } : {}),
+        });
+      // A signer may sign differently each time, so only an unsigned connectome is reused.
+      const key = values.signer === undefined ? `${JSON.stringify(estate.catalog)}\n${hostGraphText}` : undefined;
+      let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : await connectomeOf();
+      if (key !== undefined) connectomeMemo = { key, value: connectome };
+      // --signs: the consumer's policy sees this compile's own data document (signs still unset).
+      const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {
+        const first = await compileWith(connectome, [], false);
+        const data = first.result.files.find((f) => f.name === 'data.json')!;
+        return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
+      }, enforcement);
+      if (signed) connectome = await connectomeOf(signed.graph);
+      const compiled = await compileWith(connectome, signed?.regoModules);
+      const result = await withDeltaFrom(io, values['delta-from'], compiled.result);
+      commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes })), pause ? { pause } : {});
+      const changes = previous ? reconcile(estate, previous.tools) : undefined;
+      for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
+      for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);
+      printJson(io, {
+        out: outDir,
         profile,
-        createdAt,
-        ...(previous ? { previous } : {}),
         format,
-        ...(values.agent !== undefined ? { agent: values.agent } : {}),
-        regoModules: [...enforcement, ...consumerRego],
-        ...(signBundle && sign ? { signBundle } : {}),
+        graph_state: result.graph_state,
+        created_at: result.created_at,
+        ...result.digests,
+        files: result.files.map((f) => f.name),
+        ...(changes ? { reconcile: changes } : {}),
+        ...(keepState ? { recompile: compiled.summary } : {}),
       });
-    let connectome = await connectomeOf();
-    // --signs: the consumer's policy sees this compile's own data document (signs still unset).
-    const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {
-      const first = await compileWith(connectome, [], false);
-      const data = first.files.find((f) => f.name === 'data.json')!;
-      return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
-    }, enforcement);
-    if (signed) connectome = await connectomeOf(signed.graph);
-    const result = await withDeltaFrom(io, values['delta-from'], await compileWith(connectome, signed?.regoModules));
-    commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes })), pause ? { pause } : {});
-    const changes = previous ? reconcile(estate, previous.tools) : undefined;
-    for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
-    for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);
-    printJson(io, {
-      out: outDir,
-      profile,
-      format,
-      graph_state: result.graph_state,
-      created_at: result.created_at,
-      ...result.digests,
-      files: result.files.map((f) => f.name),
-      ...(changes ? { reconcile: changes } : {}),
+      return { state: compiled.state, summary: compiled.summary };
+    };
+
+    let kept = (await compileOnce(undefined)).state;
+    if (values.watch !== true) return EXIT.OK;
+    const watched = [source.manifestPath, source.catalogPath, ...[values['host-graph'], values.signs].filter((p): p is string => p !== undefined).map((p) => resolve(io.cwd, p))];
+    io.stderr(`toolgate: watching ${watched.join(', ')} (SIGINT stops)\n`);
+    await watchFiles({ paths: watched }, async () => {
+      const t0 = performance.now();
+      try {
+        const once = await compileOnce(kept);
+        kept = once.state;
+        if (io.stderrTTY) io.stderr(summaryText(once.summary, performance.now() - t0));
+      } catch (e) {
+        // A save mid-edit may not parse: say where, keep the last good set, and wait for the next save.
+        reportError(e, io);
+      }
     });
     return EXIT.OK;
   },

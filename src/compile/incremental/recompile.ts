@@ -26,6 +26,7 @@ import { memoisedCanonical } from './canonical-memo.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type ToolPieces } from './compile-state.ts';
 import { agentDecisionInputs, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
+import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
 export interface RecompileResult {
   readonly result: CompileResult;
@@ -184,12 +185,6 @@ export async function recompileEstate(previous: CompileState | undefined, estate
     { name: 'bundle.tar.gz', bytes: tarball },
     ...(options.connectome?.files ?? []),
   ];
-  const sums = files
-    .map((f) => `${digestHex(f.bytes)}  ${f.name}\n`)
-    .sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1))
-    .join('');
-  files.push({ name: 'SHA256SUMS', bytes: encoder.encode(sums) });
-
   const state: CompileState = {
     version: COMPILE_STATE_VERSION,
     profile: options.profile,
@@ -202,6 +197,16 @@ export async function recompileEstate(previous: CompileState | undefined, estate
     manifest_memo: manifestText,
     catalog_memo: catalogText,
   };
+  if (options.keepState) {
+    const kept = stateFiles(state);
+    files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
+  }
+  const sums = files
+    .map((f) => `${digestHex(f.bytes)}  ${f.name}\n`)
+    .sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1))
+    .join('');
+  files.push({ name: 'SHA256SUMS', bytes: encoder.encode(sums) });
+
   const summary = changeSummary(prev, state, { recomputedAgents: recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
   return { result: { files, graph_state: next.graph_state, created_at, digests }, state, summary };
 }

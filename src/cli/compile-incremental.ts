@@ -1,0 +1,63 @@
+/**
+ * The file and terminal side of `compile --incremental` and `compile --watch`: reading the state a
+ * previous compile kept in --out (src/compile/incremental/state-file.ts), saying why a compile is
+ * full when it is, and telling a person what a recompile changed.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CompileState } from '../compile/incremental/compile-state.ts';
+import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
+import type { RecompileSummary } from '../compile/incremental/summary.ts';
+import type { CliIo } from './command.ts';
+import { readBytesFile } from './fs-io.ts';
+
+export const INCREMENTAL_OPTIONS = {
+  incremental: { type: 'boolean' },
+  watch: { type: 'boolean' },
+} as const;
+
+export const INCREMENTAL_USAGE = `  --incremental   keep compile-state.json and compile-state.pieces in DIR (listed in SHA256SUMS) and start
+                  from the ones a previous compile kept there: only the agents, tools and members a changed
+                  input touches are recomputed, and the bytes are those of a full compile; without a usable
+                  state the compile is full and says why on stderr
+  --watch         compile, then recompile (as --incremental) on each save of the manifest, the catalog, the
+                  host graph or the sign policy, printing what changed; stops on SIGINT`;
+
+/** The state kept in `outDir`, or undefined (saying why on stderr) when there is none to use. */
+export function readKeptState(outDir: string, io: CliIo): CompileState | undefined {
+  const index = join(outDir, STATE_INDEX_FILE);
+  const pieces = join(outDir, STATE_PIECES_FILE);
+  if (!existsSync(index) || !existsSync(pieces)) {
+    io.stderr(`toolgate: full compile: no compile state in ${outDir}\n`);
+    return undefined;
+  }
+  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces));
+  if ('refused' in read) {
+    io.stderr(`toolgate: full compile: ${read.refused}\n`);
+    return undefined;
+  }
+  return read.state;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function names(list: readonly string[], max = 3): string {
+  return list.length <= max ? list.join(', ') : `${list.slice(0, max).join(', ')} and ${list.length - max} more`;
+}
+
+/** One or two short lines for a terminal: what changed, and how much was recomputed. */
+export function summaryText(summary: RecompileSummary, ms: number): string {
+  const time = `${Math.round(ms)} ms`;
+  if (summary.mode === 'full') return `compiled in full in ${time} (${summary.reason ?? 'no compile state'})\n`;
+  const parts: string[] = [];
+  const { added, removed, changed } = summary.agents;
+  if (added.length > 0) parts.push(`agents added: ${names(added)}`);
+  if (removed.length > 0) parts.push(`agents removed: ${names(removed)}`);
+  if (changed.length > 0) parts.push(`agents changed: ${names(changed)}`);
+  const tools = summary.tools.added.length + summary.tools.removed.length + summary.tools.changed.length;
+  if (tools > 0) parts.push(`${plural(tools, 'tool contract')} changed`);
+  const head = parts.length > 0 ? parts.join('; ') : 'no agent or tool changed';
+  const shown = summary.decisions.slice(0, 5).map((d) => `  ${d.agent} -> ${d.tool_key}: ${d.before ?? 'not granted'} => ${d.after ?? 'not granted'}\n`);
+  const more = summary.decisions.length > shown.length ? `  … and ${summary.decisions.length - shown.length} more\n` : '';
+  return `recompiled in ${time}: ${head}; ${plural(summary.decisions.length, 'decision')} changed (${summary.recomputed.agents} agents, ${summary.recomputed.tools} tools recomputed)\n${shown.join('')}${more}`;
+}

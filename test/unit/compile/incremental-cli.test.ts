@@ -1,0 +1,94 @@
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../../helpers/cli.ts';
+import { REPO } from '../../helpers/processes.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
+
+const ENV = { SOURCE_DATE_EPOCH: '1767225600' };
+
+function estateCopy(): { dir: string; manifest: string; catalog: string; args: string[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-incremental-'));
+  cpSync(join(REPO, 'examples', 'quickstart'), dir, { recursive: true });
+  const manifest = join(dir, 'governance.yaml');
+  const catalog = join(dir, 'catalog.json');
+  return { dir, manifest, catalog, args: ['--manifest', manifest, '--catalog', catalog] };
+}
+
+const regrant = (manifest: string) => writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('tool: "git::git_log"', 'tool: "git::git_status"'));
+
+function filesOf(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f)).toString('base64')]));
+}
+
+describe('toolgate compile --incremental', () => {
+  it('starts in full (saying why), then recompiles one agent to the bytes a full compile writes from the same previous set', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    const first = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/full compile: no compile state/);
+    expect(first.json().files).toEqual(expect.arrayContaining(['compile-state.json', 'compile-state.pieces']));
+    expect(readFileSync(join(out, 'SHA256SUMS'), 'utf8')).toMatch(/ {2}compile-state\.pieces\n/);
+
+    // The same previous set without its state: the compile from it is full.
+    const full = join(e.dir, 'full');
+    cpSync(out, full, { recursive: true, dereference: true });
+    for (const f of ['compile-state.json', 'compile-state.pieces']) rmSync(join(full, f));
+    regrant(e.manifest);
+    const next = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(next.code, next.stderr).toBe(0);
+    const summary = next.json().recompile;
+    expect(summary.mode).toBe('incremental');
+    expect(summary.recomputed).toEqual({ agents: 1, tools: 0 });
+    expect(summary.decisions).toEqual([
+      { agent: 'ci-bot', tool_key: 'git::git_log', before: 'eligible', after: null },
+      { agent: 'ci-bot', tool_key: 'git::git_status', before: null, after: 'rejected:UNMAPPED' },
+    ]);
+    const reference = await runCli(['compile', ...e.args, '--out', full, '--incremental'], { env: ENV });
+    expect(reference.json().recompile.mode).toBe('full');
+    expect(filesOf(out)).toEqual(filesOf(full));
+  });
+
+  it('compiles in full, saying so, when the kept state is damaged', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    expect((await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV })).code).toBe(0);
+    const generation = join(e.dir, readdirSync(e.dir).find((f) => f.startsWith('.out.tg-gen-'))!);
+    writeFileSync(join(generation, 'compile-state.pieces'), 'not the pieces');
+    regrant(e.manifest);
+    const r = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/full compile: compile-state\.pieces does not match the digest/);
+    expect(r.json().recompile.mode).toBe('full');
+  });
+});
+
+describe('toolgate compile --watch', () => {
+  it('recompiles on a save, prints what changed, and stops cleanly on SIGINT', async () => {
+    const e = estateCopy();
+    const child = spawn(process.execPath, [TOOLGATE, 'compile', ...e.args, '--out', join(e.dir, 'out'), '--watch'], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const until = async (ok: () => boolean, what: string) => {
+      for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+      if (!ok()) throw new Error(`timed out waiting for ${what}; stderr: ${stderr}`);
+    };
+    try {
+      await until(() => /watching/.test(stderr), 'the watch to start');
+      regrant(e.manifest);
+      await until(() => (stdout.match(/"recompile"/g) ?? []).length >= 2, 'the recompile');
+      const runs = stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { recompile: { mode: string; agents: { changed: string[] } } });
+      expect(runs.map((r) => r.recompile.mode)).toEqual(['full', 'incremental']);
+      expect(runs[1]!.recompile.agents.changed).toEqual(['ci-bot']);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
+});

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { digestHex } from '../canonical/digest.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { buildDeclaredConnectome, encodeGraph } from '../connectome/index.ts';
@@ -27,7 +28,7 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
   };
   let v: Record<string, unknown>;
   try {
-    v = JSON.parse(readTextFile(path)) as Record<string, unknown>;
+    v = parseJsonInput(readTextFile(path), path) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof ToolgateError && e.code === 'FILE_UNREADABLE' && explicit) throw e;
     return refuse('not readable JSON');

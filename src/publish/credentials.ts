@@ -10,6 +10,7 @@
  * Pure: the caller reads the environment and the file.
  */
 import { ToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import type { RegistryCredentials } from './oci.ts';
 
 export interface CredentialLookup {
@@ -44,12 +45,8 @@ export function registryCredentials(registry: string, env: Readonly<Record<strin
   if (user !== undefined && pass !== undefined) return { credentials: { kind: 'basic', username: user, password: pass }, source: 'environment' };
   if (env.TOOLGATE_REGISTRY_TOKEN) return { credentials: { kind: 'bearer', token: env.TOOLGATE_REGISTRY_TOKEN }, source: 'environment' };
   if (!dockerConfig) return { source: 'none' };
-  let config: unknown;
-  try {
-    config = JSON.parse(dockerConfig.text);
-  } catch (e) {
-    throw new ToolgateError('PARSE_ERROR', `${dockerConfig.path}: not JSON: ${(e as Error).message}`, { at: [{ file: dockerConfig.path }] });
-  }
+  // The strict reader: a fault at line:col, a repeated key refused rather than the last one kept.
+  const config: unknown = parseJsonInput(dockerConfig.text, dockerConfig.path);
   if (!isObject(config)) throw new ToolgateError('CREDENTIALS_INVALID', `${dockerConfig.path}: expected a JSON object`, { at: [{ file: dockerConfig.path }] });
   const auths = isObject(config.auths) ? config.auths : {};
   for (const key of keysFor(registry)) {

@@ -9,6 +9,7 @@
  * Pure: values in, values out. The locked, durable write is in cli/review-store.ts.
  */
 import { ToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import { credentialShape } from '../governance/credential-shape.ts';
 import { candidateId, projectCandidate, TRACEGRAPH_KIND, type ReviewCandidate, type ReviewReport } from './tracegraph-report.ts';
 
@@ -70,12 +71,8 @@ export function readAnnotations(file: string, text: string, report: ReviewReport
   const fail = (path: string, why: string): never => {
     throw new ToolgateError('SCHEMA_INVALID', `${file}: review annotations${path ? ` at ${path}` : ''}: ${why}`, { at: [{ file, path }] });
   };
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    throw new ToolgateError('PARSE_ERROR', `${file}: review annotations are not valid JSON`, { at: [{ file }] });
-  }
+  // The strict reader: a fault at line:col, a repeated key refused rather than the last one kept.
+  const v: unknown = parseJsonInput(text, file);
   if (!isObject(v)) return fail('', 'must be an object');
   closed(v, ['schema_version', 'kind', 'source', 'events'], '', fail);
   if (v.schema_version !== 1) fail('/schema_version', 'unsupported schema_version (this reader knows 1)');

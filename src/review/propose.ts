@@ -22,7 +22,8 @@
  * Removals: a granted (agent, tool) that a window row reports with `calls: 0` explicitly (absence
  * from a window is not evidence). Pure: records in, proposal out.
  */
-import { ToolgateError } from '../errors.ts';
+import { ToolgateError, isToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
 import { profileReject } from '../governance/assess.ts';
 import type { Estate } from '../governance/estate.ts';
 import { SelectorIndex, selectorIndex } from '../selector/selector-index.ts';
@@ -81,9 +82,10 @@ export function readObservations(file: string, text: string): Observations {
     };
     let v: unknown;
     try {
-      v = JSON.parse(t);
-    } catch {
-      fail('not a JSON object');
+      v = parseJsonInput(t, file, { line });
+    } catch (e) {
+      if (!isToolgateError(e)) throw e;
+      throw new ToolgateError('OBSERVATION_INVALID', e.message, { at: e.at });
     }
     if (!isObject(v)) return fail('not a JSON object');
     if ('envelope' in v) {

@@ -22,6 +22,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
+import { parseJsonInput } from '../canonical/strict-json.ts';
+import { rootAt } from '../parse/source-names.ts';
 
 export const TRACEGRAPH_KIND = 'tracegraph.review-candidates';
 
@@ -83,13 +85,15 @@ export function readReviewReport(file: string, bytes: Uint8Array): ReviewReport 
   const fail = (path: string, why: string): never => {
     throw new ToolgateError('SCHEMA_INVALID', `${file}: review-candidate report${path ? ` at ${path}` : ''}: ${why}`, { at: [{ file, path }] });
   };
-  let v: unknown;
+  let text: string;
   try {
-    v = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (e) {
-    throw new ToolgateError('PARSE_ERROR', `${file}: not a JSON document (${e instanceof SyntaxError ? 'invalid JSON' : 'not valid UTF-8'})`, { at: [{ file }] });
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new ToolgateError('PARSE_ERROR', `${file}: not a JSON document (not valid UTF-8)`, { at: [{ file }] });
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail('', 'must be an object');
+  // The strict reader: a fault at line:col, a repeated key refused rather than the last one kept.
+  const v: unknown = parseJsonInput(text, file);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ToolgateError('SCHEMA_INVALID', `${file}: review-candidate report: must be an object`, { at: [rootAt(file, text)] });
   const o = v as Record<string, unknown>;
   if (o.schema_version !== 1) fail('/schema_version', `unsupported schema_version (this reader knows 1)`);
   if (o.kind !== TRACEGRAPH_KIND) fail('/kind', `must be ${JSON.stringify(TRACEGRAPH_KIND)}`);

@@ -42,6 +42,7 @@ const SLOTS: Record<string, (file: string, w: Work) => { argv: string[]; cwd?: s
   servers: (f, w) => ({ argv: ['crawl', '--servers', f, '--out', join(w.outFile, '..', 'crawled.json')], names: f }),
   connectome: (f, w) => ({ argv: ['diff', '--declared', f, '--observed', w.base('observed.json'), '--window', w.base('window.json'), '--out', w.outFile], names: f }),
   window: (f, w) => ({ argv: ['diff', '--declared', w.base('declared.json'), '--observed', w.base('observed.json'), '--window', f, '--out', w.outFile], names: f }),
+  'review-report': (f) => ({ argv: ['review-candidates', 'list', f], names: f }),
   export: (f, w) => ({ argv: ['graph', 'export', '--graph', f, '--format', 'graphml', '--out', w.outFile], names: f }),
   groups: (f, w) => ({ argv: ['graph', 'collapse', '--graph', w.base('declared.json'), '--level', 'server', '--groups', f, '--out', w.outFile], names: f }),
   events: (f, w) => ({ argv: ['observe', '--events', f, ...WINDOW, '--out', w.outFile], names: f }),

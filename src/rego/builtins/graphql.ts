@@ -149,7 +149,8 @@ function validationMessage(e: GraphQLError, schema: GraphQLSchema): string {
   if (m) return `Field "${m[2]}" is not defined by type "${m[1]}".${m[3] ?? ''}`;
   m = /^Expected value of type "([^"]+)" to include required field "([^"]+)"/.exec(e.message);
   if (m) return `Field "${m[1]}.${m[2]}" of required type "${requiredFieldType(schema, m[1]!, m[2]!)}" was not provided.`;
-  return e.message;
+  // gqlparser shows a block string as a plain quoted one
+  return e.message.replace(/"""([^"]*)"""/g, (_, t: string) => JSON.stringify(t));
 }
 
 /**
@@ -172,7 +173,9 @@ function placeLikeGqlparser(e: GraphQLError, owner: Map<ASTNode, ASTNode>): { no
     const t = holder.kind === Kind.INLINE_FRAGMENT ? first?.loc?.startToken.prev : holder.loc?.startToken;
     if (t) return { node: first, line: t.line, column: t.column };
   }
-  return { node: first, line: loc?.line, column: loc?.column };
+  // (and a block string at its contents, after the opening quotes)
+  const block = first?.kind === Kind.STRING && first.block === true;
+  return { node: first, line: loc?.line, column: loc && block ? loc.column + 3 : loc?.column };
 }
 
 function rootless(doc: DocumentNode, schema: GraphQLSchema): boolean {

@@ -9,7 +9,7 @@ import type {
   FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode,
   VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode,
 } from 'graphql';
-import { GraphQLError, Kind, parse } from 'graphql';
+import { GraphQLError, Kind, parse, TokenKind, type Token } from 'graphql';
 
 export type GoJson = null | boolean | number | string | GoJson[] | { [k: string]: GoJson };
 
@@ -73,6 +73,25 @@ export function parseSchemaDocument(text: string): DocumentNode {
 
 // ------------------------------------------------------------------ to gqlparser's JSON
 
+/** gqlparser's CommentGroup: the `#` comments right before a token (graphql-js keeps them in its token list). */
+function commentsBefore(token: Token | undefined): GoJson {
+  const list: GoJson[] = [];
+  for (let t = token?.prev; t && t.kind === TokenKind.COMMENT; t = t.prev) list.unshift({ Value: `#${t.value}` });
+  return list.length === 0 ? null : { List: list };
+}
+
+const startOf = (n: { loc?: { startToken: Token } | undefined }) => n.loc?.startToken;
+
+/** Comments of a definition that may have a description: before it, and between it and the rest. */
+function descriptionComments(n: { loc?: { startToken: Token } | undefined; description?: { loc?: { startToken: Token; endToken: Token } } | undefined }): Record<string, GoJson> {
+  if (n.description?.loc) {
+    let after = n.description.loc.endToken.next;
+    while (after && after.kind === TokenKind.COMMENT) after = after.next;
+    return { BeforeDescriptionComment: commentsBefore(n.description.loc.startToken), AfterDescriptionComment: commentsBefore(after ?? undefined) };
+  }
+  return { AfterDescriptionComment: commentsBefore(startOf(n)) };
+}
+
 const KIND_NUMBER: Readonly<Record<string, number>> = {
   [Kind.VARIABLE]: 0,
   [Kind.INT]: 1,
@@ -124,7 +143,7 @@ const directives = (xs: readonly (DirectiveNode | ConstDirectiveNode)[] | undefi
 function selections(xs: readonly SelectionNode[] | undefined): GoJson {
   return (xs ?? []).map((s): GoJson => {
     if (s.kind === Kind.FIELD) {
-      return { Alias: s.alias?.value ?? s.name.value, Name: s.name.value, Arguments: args(s.arguments), Directives: directives(s.directives), SelectionSet: selections(s.selectionSet?.selections) };
+      return { Alias: s.alias?.value ?? s.name.value, Name: s.name.value, Arguments: args(s.arguments), Directives: directives(s.directives), SelectionSet: selections(s.selectionSet?.selections), Comment: commentsBefore(startOf(s)) };
     }
     if (s.kind === Kind.FRAGMENT_SPREAD) return { Name: s.name.value, Directives: directives(s.directives) };
     return { TypeCondition: s.typeCondition?.name.value ?? '', Directives: directives(s.directives), SelectionSet: selections(s.selectionSet.selections) };
@@ -150,6 +169,8 @@ function operation(o: OperationDefinitionNode): GoJson {
     VariableDefinitions: variables(o.variableDefinitions),
     Directives: directives(o.directives),
     SelectionSet: selections(o.selectionSet.selections),
+    // gqlparser keeps no comment for the `{ … }` shorthand
+    Comment: startOf(o)?.kind === TokenKind.BRACE_L ? null : commentsBefore(startOf(o)),
   };
 }
 
@@ -161,6 +182,7 @@ function fragment(f: FragmentDefinitionNode): GoJson {
     TypeCondition: f.typeCondition.name.value,
     Directives: directives(f.directives),
     SelectionSet: selections(f.selectionSet.selections),
+    Comment: commentsBefore(startOf(f)),
   };
 }
 
@@ -172,11 +194,11 @@ export function queryDocumentJson(doc: DocumentNode): GoJson {
 }
 
 function inputValue(a: InputValueDefinitionNode): GoJson {
-  return { Description: a.description?.value ?? '', Name: a.name.value, DefaultValue: value(a.defaultValue), Type: type(a.type), Directives: directives(a.directives) };
+  return { Description: a.description?.value ?? '', Name: a.name.value, DefaultValue: value(a.defaultValue), Type: type(a.type), Directives: directives(a.directives), ...descriptionComments(a) };
 }
 
 function fieldDef(f: FieldDefinitionNode | InputValueDefinitionNode): GoJson {
-  const base = { Description: f.description?.value ?? '', Name: f.name.value };
+  const base = { Description: f.description?.value ?? '', Name: f.name.value, ...descriptionComments(f) };
   if (f.kind === Kind.FIELD_DEFINITION) return { ...base, Arguments: (f.arguments ?? []).map(inputValue), Type: type(f.type), Directives: directives(f.directives) };
   return { ...base, DefaultValue: value(f.defaultValue), Type: type(f.type), Directives: directives(f.directives) };
 }
@@ -203,11 +225,12 @@ function definition(d: TypeDefinitionNode | TypeExtensionNode): GoJson {
     Name: d.name.value,
     Directives: directives(d.directives),
     BuiltIn: false,
+    ...descriptionComments(d as TypeDefinitionNode),
   };
   if ('interfaces' in d) out.Interfaces = (d.interfaces ?? []).map((i: NamedTypeNode) => i.name.value);
   if ('fields' in d) out.Fields = (d.fields ?? []).map(fieldDef);
   if ('types' in d) out.Types = (d.types ?? []).map((t: NamedTypeNode) => t.name.value);
-  if ('values' in d) out.EnumValues = (d.values ?? []).map((v: EnumValueDefinitionNode) => ({ Description: v.description?.value ?? '', Name: v.name.value, Directives: directives(v.directives) }));
+  if ('values' in d) out.EnumValues = (d.values ?? []).map((v: EnumValueDefinitionNode) => ({ Description: v.description?.value ?? '', Name: v.name.value, Directives: directives(v.directives), ...descriptionComments(v) }));
   return out;
 }
 

@@ -19,6 +19,7 @@ const SCHEMAS = [
   'interface I { a: Int } type Query implements I { b: Int }',
   '',
   'type Query { f(a: Filter): Int } input Filter { x: Int! }',
+  '# top\ntype Query {\n  # f\n  a(\n # arg\n x: Int): Int\n}\n# before\n"d"\n# after\nenum E {\n # v\n A }',
 ];
 
 const field = fc.constantFrom('user(id: "1") { id name }', 'users { name role }', 'users(first: 2, role: ADMIN) { id friends { name } }', 'node(id: 1) { id ... on User { name } }', 'a', 'b(x: [1, 2])', 'zzz', 'user { id }', 'user(id: $id) { name }', 'users(role: NOPE) { id }', '__typename', 'alias: a', 'user(id: "x") { ...U }', 'a b', 'f(a: {x: 1})', 'f(a: {y: 1})');
@@ -27,7 +28,7 @@ const query = fc.oneof(
   fc.tuple(fc.constantFrom('query Q($id: ID!)', 'query', 'mutation M', 'subscription', 'query Q($id: ID! = "x", $n: [Int])'), fc.array(field, { minLength: 1, maxLength: 2 }))
     .map(([h, fs]) => `${h} { ${fs.join(' ')} }`),
   fc.array(field, { minLength: 1, maxLength: 2 }).map((fs) => `{ ${fs.join(' ')} }\nfragment U on User { email }`),
-  fc.constantFrom('{', '{ a(', 'query { a } query { b }', '{ a } }', 'type X { a: Int }', '', '# c\n{ a }', '{ a(x: """block""") }', '{ a @include(if: true) }', '{ a @nope }'),
+  fc.constantFrom('{', '{ a(', 'query { a } query { b }', '{ a } }', 'type X { a: Int }', '', '# c\n{ a }', '{ a(x: """block""") }', '{ a @include(if: true) }', '{ a @nope }', '# op\nquery {\n  # c\n  a # d\n  b\n}\n# frag\nfragment F on Query { a }'),
 );
 
 describeWithOpa('graphql.* against opa', () => {

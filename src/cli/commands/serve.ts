@@ -3,7 +3,6 @@ import { realpathSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolgateError } from '../../errors.ts';
 import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type DiffFiles, type DiffInputs, type LoadedEstate } from '../../serve/server.ts';
@@ -13,6 +12,7 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
 import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
+import { GuardedStdioTransport } from '../stdio-transport.ts';
 import { readDiffInputs } from './diff.ts';
 
 const usage = `usage: toolgate serve [estate] [--http PORT] [--diff-root DIR ...]
@@ -27,7 +27,8 @@ folders (those of the manifest and the catalog) or a --diff-root; any other path
                     address is printed on stderr) instead of stdio. Host must be 127.0.0.1:PORT or
                     localhost:PORT and an Origin, if sent, http:// one of those (403 otherwise); a
                     POST body is at most ${MAX_BODY_BYTES} bytes (413) and one JSON-RPC message or a
-                    batch of 1 to ${MAX_BATCH} (400 with a JSON-RPC error otherwise)
+                    batch of 1 to ${MAX_BATCH} (400 with a JSON-RPC error otherwise). Over stdio the
+                    same limits hold per line, each refusal answered with a JSON-RPC error line
   --diff-root DIR   another folder the diff tool may read files under (repeatable)
 ${ESTATE_USAGE}`;
 
@@ -119,7 +120,7 @@ function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): Loa
 
 async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker): Promise<number> {
   const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
-  const transport = new StdioServerTransport();
+  const transport = new GuardedStdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
   });

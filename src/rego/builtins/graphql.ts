@@ -37,6 +37,11 @@ function parseFailure(e: unknown): never {
   throw e;
 }
 
+/** Parsing and validating cost about one step per character (or AST node). */
+function charge(ctx: BuiltinContext, ...vs: Value[]): void {
+  for (const v of vs) ctx.budget?.work(typeof v === 'string' ? v.length : v instanceof ObjectValue ? v.size * 8 : 1);
+}
+
 function queryDoc(v: Value): DocumentNode {
   try {
     return typeof v === 'string' ? parseQueryDocument(v) : queryDocumentFromJson(v as ObjectValue);
@@ -230,12 +235,20 @@ export const GRAPHQL_BUILTINS: BuiltinDef[] = [
   {
     name: 'graphql.parse_query',
     arity: 1,
-    fn: (a) => attempt('graphql.parse_query', () => fromJSON(queryDocumentJson(queryDoc(str('graphql.parse_query', a, 0))))),
+    fn: (a, ctx) => {
+      const text = str('graphql.parse_query', a, 0);
+      charge(ctx, text);
+      return attempt('graphql.parse_query', () => fromJSON(queryDocumentJson(queryDoc(text))));
+    },
   },
   {
     name: 'graphql.parse_schema',
     arity: 1,
-    fn: (a) => attempt('graphql.parse_schema', () => fromJSON(schemaDocumentJson(schemaDoc(str('graphql.parse_schema', a, 0))))),
+    fn: (a, ctx) => {
+      const text = str('graphql.parse_schema', a, 0);
+      charge(ctx, text);
+      return attempt('graphql.parse_schema', () => fromJSON(schemaDocumentJson(schemaDoc(text))));
+    },
   },
   {
     name: 'graphql.parse',
@@ -243,6 +256,7 @@ export const GRAPHQL_BUILTINS: BuiltinDef[] = [
     fn: (a, ctx) =>
       attempt('graphql.parse', () => {
         const [q, s] = a as [Value, Value];
+        charge(ctx, q, s);
         checkOperand('graphql.parse', q, 0);
         const query = queryDoc(q);
         checkOperand('graphql.parse', s, 1);
@@ -259,6 +273,7 @@ export const GRAPHQL_BUILTINS: BuiltinDef[] = [
       orElse<Value>([false, new ObjectValue(), new ObjectValue()], () => {
         const [q, s] = a as [Value, Value];
         if (!isOperand(q) || !isOperand(s)) return [false, new ObjectValue(), new ObjectValue()];
+        charge(ctx, q, s);
         const query = queryDoc(q);
         const sdoc = schemaDoc(s);
         verify(schemaOf(s, ctx), query);
@@ -272,6 +287,7 @@ export const GRAPHQL_BUILTINS: BuiltinDef[] = [
       orElse(false, () => {
         const [q, s] = a as [Value, Value];
         if (!isOperand(q) || !isOperand(s)) return false;
+        charge(ctx, q, s);
         const query = queryDoc(q);
         verify(schemaOf(s, ctx), query);
         return true;
@@ -284,6 +300,7 @@ export const GRAPHQL_BUILTINS: BuiltinDef[] = [
       orElse(false, () => {
         const s = a[0] as Value;
         if (!isOperand(s)) return false;
+        charge(ctx, s);
         schemaOf(s, ctx);
         return true;
       }),

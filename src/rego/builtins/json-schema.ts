@@ -10,6 +10,14 @@ import { JsonSyntaxError, parseJsonValue } from './lib/json.ts';
 
 class LoadError extends Error {}
 
+/** Work of reading an operand: its text length, or its element count. */
+function size(v: Value): number {
+  if (typeof v === 'string') return v.length;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + size(x), 1);
+  if (v instanceof ObjectValue) return v.entries().reduce((n: number, [, x]) => n + size(x), 1);
+  return 1;
+}
+
 function toJson(v: Value): JsonValue {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (isNumber(v)) return { num: scalarText(v, (s) => s)! };
@@ -54,6 +62,7 @@ export const JSON_SCHEMA_BUILTINS: BuiltinDef[] = [
     name: 'json.verify_schema',
     arity: 1,
     fn: (a, ctx) => {
+      ctx.budget?.work(size(a[0] as Value));
       try {
         compiled(a[0] as Value, ctx);
         return [true, null];
@@ -76,8 +85,15 @@ export const JSON_SCHEMA_BUILTINS: BuiltinDef[] = [
         if (e instanceof LoadError || e instanceof SchemaError) throw builtinError('json.match_schema', e.message);
         throw e;
       }
-      const errors = validateDocument(schema, doc);
-      ctx.budget?.work(errors.length + 1);
+      ctx.budget?.work(size(a[0] as Value) + size(a[1] as Value));
+      let errors;
+      try {
+        errors = validateDocument(schema, doc);
+      } catch (e) {
+        // a schema whose `$ref` leads back to itself without consuming the document never ends (OPA's stack overflows)
+        if (e instanceof RangeError && /call stack/i.test(e.message)) throw builtinError('json.match_schema', 'schema references recurse without end');
+        throw e;
+      }
       return [
         errors.length === 0,
         errors.map((e) => ObjectValue.ofDistinctKeys(['error', 'type', 'field', 'desc'], [e.error, e.type, e.field, e.description])),

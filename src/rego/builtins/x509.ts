@@ -192,7 +192,13 @@ function withoutURIStrings(j: Record<string, unknown>): Record<string, unknown> 
   return rest;
 }
 
+/** Decoding and parsing cost about a step per 16 characters of input. */
+function chargeText(ctx: BuiltinContext, text: string): void {
+  ctx.budget?.work(1 + (text.length >> 4));
+}
+
 function parseAndVerify(name: string, input: string, options: ObjectValue | undefined, ctx: BuiltinContext): Value {
+  chargeText(ctx, input);
   let certs: ParsedCert[];
   try {
     certs = parsedCerts(input);
@@ -287,7 +293,11 @@ export const X509_BUILTINS: BuiltinDef[] = [
   {
     name: `${P}parse_certificates`,
     arity: 1,
-    fn: (a) => attempt(`${P}parse_certificates`, () => fromJSON(parseCertificates(certificateDer(str(`${P}parse_certificates`, a, 0)), true))),
+    fn: (a, ctx) => {
+      const input = str(`${P}parse_certificates`, a, 0);
+      chargeText(ctx, input);
+      return attempt(`${P}parse_certificates`, () => fromJSON(parseCertificates(certificateDer(input), true)));
+    },
   },
   {
     name: `${P}parse_and_verify_certificates`,

@@ -200,10 +200,21 @@ function literalSlots(l: Literal): Set<number> {
 
 // ---------------------------------------------------------------- scopes and resolution
 
+/** A function argument, a `some`/`every` declaration, or a `:=` assignment. */
+type DeclKind = 'arg' | 'declared' | 'assigned';
+
+const REDECLARED: Record<DeclKind, (name: string) => string> = {
+  arg: (n) => `arg ${n} redeclared`,
+  declared: (n) => `var ${n} declared above`,
+  assigned: (n) => `var ${n} assigned above`,
+};
+
 class Scope {
   readonly vars = new Map<string, number>();
   /** Names declared with some / := / every / function args (not merely used). */
   readonly declared = new Set<string>();
+  /** How each declared name was declared, for OPA's wording when it is declared again. */
+  readonly declaredAs = new Map<string, DeclKind>();
   /** Names referenced in this scope without a declaration (OPA's "seen" vars). */
   readonly seen = new Set<string>();
   /** Vars declared by `some x` or as an `every` key/value, and whether anything used them since. */
@@ -292,16 +303,19 @@ function newSlot(ctx: ResolveCtx, name: string): number {
  * Declares the vars of a pattern term in scope (for some/:=/every/function args). `check`: as OPA, a
  * var declared, assigned or referenced earlier in the same scope cannot be declared again (`:=`, `some`).
  */
-function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean): void {
+function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean, kind: DeclKind): void {
   walkTerms(t, (x) => {
     if (x.type !== 'var') return;
     if (x.name === '_') return;
     if (check && scope.declared.has(x.name)) {
-      ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} assigned above`, x.loc));
+      ctx.errors.push(new RegoError('rego_compile_error', REDECLARED[scope.declaredAs.get(x.name) ?? 'assigned'](x.name), x.loc));
     } else if (check && scope.seen.has(x.name)) {
       ctx.errors.push(new RegoError('rego_compile_error', `var ${x.name} referenced above`, x.loc));
     }
-    if (!scope.declared.has(x.name)) scope.vars.set(x.name, newSlot(ctx, x.name));
+    if (!scope.declared.has(x.name)) {
+      scope.vars.set(x.name, newSlot(ctx, x.name));
+      scope.declaredAs.set(x.name, kind);
+    }
     scope.declared.add(x.name);
   });
 }
@@ -517,19 +531,19 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       });
       // OPA names the type of what cannot be assigned to (its first constant)
       if (!hasVar) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${firstValue === undefined ? e.left.type : typeName(firstValue)}`, l.loc));
-      declarePattern(e.left, scope, ctx, true);
+      declarePattern(e.left, scope, ctx, true, 'assigned');
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;
     }
     case 'some':
-      for (const v of e.vars) declarePattern(v, scope, ctx, true);
+      for (const v of e.vars) declarePattern(v, scope, ctx, true, 'declared');
       expr = { kind: 'some', vars: e.vars.map((v) => resolveTerm(v, scope, ctx)) };
       registerDecls(e.vars, scope, ctx);
       break;
     case 'somein': {
       const coll = resolveTerm(e.coll, scope, ctx);
-      if (e.key) declarePattern(e.key, scope, ctx, true);
-      declarePattern(e.value, scope, ctx, true);
+      if (e.key) declarePattern(e.key, scope, ctx, true, 'declared');
+      declarePattern(e.value, scope, ctx, true, 'declared');
       expr = {
         kind: 'somein',
         key: e.key ? resolveTerm(e.key, scope, ctx) : undefined,
@@ -541,8 +555,8 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
     case 'every': {
       const domain = resolveTerm(e.domain, scope, ctx);
       const inner = new Scope(scope);
-      if (e.key) declarePattern(e.key, inner, ctx, false);
-      declarePattern(e.value, inner, ctx, false);
+      if (e.key) declarePattern(e.key, inner, ctx, false, 'declared');
+      declarePattern(e.value, inner, ctx, false, 'declared');
       const key = e.key ? resolveTerm(e.key, inner, ctx) : undefined;
       const value = resolveTerm(e.value, inner, ctx);
       registerDecls(e.key ? [e.key, e.value] : [e.value], inner, ctx);
@@ -1121,7 +1135,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const bound = new Set<number>();
   // function args are patterns bound on entry
   const args = r.args.map((a) => {
-    declarePattern(a, scope, ctx, false);
+    declarePattern(a, scope, ctx, false, 'arg');
     const t = resolveTerm(a, scope, ctx);
     varSlots(t, bound);
     return t;
@@ -1155,7 +1169,10 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const elses = r.elses.map((e) => {
     const es = new Scope(undefined);
     for (const [n, slot] of argVars) es.vars.set(n, slot);
-    for (const n of argDeclared) es.declared.add(n);
+    for (const n of argDeclared) {
+      es.declared.add(n);
+      es.declaredAs.set(n, 'arg');
+    }
     const eb = resolveBody(e.body, es, ctx);
     const ev = resolveTerm(e.value, es, ctx);
     typeCheck(eb, ctx.errors, [ev]);

@@ -6,6 +6,7 @@
  * Documents under `data` merge the base document (the store) with the virtual documents of rules; a rule's
  * document is computed once per evaluation (and again under `with`, which swaps the caches).
  */
+import { checkBaseConflicts } from './base-conflicts.ts';
 import { mulberry32 } from './prng.ts';
 import type { CallTarget, Expr, Literal, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError, type BuiltinContext } from './builtins/registry.ts';
@@ -137,6 +138,7 @@ export class Evaluator {
     this.opts = opts;
     this.top = this.s;
     this.shared = opts.shared !== undefined && opts.shared.data === this.s.base ? opts.shared : undefined;
+    checkBaseConflicts(policy.root, opts.data);
   }
 
   /** The state outside every `with`: the only one whose documents may be shared. */

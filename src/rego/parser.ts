@@ -92,9 +92,14 @@ class Parser {
       if (isRegoV1) {
         this.v1 = true;
         sawRegoV1 = true;
+      } else if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) {
+        // OPA v1.22 reads `import rego.v2` as Rego v1 with keywords in refs and template strings allowed
+        this.v1 = true;
       } else if (segs[0] === 'future') {
         sawFuture = true;
         if (segs[1] !== 'keywords') this.fail(`invalid import ${segs.join('.')}`, t);
+      } else if (segs[0] === 'rego') {
+        this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);
       } else if (segs[0] !== 'data' && segs[0] !== 'input') {
         this.fail(`unexpected import path, must begin with one of: {data, future, input, rego}, got: ${segs[0]} (hint: if this is unexpected, try updating OPA)`, t);
       }
@@ -155,13 +160,14 @@ class Parser {
     let value: Term | undefined;
     let assign = false;
     let kind: Rule['kind'] = args ? 'func' : 'value';
+    // a head's value or element may be `k, v in coll`, as in a body
     if (this.isIdent('contains') && !args) {
       this.next();
-      key = this.parseInExpr();
+      key = this.parseMember3(this.parseInExpr());
       kind = 'multi';
     } else if (this.isOp(':=') || this.isOp('=')) {
       assign = this.next().text === ':=';
-      value = this.parseInExpr();
+      value = this.parseMember3(this.parseInExpr());
     }
     const loc = this.loc(start);
     if (isDefault) {
@@ -207,7 +213,7 @@ class Parser {
       const elseAssign = this.isOp(':=');
       if (this.isOp(':=') || this.isOp('=')) {
         this.next();
-        ev = this.parseInExpr();
+        ev = this.parseMember3(this.parseInExpr());
       }
       let ebody: Literal[] = [];
       if (this.isIdent('if')) {
@@ -548,6 +554,8 @@ class Parser {
         args.push(this.parseInExpr());
         if (!this.isOp(',')) break;
         this.next();
+        // OPA allows a trailing comma before the closing parenthesis
+        if (this.isOp(')')) break;
       }
     }
     this.expectOp(')');

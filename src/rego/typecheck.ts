@@ -201,8 +201,34 @@ function callsIn(t: Term, visit: (c: Term & { type: 'call' }) => void): void {
   }
 }
 
+/** `x in coll` / `k, x in coll`: OPA unifies the operands with the collection's keys and elements. */
+function checkMembership(c: Term & { type: 'call' }, errors: RegoError[], vars: VarShapes): boolean {
+  const name = c.target?.kind === 'builtin' ? c.target.name : undefined;
+  if (name !== 'internal.member_2' && name !== 'internal.member_3') return false;
+  const coll = c.args[c.args.length - 1];
+  if (coll === undefined || c.args.length !== (name === 'internal.member_2' ? 2 : 3)) return true;
+  const collShape = shapeOf(coll, vars);
+  // an empty collection's element type is unknown to OPA too
+  if (collShape.k === 'array' && collShape.items.length === 0) return true;
+  const it = iteration(collShape);
+  if (it === undefined) return true;
+  const value = shapeOf(c.args[c.args.length - 2] as Term, vars);
+  const key = name === 'internal.member_3' ? shapeOf(c.args[0] as Term, vars) : ANY;
+  const keys = collShape.k === 'object' ? objectKeyShape(coll) : it.key;
+  if (!compatible(value, it.value) || !compatible(key, keys)) errors.push(new RegoError('rego_type_error', 'match error', c.loc));
+  return true;
+}
+
+/** The keys' shape of an object written with constant keys (else any). */
+function objectKeyShape(t: Term): Shape {
+  if (t.type === 'value' && t.value instanceof ObjectValue) return union([...t.value.entries()].map(([k]) => shapeOfValue(k)));
+  if (t.type === 'object' && t.entries.every(([k]) => k.type === 'value')) return union(t.entries.map(([k]) => shapeOfValue((k as Term & { type: 'value' }).value)));
+  return ANY;
+}
+
 function checkBuiltinCall(c: Term & { type: 'call' }, errors: RegoError[], vars: VarShapes): void {
   if (c.target?.kind !== 'builtin') return;
+  if (checkMembership(c, errors, vars)) return;
   const d = declOf(c.target.name);
   if (d === undefined) return;
   const want = c.args.length === d.args.length + 1 && d.result ? [...d.args, d.result] : d.args;

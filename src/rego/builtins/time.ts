@@ -21,10 +21,9 @@ function nsOf(name: string, v: Value): bigint {
   const b = toBigInt(v);
   // OPA reads the timestamp as a Go int64
   if (b !== undefined && (b > 9223372036854775807n || b < -9223372036854775808n)) throw builtinError(name, 'timestamp too big');
-  if (b !== undefined) return b;
-  // OPA truncates a fractional timestamp
-  const t = String(v);
-  return BigInt(/^-?\d+/.exec(t)?.[0] ?? '0');
+  // OPA reads it as an exact int64: a fractional timestamp is refused the same way
+  if (b === undefined) throw builtinError(name, 'timestamp too big');
+  return b;
 }
 
 function timeArg(name: string, args: Value[], withLayout = false): TimeArg {

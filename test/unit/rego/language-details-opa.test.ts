@@ -1,0 +1,79 @@
+/**
+ * Language and compiler details against the real `opa eval`, on generated programs: `in` and
+ * `x, y in z` as terms (head values, arrays, objects, call arguments), trailing commas in calls,
+ * `import rego.v1` / `rego.v2` / others, constant operands of the wrong type and wrong argument
+ * counts (OPA's type check), names declared twice, time values outside int64 nanoseconds, and base documents at, beside and
+ * below rule paths. Results must be equal; an error must have OPA's code and OPA's message.
+ */
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import { fromJSON, type Value } from '../../../src/rego/index.ts';
+import { describeWithOpa } from '../../helpers/opa.ts';
+import { engineOutcome, evalOutcome, show, type DiffCase, type Outcome } from '../../helpers/rego-differential.ts';
+
+const scalar = fc.oneof(fc.constantFrom('null', 'true', 'false', '0', '1', '2.5', '-3', '"a"', '"k"', '""'));
+const composite = fc.oneof(fc.constant('[]'), fc.constant('[1, "a"]'), fc.constant('{"k": 1}'), fc.constant('{1, 2}'), fc.constant('{"a": "k"}'), fc.constant('set()'));
+const anyConst = fc.oneof(scalar, composite);
+const comma = fc.constantFrom('', ',');
+
+/** One generated module body (after `package t`), queried as `x := data.t.p`. */
+const program: fc.Arbitrary<{ body: string; data?: unknown; strict?: boolean }> = fc.oneof(
+  // `in` and `k, v in coll` wherever OPA takes a term
+  fc.tuple(anyConst, anyConst).map(([a, c]) => ({ body: `p := ${a} in ${c}` })),
+  fc.tuple(anyConst, anyConst, anyConst).map(([k, v, c]) => ({ body: `p := ${k}, ${v} in ${c}` })),
+  fc.tuple(anyConst, anyConst, anyConst).map(([k, v, c]) => ({ body: `p contains ${k}, ${v} in ${c}` })),
+  fc.tuple(anyConst, anyConst).map(([a, c]) => ({ body: `p := [${a} in ${c}, 0]` })),
+  fc.tuple(anyConst, anyConst).map(([a, c]) => ({ body: `p := {"r": ${a} in ${c}}` })),
+  fc.tuple(anyConst, anyConst).map(([a, c]) => ({ body: `f(v) := [v]\np := f(${a} in ${c})` })),
+  fc.tuple(anyConst, anyConst, anyConst).map(([k, v, c]) => ({ body: `f(a) := 1 if false else := ${k}, ${v} in ${c}\np := f(0)` })),
+  // trailing commas in calls (and in the collections inside them)
+  fc.tuple(fc.constantFrom('count', 'sum', 'max', 'sort', 'is_array', 'type_name'), comma, comma).map(([f, c1, c2]) => ({ body: `p := ${f}([1, 2${c1}]${c2})` })),
+  fc.tuple(comma, comma).map(([c1, c2]) => ({ body: `f(a, b${c1}) := [a, b]\np := f(1, 2${c2})` })),
+  fc.tuple(comma).map(([c]) => ({ body: `p := concat("-", ["a", "b"]${c})` })),
+  // imports of rego.*
+  fc.tuple(fc.constantFrom('rego.v1', 'rego.v2', 'rego.v3', 'rego', 'rego.v1.x'), fc.constantFrom('p := 1', 'p if { true }', 'p { true }', 'p contains 1')).map(([i, r]) => ({ body: `import ${i}\n${r}` })),
+  // constant operands of a type OPA's declaration rules out, and wrong argument counts
+  fc.tuple(fc.constantFrom('contains', 'startswith', 'concat', 'count', 'sum', 'lower', 'numbers.range', 'array.slice', 'object.get', 'abs', 'plus', 'bits.and', 'sort', 'units.parse'), fc.array(anyConst, { minLength: 0, maxLength: 4 })).map(([f, args]) => ({ body: `p := ${f}(${args.join(', ')})` })),
+  fc.tuple(anyConst, anyConst).map(([a, b]) => ({ body: `p := ${a} + ${b}` })),
+  // time values outside int64 nanoseconds (strict: the error is the answer)
+  fc.tuple(fc.constantFrom('time.date', 'time.clock', 'time.weekday', 'time.format'), fc.constantFrom('0', '9223372036854775807', '9223372036854775808', '-9223372036854775809', '99999999999999999999', '1.5')).map(([f, n]) => ({ body: `p := ${f}(${n})`, strict: true })),
+  fc.constantFrom('0', '9223372036854775807', '-9223372036854775808', '1700000000000000000').chain((n) => fc.integer({ min: -300, max: 300 }).map((y) => ({ body: `p := time.add_date(${n}, ${y}, 0, 0)`, strict: true }))),
+  // declaring a name again: after an argument, a `some`, an `every`, a `:=` or a reference
+  fc.tuple(fc.constantFrom('some x', 'x := 1', 'y := x', 'some x in [1]', 'x = 1'), fc.constantFrom('x := 2', 'some x', 'some x in [2]')).map(([a, b]) => ({ body: `p if { ${a}; ${b}; x }` })),
+  fc.constantFrom('x := 2', 'some x', 'some x in [2]', 'x = 2').map((b) => ({ body: `f(x) if { ${b} }\np := f(2)` })),
+  // base documents at, beside and below rule paths
+  fc.tuple(fc.constantFrom('p := 1', 'p contains 1', 'p.a := 1', 'p[k] := 1 if k := "a"', 'f(x) := 1\np := 2'), fc.constantFrom<unknown>({ p: 2 }, { q: 2 }, { p: { a: 2 } }, { p: { b: 2 } }, { f: 1 }, {})).map(([r, d]) => ({ body: r, data: { t: d } })),
+);
+
+/** The message without the location OPA and the engine print before the code. */
+function messageOf(o: Outcome): string {
+  if (o.kind !== 'error') return '';
+  const first = o.message.split('\n')[0] ?? '';
+  const at = first.indexOf(`${o.codes[0]}: `);
+  return at >= 0 ? first.slice(at + (o.codes[0]?.length ?? 0) + 2) : first;
+}
+
+function agree(engine: Outcome, opa: Outcome): boolean {
+  if (engine.kind === 'results' && opa.kind === 'results') return engine.results.join('\n') === opa.results.join('\n');
+  if (engine.kind === 'error' && opa.kind === 'error') return engine.codes[0] === opa.codes[0] && messageOf(engine) === messageOf(opa);
+  return false;
+}
+
+describeWithOpa('language details against opa eval', () => {
+  it('generated programs: same results, or the same error code and message', () => {
+    const programs = fc.sample(program, { numRuns: 400, seed: 20261201 });
+    const disagree: string[] = [];
+    for (const p of programs) {
+      const c: DiffCase = {
+        modules: [{ name: 'm0.rego', text: `package t\n${p.body}\n` }],
+        query: 'x := data.t.p',
+        ...(p.data !== undefined ? { data: fromJSON(p.data) as Value } : {}),
+        ...(p.strict ? { strict: true } : {}),
+      };
+      const ours = engineOutcome(c);
+      const opa = evalOutcome(c);
+      if (!agree(ours, opa)) disagree.push(`${p.body.replace(/\n/g, ' | ')}${p.data ? ` with data ${JSON.stringify(p.data)}` : ''}\n  engine: ${show(ours)}\n  opa:    ${show(opa)}`);
+    }
+    expect(disagree).toEqual([]);
+  }, 180_000);
+});

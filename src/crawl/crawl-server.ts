@@ -21,6 +21,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogServer } from '../catalog/types.ts';
+import { checkCrawledEntry } from './catalog.ts';
 import { credentialsFromUrl, redact, redactValue, tail, urlSecrets } from './redact.ts';
 import type { Launch } from './servers.ts';
 
@@ -109,8 +110,9 @@ class RecordingTransport implements Transport {
 class Deadline extends Error {}
 
 /**
- * Crawls one server. Never throws: failures are entries with `status: "failed"`. Every known
- * secret of the launch (and of its URL) is masked in the entry, whatever the server sent.
+ * Crawls one server. Never throws: failures are entries with `status: "failed"`, as are lists
+ * that break the catalog's rules (checkCrawledEntry). Every known secret of the launch (and of
+ * its URL) is masked in the entry, whatever the server sent.
  *
  * @example
  * const entry = await crawlServer(launch, { timeoutMs: 20_000, clientInfo: { name: 'toolgate', version: '0.1.0' } });
@@ -125,10 +127,18 @@ export async function crawlServer(launch: Launch, options: CrawlServerOptions): 
     // A URL the transport cannot take (crawl itself returns every other failure as a value).
     entry = { name: launch.name, status: 'failed', error: redact(`cannot connect: ${e instanceof Error ? e.message : String(e)}`, secrets) };
   }
-  // Redacted before anything is written: a server may echo a secret in its lists or its info.
-  // The name (the servers file's) and the status (toolgate's) are not the server's words.
-  const { name, status, ...sent } = entry;
-  return { name, status, ...redactValue(sent, secrets) } as CatalogServer;
+  // Checked on what the server sent, then redacted before anything is written (a server may echo
+  // a secret in its lists or its info); a mask can break a list's shape (a secret that is also a
+  // field name), which fails the entry too, its text masked again.
+  return redactEntry(checkCrawledEntry(redactEntry(checkCrawledEntry(entry), secrets)), secrets);
+}
+
+/** The entry with every known secret masked; the name (the servers file's) and status (toolgate's) kept. */
+function redactEntry(entry: CatalogServer, secrets: readonly string[]): CatalogServer {
+  const { name, status, error, ...sent } = entry;
+  const out: Record<string, unknown> = { name, status, ...redactValue(sent, secrets) };
+  if (typeof error === 'string') out.error = redact(error, secrets);
+  return out as unknown as CatalogServer;
 }
 
 /** The transport for an HTTP launch: userinfo moved into an Authorization header, its values made secrets. */

@@ -4,7 +4,7 @@
  * loses the others; the result says which failed.
  */
 import type { Catalog, CatalogServer } from '../catalog/types.ts';
-import { assembleCatalog, checkCrawledEntry } from './catalog.ts';
+import { assembleCatalog } from './catalog.ts';
 import { crawlServer } from './crawl-server.ts';
 import { resolveLaunch, type LaunchContext, type ServersFile } from './servers.ts';
 
@@ -52,7 +52,7 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
       const spec = specs[i]!;
       const launch = resolveLaunch(spec, options);
       const entry: CatalogServer =
-        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : checkCrawledEntry(await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true }));
+        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true });
       results[i] = spec.registry === undefined ? entry : { ...entry, registry: spec.registry };
       options.onServer?.(entry);
     }

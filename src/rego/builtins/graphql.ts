@@ -4,14 +4,15 @@
  * answers shaped as OPA's (gqlparser's AST JSON, see lib/gqlast.ts) and errors worded as OPA words
  * them (`MESSAGE in GraphQL string at location L:C`).
  */
-import { buildASTSchema, GraphQLError, GraphQLSchema, specifiedScalarTypes, Kind, specifiedRules, validate, validateSchema, visit, type ASTNode, type DocumentNode } from 'graphql';
+import type { GraphQLError, GraphQLSchema, ASTNode, DocumentNode, ValidationContext, ValidationRule } from 'graphql';
 import { ObjectValue, fromJSON, type Value } from '../value.ts';
 import { builtinError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { oneOfError, str } from './args.ts';
 // Not re-exported from the package root: the SDL checks buildASTSchema runs, with their locations.
-import { validateSDL } from 'graphql/validation/validate.js';
+
 import { GqlError, gqlErrorOf, parseQueryDocument, parseSchemaDocument, queryDocumentJson, schemaDocumentJson } from './lib/gqlast.ts';
 import { queryDocumentFromJson, schemaDocumentFromJson } from './lib/gqlfromjson.ts';
+import { gql, gqlValidate } from './lib/graphql-js.ts';
 
 /**
  * OPA's formatGqlParserError over gqlparser's error text: one `input:L:C: message` for a syntax
@@ -61,7 +62,7 @@ function schemaDoc(v: Value): DocumentNode {
 /** The name's position of the type definition called `name`, for errors gqlparser places there. */
 function typeNameLoc(doc: DocumentNode, name: string): { line: number; column: number } | undefined {
   for (const d of doc.definitions) {
-    if ('name' in d && d.name?.value === name && d.kind !== Kind.OPERATION_DEFINITION && d.kind !== Kind.FRAGMENT_DEFINITION) {
+    if ('name' in d && d.name?.value === name && d.kind !== gql().Kind.OPERATION_DEFINITION && d.kind !== gql().Kind.FRAGMENT_DEFINITION) {
       const t = d.name.loc?.startToken;
       if (t) return { line: t.line, column: t.column };
     }
@@ -91,23 +92,23 @@ function schemaFailure(doc: DocumentNode, e: GraphQLError): GqlFailure {
 /** gqlparser's ValidateSchemaDocument (with its prelude of built-in types), as graphql-js builds the schema. */
 function buildSchema(doc: DocumentNode, cache: Map<string, Value>, key: string | undefined): GraphQLSchema {
   // graphql-js's SDL rules first (buildASTSchema would only throw their joined text, without locations).
-  const sdl = validateSDL(doc);
+  const sdl = gqlValidate().validateSDL(doc);
   if (sdl[0]) throw schemaFailure(doc, sdl[0]);
   try {
-    const checked = buildASTSchema(doc, { assumeValidSDL: true });
+    const checked = gql().buildASTSchema(doc, { assumeValidSDL: true });
     // gqlparser does not require a query root type; graphql-js does.
-    const errors = validateSchema(checked).filter((e) => !/^Query root type must be provided/.test(e.message));
+    const errors = gql().validateSchema(checked).filter((e) => !/^Query root type must be provided/.test(e.message));
     if (errors[0]) throw schemaFailure(doc, errors[0]);
   } catch (e) {
-    if (e instanceof GraphQLError) throw schemaFailure(doc, e);
+    if (e instanceof gql().GraphQLError) throw schemaFailure(doc, e);
     throw e;
   }
-  // Checked above; built again without graphql-js's own root-type check, which validate() would repeat.
-  const built = buildASTSchema(doc, { assumeValid: true, assumeValidSDL: true });
+  // Checked above; built again without graphql-js's own root-type check, which gql().validate() would repeat.
+  const built = gql().buildASTSchema(doc, { assumeValid: true, assumeValidSDL: true });
   // gqlparser's prelude declares the built-in scalars whether the schema uses them or not
   const config = built.toConfig();
-  const missing = specifiedScalarTypes.filter((t) => !config.types.some((x) => x.name === t.name));
-  const schema = new GraphQLSchema({ ...config, types: [...config.types, ...missing], assumeValid: true });
+  const missing = gql().specifiedScalarTypes.filter((t) => !config.types.some((x) => x.name === t.name));
+  const schema = new (gql().GraphQLSchema)({ ...config, types: [...config.types, ...missing], assumeValid: true });
   if (key !== undefined) cache.set(key, schema as unknown as Value);
   return schema;
 }
@@ -125,13 +126,13 @@ function schemaOf(v: Value, ctx: BuiltinContext): GraphQLSchema {
 function postOrder(doc: DocumentNode): { order: Map<ASTNode, number>; owner: Map<ASTNode, ASTNode> } {
   const order = new Map<ASTNode, number>();
   const owner = new Map<ASTNode, ASTNode>();
-  const defs = [...doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION), ...doc.definitions.filter((d) => d.kind !== Kind.OPERATION_DEFINITION)];
+  const defs = [...doc.definitions.filter((d) => d.kind === gql().Kind.OPERATION_DEFINITION), ...doc.definitions.filter((d) => d.kind !== gql().Kind.OPERATION_DEFINITION)];
   for (const d of defs) {
-    visit(d, { leave: (node: ASTNode) => void order.set(node, order.size) });
-    if (d.kind === Kind.OPERATION_DEFINITION) for (const v of d.variableDefinitions ?? []) owner.set(v, d);
-    visit(d, {
+    gql().visit(d, { leave: (node: ASTNode) => void order.set(node, order.size) });
+    if (d.kind === gql().Kind.OPERATION_DEFINITION) for (const v of d.variableDefinitions ?? []) owner.set(v, d);
+    gql().visit(d, {
       enter: (node: ASTNode) => {
-        if ((node.kind === Kind.FRAGMENT_DEFINITION || node.kind === Kind.INLINE_FRAGMENT) && node.typeCondition) owner.set(node.typeCondition, node);
+        if ((node.kind === gql().Kind.FRAGMENT_DEFINITION || node.kind === gql().Kind.INLINE_FRAGMENT) && node.typeCondition) owner.set(node.typeCondition, node);
       },
     });
   }
@@ -175,29 +176,46 @@ function placeLikeGqlparser(e: GraphQLError, owner: Map<ASTNode, ASTNode>): { no
   if (/^Unknown directive "@|^The directive "@|^Directive "@/.test(e.message)) return { node: first, line: loc?.line, column: loc ? loc.column + 1 : undefined };
   const holder = first && /^Unknown type "/.test(e.message) ? owner.get(first) : undefined;
   if (holder) {
-    const t = holder.kind === Kind.INLINE_FRAGMENT ? first?.loc?.startToken.prev : holder.loc?.startToken;
+    const t = holder.kind === gql().Kind.INLINE_FRAGMENT ? first?.loc?.startToken.prev : holder.loc?.startToken;
     if (t) return { node: first, line: t.line, column: t.column };
   }
   // (and a block string at its contents, after the opening quotes)
-  const block = first?.kind === Kind.STRING && first.block === true;
+  const block = first?.kind === gql().Kind.STRING && first.block === true;
   return { node: first, line: loc?.line, column: loc && block ? loc.column + 3 : loc?.column };
 }
 
 function rootless(doc: DocumentNode, schema: GraphQLSchema): boolean {
   const roots = { query: schema.getQueryType(), mutation: schema.getMutationType(), subscription: schema.getSubscriptionType() };
-  return doc.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && !roots[d.operation]);
+  return doc.definitions.some((d) => d.kind === gql().Kind.OPERATION_DEFINITION && !roots[d.operation]);
 }
+
+/** An operation whose root type the schema lacks (graphql-js 16 has no rule for it; gqlparser does). */
+const knownOperationTypes: ValidationRule = (context: ValidationContext) => ({
+  OperationDefinition(node) {
+    const schema = context.getSchema();
+    const root = node.operation === 'query' ? schema.getQueryType() : node.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+    if (!root) context.reportError(new (gql().GraphQLError)(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }));
+  },
+});
+
+let rules: readonly ValidationRule[] | undefined;
+const validationRules = (): readonly ValidationRule[] => {
+  if (rules) return rules;
+  const { specifiedRules, LoneAnonymousOperationRule } = gql();
+  const at = specifiedRules.indexOf(LoneAnonymousOperationRule) + 1;
+  return (rules = [...specifiedRules.slice(0, at), knownOperationTypes, ...specifiedRules.slice(at)]);
+};
 
 function verify(schema: GraphQLSchema, doc: DocumentNode): void {
   const found: { e: GqlError; at: number }[] = [];
   const { order, owner } = postOrder(doc);
   // gqlparser's UniqueOperationNamesRule counts anonymous operations as all named ""
-  const anonymous = doc.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION && d.name === undefined);
+  const anonymous = doc.definitions.filter((d) => d.kind === gql().Kind.OPERATION_DEFINITION && d.name === undefined);
   for (const d of anonymous.slice(1)) {
     const t = d.loc?.startToken;
     found.push({ e: new GqlError('There can be only one operation named "".', t?.line, t?.column), at: (order.get(d) ?? 0) + 0.5 });
   }
-  for (const e of validate(schema, doc, specifiedRules)) {
+  for (const e of gql().validate(schema, doc, validationRules())) {
     // without a root type gqlparser knows no field types, so it compares no fields
     if (/conflict because/.test(e.message) && rootless(doc, schema)) continue;
     const { node, line, column } = placeLikeGqlparser(e, owner);

@@ -36,7 +36,7 @@ function modulesLoaded(args: readonly string[]): string[] {
 const commandFiles = (mods: readonly string[]) => mods.filter((m) => m.startsWith('src/cli/commands/'));
 
 /** Packages and source folders that cost tens to hundreds of ms to load, and which commands need them. */
-const HEAVY = ['node_modules/@modelcontextprotocol/sdk', 'node_modules/@viz-js/viz', 'node_modules/playwright-core', 'node_modules/@open-policy-agent/opa-wasm', 'node_modules/jose', 'node_modules/yaml', 'src/audit/', 'src/crawl/', 'src/serve/', 'src/connectome/'];
+const HEAVY = ['node_modules/@modelcontextprotocol/sdk', 'node_modules/@viz-js/viz', 'node_modules/playwright-core', 'node_modules/@open-policy-agent/opa-wasm', 'node_modules/jose', 'node_modules/yaml', 'node_modules/graphql', 'src/audit/', 'src/crawl/', 'src/serve/', 'src/connectome/'];
 const heavyIn = (mods: readonly string[], allowed: readonly string[] = []) => mods.filter((m) => HEAVY.some((h) => m.startsWith(h)) && !allowed.some((a) => m.startsWith(a)));
 
 describe('lazy command loading', () => {

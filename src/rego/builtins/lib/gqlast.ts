@@ -4,12 +4,9 @@
  * SchemaDocument; Go field names, value kinds as numbers), with positions, nulls and empty lists
  * and objects pruned as OPA prunes them.
  */
-import type {
-  ArgumentNode, ConstDirectiveNode, DefinitionNode, DirectiveDefinitionNode, DirectiveNode, DocumentNode, EnumValueDefinitionNode,
-  FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode,
-  VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode,
-} from 'graphql';
-import { GraphQLError, Kind, parse, TokenKind, type Token } from 'graphql';
+import type { ArgumentNode, ConstDirectiveNode, DefinitionNode, DirectiveDefinitionNode, DirectiveNode, DocumentNode, EnumValueDefinitionNode, FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode, VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode } from 'graphql';
+import type { GraphQLError, Kind, Token } from 'graphql';
+import { gql } from './graphql-js.ts';
 
 export type GoJson = null | boolean | number | string | GoJson[] | { [k: string]: GoJson };
 
@@ -40,16 +37,16 @@ export function gqlErrorOf(e: GraphQLError): GqlError {
 
 function parseDocument(text: string): DocumentNode {
   // gqlparser reads a document with no definitions as empty; graphql-js calls it a syntax error.
-  if (/^(?:[\s,\uFEFF]|#[^\n\r]*)*$/.test(text)) return { kind: Kind.DOCUMENT, definitions: [] };
+  if (/^(?:[\s,\uFEFF]|#[^\n\r]*)*$/.test(text)) return { kind: gql().Kind.DOCUMENT, definitions: [] };
   try {
-    return parse(text, { noLocation: false });
+    return gql().parse(text, { noLocation: false });
   } catch (e) {
-    if (e instanceof GraphQLError) throw gqlErrorOf(e);
+    if (e instanceof gql().GraphQLError) throw gqlErrorOf(e);
     throw e;
   }
 }
 
-const EXECUTABLE: ReadonlySet<string> = new Set([Kind.OPERATION_DEFINITION, Kind.FRAGMENT_DEFINITION]);
+const EXECUTABLE: ReadonlySet<string> = new Set([gql().Kind.OPERATION_DEFINITION, gql().Kind.FRAGMENT_DEFINITION]);
 
 function refuseDefinition(d: DefinitionNode, expectExecutable: boolean): never {
   const loc = d.loc?.startToken;
@@ -76,7 +73,7 @@ export function parseSchemaDocument(text: string): DocumentNode {
 /** gqlparser's CommentGroup: the `#` comments right before a token (graphql-js keeps them in its token list). */
 function commentsBefore(token: Token | undefined): GoJson {
   const list: GoJson[] = [];
-  for (let t = token?.prev; t && t.kind === TokenKind.COMMENT; t = t.prev) list.unshift({ Value: `#${t.value}` });
+  for (let t = token?.prev; t && t.kind === gql().TokenKind.COMMENT; t = t.prev) list.unshift({ Value: `#${t.value}` });
   return list.length === 0 ? null : { List: list };
 }
 
@@ -86,43 +83,43 @@ const startOf = (n: { loc?: { startToken: Token } | undefined }) => n.loc?.start
 function descriptionComments(n: { loc?: { startToken: Token } | undefined; description?: { loc?: { startToken: Token; endToken: Token } } | undefined }): Record<string, GoJson> {
   if (n.description?.loc) {
     let after = n.description.loc.endToken.next;
-    while (after && after.kind === TokenKind.COMMENT) after = after.next;
+    while (after && after.kind === gql().TokenKind.COMMENT) after = after.next;
     return { BeforeDescriptionComment: commentsBefore(n.description.loc.startToken), AfterDescriptionComment: commentsBefore(after ?? undefined) };
   }
   return { AfterDescriptionComment: commentsBefore(startOf(n)) };
 }
 
 const KIND_NUMBER: Readonly<Record<string, number>> = {
-  [Kind.VARIABLE]: 0,
-  [Kind.INT]: 1,
-  [Kind.FLOAT]: 2,
-  [Kind.STRING]: 3,
-  [Kind.BOOLEAN]: 5,
-  [Kind.NULL]: 6,
-  [Kind.ENUM]: 7,
-  [Kind.LIST]: 8,
-  [Kind.OBJECT]: 9,
+  [gql().Kind.VARIABLE]: 0,
+  [gql().Kind.INT]: 1,
+  [gql().Kind.FLOAT]: 2,
+  [gql().Kind.STRING]: 3,
+  [gql().Kind.BOOLEAN]: 5,
+  [gql().Kind.NULL]: 6,
+  [gql().Kind.ENUM]: 7,
+  [gql().Kind.LIST]: 8,
+  [gql().Kind.OBJECT]: 9,
 };
 
 function value(v: ValueNode | undefined): GoJson {
   if (v === undefined) return null;
   const base = { ExpectedTypeHasDefault: false };
   switch (v.kind) {
-    case Kind.VARIABLE:
+    case gql().Kind.VARIABLE:
       return { ...base, Kind: 0, Raw: v.name.value };
-    case Kind.INT:
-    case Kind.FLOAT:
-    case Kind.ENUM:
+    case gql().Kind.INT:
+    case gql().Kind.FLOAT:
+    case gql().Kind.ENUM:
       return { ...base, Kind: KIND_NUMBER[v.kind]!, Raw: v.value };
-    case Kind.STRING:
+    case gql().Kind.STRING:
       return { ...base, Kind: v.block ? 4 : 3, Raw: v.value };
-    case Kind.BOOLEAN:
+    case gql().Kind.BOOLEAN:
       return { ...base, Kind: 5, Raw: String(v.value) };
-    case Kind.NULL:
+    case gql().Kind.NULL:
       return { ...base, Kind: 6, Raw: 'null' };
-    case Kind.LIST:
+    case gql().Kind.LIST:
       return { ...base, Kind: 8, Raw: '', Children: v.values.map((x) => ({ Name: '', Value: value(x) })) };
-    case Kind.OBJECT:
+    case gql().Kind.OBJECT:
       return { ...base, Kind: 9, Raw: '', Children: v.fields.map((f) => ({ Name: f.name.value, Value: value(f.value) })) };
     default:
       return null;
@@ -131,8 +128,8 @@ function value(v: ValueNode | undefined): GoJson {
 
 function type(t: TypeNode | undefined, nonNull = false): GoJson {
   if (t === undefined) return null;
-  if (t.kind === Kind.NON_NULL_TYPE) return type(t.type, true);
-  if (t.kind === Kind.LIST_TYPE) return { NamedType: '', Elem: type(t.type), NonNull: nonNull };
+  if (t.kind === gql().Kind.NON_NULL_TYPE) return type(t.type, true);
+  if (t.kind === gql().Kind.LIST_TYPE) return { NamedType: '', Elem: type(t.type), NonNull: nonNull };
   return { NamedType: t.name.value, NonNull: nonNull };
 }
 
@@ -142,10 +139,10 @@ const directives = (xs: readonly (DirectiveNode | ConstDirectiveNode)[] | undefi
 
 function selections(xs: readonly SelectionNode[] | undefined): GoJson {
   return (xs ?? []).map((s): GoJson => {
-    if (s.kind === Kind.FIELD) {
+    if (s.kind === gql().Kind.FIELD) {
       return { Alias: s.alias?.value ?? s.name.value, Name: s.name.value, Arguments: args(s.arguments), Directives: directives(s.directives), SelectionSet: selections(s.selectionSet?.selections), Comment: commentsBefore(startOf(s)) };
     }
-    if (s.kind === Kind.FRAGMENT_SPREAD) return { Name: s.name.value, Directives: directives(s.directives) };
+    if (s.kind === gql().Kind.FRAGMENT_SPREAD) return { Name: s.name.value, Directives: directives(s.directives) };
     return { TypeCondition: s.typeCondition?.name.value ?? '', Directives: directives(s.directives), SelectionSet: selections(s.selectionSet.selections) };
   });
 }
@@ -170,7 +167,7 @@ function operation(o: OperationDefinitionNode): GoJson {
     Directives: directives(o.directives),
     SelectionSet: selections(o.selectionSet.selections),
     // gqlparser keeps no comment for the `{ … }` shorthand
-    Comment: startOf(o)?.kind === TokenKind.BRACE_L ? null : commentsBefore(startOf(o)),
+    Comment: startOf(o)?.kind === gql().TokenKind.BRACE_L ? null : commentsBefore(startOf(o)),
   };
 }
 
@@ -188,8 +185,8 @@ function fragment(f: FragmentDefinitionNode): GoJson {
 
 /** gqlparser's QueryDocument JSON of a parsed query, pruned. */
 export function queryDocumentJson(doc: DocumentNode): GoJson {
-  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION).map(operation);
-  const frags = doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map(fragment);
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === gql().Kind.OPERATION_DEFINITION).map(operation);
+  const frags = doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === gql().Kind.FRAGMENT_DEFINITION).map(fragment);
   return prune({ Operations: ops, Fragments: frags });
 }
 
@@ -199,23 +196,23 @@ function inputValue(a: InputValueDefinitionNode): GoJson {
 
 function fieldDef(f: FieldDefinitionNode | InputValueDefinitionNode): GoJson {
   const base = { Description: f.description?.value ?? '', Name: f.name.value, ...descriptionComments(f) };
-  if (f.kind === Kind.FIELD_DEFINITION) return { ...base, Arguments: (f.arguments ?? []).map(inputValue), Type: type(f.type), Directives: directives(f.directives) };
+  if (f.kind === gql().Kind.FIELD_DEFINITION) return { ...base, Arguments: (f.arguments ?? []).map(inputValue), Type: type(f.type), Directives: directives(f.directives) };
   return { ...base, DefaultValue: value(f.defaultValue), Type: type(f.type), Directives: directives(f.directives) };
 }
 
 const DEFINITION_KIND: Readonly<Record<string, string>> = {
-  [Kind.SCALAR_TYPE_DEFINITION]: 'SCALAR',
-  [Kind.SCALAR_TYPE_EXTENSION]: 'SCALAR',
-  [Kind.OBJECT_TYPE_DEFINITION]: 'OBJECT',
-  [Kind.OBJECT_TYPE_EXTENSION]: 'OBJECT',
-  [Kind.INTERFACE_TYPE_DEFINITION]: 'INTERFACE',
-  [Kind.INTERFACE_TYPE_EXTENSION]: 'INTERFACE',
-  [Kind.UNION_TYPE_DEFINITION]: 'UNION',
-  [Kind.UNION_TYPE_EXTENSION]: 'UNION',
-  [Kind.ENUM_TYPE_DEFINITION]: 'ENUM',
-  [Kind.ENUM_TYPE_EXTENSION]: 'ENUM',
-  [Kind.INPUT_OBJECT_TYPE_DEFINITION]: 'INPUT_OBJECT',
-  [Kind.INPUT_OBJECT_TYPE_EXTENSION]: 'INPUT_OBJECT',
+  [gql().Kind.SCALAR_TYPE_DEFINITION]: 'SCALAR',
+  [gql().Kind.SCALAR_TYPE_EXTENSION]: 'SCALAR',
+  [gql().Kind.OBJECT_TYPE_DEFINITION]: 'OBJECT',
+  [gql().Kind.OBJECT_TYPE_EXTENSION]: 'OBJECT',
+  [gql().Kind.INTERFACE_TYPE_DEFINITION]: 'INTERFACE',
+  [gql().Kind.INTERFACE_TYPE_EXTENSION]: 'INTERFACE',
+  [gql().Kind.UNION_TYPE_DEFINITION]: 'UNION',
+  [gql().Kind.UNION_TYPE_EXTENSION]: 'UNION',
+  [gql().Kind.ENUM_TYPE_DEFINITION]: 'ENUM',
+  [gql().Kind.ENUM_TYPE_EXTENSION]: 'ENUM',
+  [gql().Kind.INPUT_OBJECT_TYPE_DEFINITION]: 'INPUT_OBJECT',
+  [gql().Kind.INPUT_OBJECT_TYPE_EXTENSION]: 'INPUT_OBJECT',
 };
 
 function definition(d: TypeDefinitionNode | TypeExtensionNode): GoJson {
@@ -256,9 +253,9 @@ function directiveDef(d: DirectiveDefinitionNode): GoJson {
 export function schemaDocumentJson(doc: DocumentNode): GoJson {
   const out: Record<string, GoJson[]> = { Schema: [], SchemaExtension: [], Directives: [], Definitions: [], Extensions: [] };
   for (const d of doc.definitions) {
-    if (d.kind === Kind.SCHEMA_DEFINITION) out.Schema!.push(schemaDef(d));
-    else if (d.kind === Kind.SCHEMA_EXTENSION) out.SchemaExtension!.push(schemaDef(d));
-    else if (d.kind === Kind.DIRECTIVE_DEFINITION) out.Directives!.push(directiveDef(d));
+    if (d.kind === gql().Kind.SCHEMA_DEFINITION) out.Schema!.push(schemaDef(d));
+    else if (d.kind === gql().Kind.SCHEMA_EXTENSION) out.SchemaExtension!.push(schemaDef(d));
+    else if (d.kind === gql().Kind.DIRECTIVE_DEFINITION) out.Directives!.push(directiveDef(d));
     else if (d.kind.endsWith('Extension')) out.Extensions!.push(definition(d as TypeExtensionNode));
     else if (d.kind.endsWith('Definition')) out.Definitions!.push(definition(d as TypeDefinitionNode));
   }

@@ -5,9 +5,10 @@
  * and missing fields are zero, and every selection decodes as a field (gqlparser tries Field first,
  * which accepts any object), so fragment spreads and inline fragments come back as fields.
  */
-import { Kind, OperationTypeNode, type DocumentNode } from 'graphql';
+import type { Kind, OperationTypeNode, DocumentNode } from 'graphql';
 import { ObjectValue, type Value } from '../../value.ts';
 import { GqlError } from './gqlast.ts';
+import { gql } from './graphql-js.ts';
 
 type Obj = ObjectValue;
 
@@ -65,7 +66,7 @@ function child(o: Obj, name: string): Obj | undefined {
   return v;
 }
 
-const nameNode = (value: string) => ({ kind: Kind.NAME, value }) as const;
+const nameNode = (value: string) => ({ kind: gql().Kind.NAME, value }) as const;
 
 function valueNode(v: Obj | undefined): unknown {
   if (v === undefined) return undefined;
@@ -74,113 +75,113 @@ function valueNode(v: Obj | undefined): unknown {
   const children = objs(v, 'Children');
   switch (typeof kind === 'number' ? kind : Number(kind ?? 0)) {
     case 0:
-      return { kind: Kind.VARIABLE, name: nameNode(raw) };
+      return { kind: gql().Kind.VARIABLE, name: nameNode(raw) };
     case 1:
-      return { kind: Kind.INT, value: raw };
+      return { kind: gql().Kind.INT, value: raw };
     case 2:
-      return { kind: Kind.FLOAT, value: raw };
+      return { kind: gql().Kind.FLOAT, value: raw };
     case 3:
-      return { kind: Kind.STRING, value: raw };
+      return { kind: gql().Kind.STRING, value: raw };
     case 4:
-      return { kind: Kind.STRING, value: raw, block: true };
+      return { kind: gql().Kind.STRING, value: raw, block: true };
     case 5:
-      return { kind: Kind.BOOLEAN, value: raw === 'true' };
+      return { kind: gql().Kind.BOOLEAN, value: raw === 'true' };
     case 6:
-      return { kind: Kind.NULL };
+      return { kind: gql().Kind.NULL };
     case 7:
-      return { kind: Kind.ENUM, value: raw };
+      return { kind: gql().Kind.ENUM, value: raw };
     case 8:
-      return { kind: Kind.LIST, values: children.map((c) => valueNode(child(c, 'Value'))) };
+      return { kind: gql().Kind.LIST, values: children.map((c) => valueNode(child(c, 'Value'))) };
     default:
-      return { kind: Kind.OBJECT, fields: children.map((c) => ({ kind: Kind.OBJECT_FIELD, name: nameNode(s(c, 'Name')), value: valueNode(child(c, 'Value')) })) };
+      return { kind: gql().Kind.OBJECT, fields: children.map((c) => ({ kind: gql().Kind.OBJECT_FIELD, name: nameNode(s(c, 'Name')), value: valueNode(child(c, 'Value')) })) };
   }
 }
 
 function typeNode(t: Obj | undefined): unknown {
   if (t === undefined) return undefined;
   const elem = child(t, 'Elem');
-  const inner = elem !== undefined ? { kind: Kind.LIST_TYPE, type: typeNode(elem) } : { kind: Kind.NAMED_TYPE, name: nameNode(s(t, 'NamedType')) };
-  return b(t, 'NonNull') ? { kind: Kind.NON_NULL_TYPE, type: inner } : inner;
+  const inner = elem !== undefined ? { kind: gql().Kind.LIST_TYPE, type: typeNode(elem) } : { kind: gql().Kind.NAMED_TYPE, name: nameNode(s(t, 'NamedType')) };
+  return b(t, 'NonNull') ? { kind: gql().Kind.NON_NULL_TYPE, type: inner } : inner;
 }
 
-const argNodes = (o: Obj) => objs(o, 'Arguments').map((a) => ({ kind: Kind.ARGUMENT, name: nameNode(s(a, 'Name')), value: valueNode(child(a, 'Value')) ?? { kind: Kind.NULL } }));
-const directiveNodes = (o: Obj) => objs(o, 'Directives').map((d) => ({ kind: Kind.DIRECTIVE, name: nameNode(s(d, 'Name')), arguments: argNodes(d) }));
+const argNodes = (o: Obj) => objs(o, 'Arguments').map((a) => ({ kind: gql().Kind.ARGUMENT, name: nameNode(s(a, 'Name')), value: valueNode(child(a, 'Value')) ?? { kind: gql().Kind.NULL } }));
+const directiveNodes = (o: Obj) => objs(o, 'Directives').map((d) => ({ kind: gql().Kind.DIRECTIVE, name: nameNode(s(d, 'Name')), arguments: argNodes(d) }));
 
 function selectionSet(o: Obj): unknown {
   const sels = objs(o, 'SelectionSet');
   if (sels.length === 0) return undefined;
   return {
-    kind: Kind.SELECTION_SET,
+    kind: gql().Kind.SELECTION_SET,
     selections: sels.map((f) => {
       const name = s(f, 'Name');
       const alias = s(f, 'Alias');
-      return { kind: Kind.FIELD, alias: alias !== '' && alias !== name ? nameNode(alias) : undefined, name: nameNode(name), arguments: argNodes(f), directives: directiveNodes(f), selectionSet: selectionSet(f) };
+      return { kind: gql().Kind.FIELD, alias: alias !== '' && alias !== name ? nameNode(alias) : undefined, name: nameNode(name), arguments: argNodes(f), directives: directiveNodes(f), selectionSet: selectionSet(f) };
     }),
   };
 }
 
 const variableNodes = (o: Obj, key: string) =>
-  objs(o, key).map((v) => ({ kind: Kind.VARIABLE_DEFINITION, variable: { kind: Kind.VARIABLE, name: nameNode(s(v, 'Variable')) }, type: typeNode(child(v, 'Type')), defaultValue: valueNode(child(v, 'DefaultValue')), directives: directiveNodes(v) }));
+  objs(o, key).map((v) => ({ kind: gql().Kind.VARIABLE_DEFINITION, variable: { kind: gql().Kind.VARIABLE, name: nameNode(s(v, 'Variable')) }, type: typeNode(child(v, 'Type')), defaultValue: valueNode(child(v, 'DefaultValue')), directives: directiveNodes(v) }));
 
-const OPERATIONS: Readonly<Record<string, OperationTypeNode>> = { query: OperationTypeNode.QUERY, mutation: OperationTypeNode.MUTATION, subscription: OperationTypeNode.SUBSCRIPTION };
+const OPERATIONS: Readonly<Record<string, OperationTypeNode>> = { query: gql().OperationTypeNode.QUERY, mutation: gql().OperationTypeNode.MUTATION, subscription: gql().OperationTypeNode.SUBSCRIPTION };
 
 /** A QueryDocument object as a graphql-js document. */
 export function queryDocumentFromJson(o: ObjectValue): DocumentNode {
   const ops = objs(o, 'Operations').map((op) => ({
-    kind: Kind.OPERATION_DEFINITION,
-    operation: OPERATIONS[s(op, 'Operation')] ?? OperationTypeNode.QUERY,
+    kind: gql().Kind.OPERATION_DEFINITION,
+    operation: OPERATIONS[s(op, 'Operation')] ?? gql().OperationTypeNode.QUERY,
     name: s(op, 'Name') === '' ? undefined : nameNode(s(op, 'Name')),
     variableDefinitions: variableNodes(op, 'VariableDefinitions'),
     directives: directiveNodes(op),
-    selectionSet: selectionSet(op) ?? { kind: Kind.SELECTION_SET, selections: [] },
+    selectionSet: selectionSet(op) ?? { kind: gql().Kind.SELECTION_SET, selections: [] },
   }));
   const frags = objs(o, 'Fragments').map((f) => ({
-    kind: Kind.FRAGMENT_DEFINITION,
+    kind: gql().Kind.FRAGMENT_DEFINITION,
     name: nameNode(s(f, 'Name')),
-    typeCondition: { kind: Kind.NAMED_TYPE, name: nameNode(s(f, 'TypeCondition')) },
+    typeCondition: { kind: gql().Kind.NAMED_TYPE, name: nameNode(s(f, 'TypeCondition')) },
     directives: directiveNodes(f),
-    selectionSet: selectionSet(f) ?? { kind: Kind.SELECTION_SET, selections: [] },
+    selectionSet: selectionSet(f) ?? { kind: gql().Kind.SELECTION_SET, selections: [] },
   }));
-  return { kind: Kind.DOCUMENT, definitions: [...ops, ...frags] } as unknown as DocumentNode;
+  return { kind: gql().Kind.DOCUMENT, definitions: [...ops, ...frags] } as unknown as DocumentNode;
 }
 
 const inputValueNodes = (o: Obj, key: string) =>
-  objs(o, key).map((a) => ({ kind: Kind.INPUT_VALUE_DEFINITION, name: nameNode(s(a, 'Name')), type: typeNode(child(a, 'Type')), defaultValue: valueNode(child(a, 'DefaultValue')), directives: directiveNodes(a) }));
+  objs(o, key).map((a) => ({ kind: gql().Kind.INPUT_VALUE_DEFINITION, name: nameNode(s(a, 'Name')), type: typeNode(child(a, 'Type')), defaultValue: valueNode(child(a, 'DefaultValue')), directives: directiveNodes(a) }));
 
 function definitionNode(d: Obj, extension: boolean): unknown {
   const kind = s(d, 'Kind');
   const base = { name: nameNode(s(d, 'Name')), directives: directiveNodes(d) };
-  const named = (xs: string[]) => xs.map((x) => ({ kind: Kind.NAMED_TYPE, name: nameNode(x) }));
+  const named = (xs: string[]) => xs.map((x) => ({ kind: gql().Kind.NAMED_TYPE, name: nameNode(x) }));
   const fields = () =>
-    objs(d, 'Fields').map((f) => ({ kind: Kind.FIELD_DEFINITION, name: nameNode(s(f, 'Name')), arguments: inputValueNodes(f, 'Arguments'), type: typeNode(child(f, 'Type')), directives: directiveNodes(f) }));
+    objs(d, 'Fields').map((f) => ({ kind: gql().Kind.FIELD_DEFINITION, name: nameNode(s(f, 'Name')), arguments: inputValueNodes(f, 'Arguments'), type: typeNode(child(f, 'Type')), directives: directiveNodes(f) }));
   switch (kind) {
     case 'OBJECT':
-      return { kind: extension ? Kind.OBJECT_TYPE_EXTENSION : Kind.OBJECT_TYPE_DEFINITION, ...base, interfaces: named(strs(d, 'Interfaces')), fields: fields() };
+      return { kind: extension ? gql().Kind.OBJECT_TYPE_EXTENSION : gql().Kind.OBJECT_TYPE_DEFINITION, ...base, interfaces: named(strs(d, 'Interfaces')), fields: fields() };
     case 'INTERFACE':
-      return { kind: extension ? Kind.INTERFACE_TYPE_EXTENSION : Kind.INTERFACE_TYPE_DEFINITION, ...base, interfaces: named(strs(d, 'Interfaces')), fields: fields() };
+      return { kind: extension ? gql().Kind.INTERFACE_TYPE_EXTENSION : gql().Kind.INTERFACE_TYPE_DEFINITION, ...base, interfaces: named(strs(d, 'Interfaces')), fields: fields() };
     case 'UNION':
-      return { kind: extension ? Kind.UNION_TYPE_EXTENSION : Kind.UNION_TYPE_DEFINITION, ...base, types: named(strs(d, 'Types')) };
+      return { kind: extension ? gql().Kind.UNION_TYPE_EXTENSION : gql().Kind.UNION_TYPE_DEFINITION, ...base, types: named(strs(d, 'Types')) };
     case 'ENUM':
-      return { kind: extension ? Kind.ENUM_TYPE_EXTENSION : Kind.ENUM_TYPE_DEFINITION, ...base, values: objs(d, 'EnumValues').map((v) => ({ kind: Kind.ENUM_VALUE_DEFINITION, name: nameNode(s(v, 'Name')), directives: directiveNodes(v) })) };
+      return { kind: extension ? gql().Kind.ENUM_TYPE_EXTENSION : gql().Kind.ENUM_TYPE_DEFINITION, ...base, values: objs(d, 'EnumValues').map((v) => ({ kind: gql().Kind.ENUM_VALUE_DEFINITION, name: nameNode(s(v, 'Name')), directives: directiveNodes(v) })) };
     case 'INPUT_OBJECT':
-      return { kind: extension ? Kind.INPUT_OBJECT_TYPE_EXTENSION : Kind.INPUT_OBJECT_TYPE_DEFINITION, ...base, fields: inputValueNodes(d, 'Fields') };
+      return { kind: extension ? gql().Kind.INPUT_OBJECT_TYPE_EXTENSION : gql().Kind.INPUT_OBJECT_TYPE_DEFINITION, ...base, fields: inputValueNodes(d, 'Fields') };
     default:
-      return { kind: extension ? Kind.SCALAR_TYPE_EXTENSION : Kind.SCALAR_TYPE_DEFINITION, ...base };
+      return { kind: extension ? gql().Kind.SCALAR_TYPE_EXTENSION : gql().Kind.SCALAR_TYPE_DEFINITION, ...base };
   }
 }
 
 /** A SchemaDocument object as a graphql-js document. */
 export function schemaDocumentFromJson(o: ObjectValue): DocumentNode {
   const schemaNode = (sd: Obj, extension: boolean) => ({
-    kind: extension ? Kind.SCHEMA_EXTENSION : Kind.SCHEMA_DEFINITION,
+    kind: extension ? gql().Kind.SCHEMA_EXTENSION : gql().Kind.SCHEMA_DEFINITION,
     directives: directiveNodes(sd),
-    operationTypes: objs(sd, 'OperationTypes').map((t) => ({ kind: Kind.OPERATION_TYPE_DEFINITION, operation: OPERATIONS[s(t, 'Operation')] ?? OperationTypeNode.QUERY, type: { kind: Kind.NAMED_TYPE, name: nameNode(s(t, 'Type')) } })),
+    operationTypes: objs(sd, 'OperationTypes').map((t) => ({ kind: gql().Kind.OPERATION_TYPE_DEFINITION, operation: OPERATIONS[s(t, 'Operation')] ?? gql().OperationTypeNode.QUERY, type: { kind: gql().Kind.NAMED_TYPE, name: nameNode(s(t, 'Type')) } })),
   });
   const defs = [
     ...objs(o, 'Schema').map((x) => schemaNode(x, false)),
     ...objs(o, 'SchemaExtension').map((x) => schemaNode(x, true)),
     ...objs(o, 'Directives').map((d) => ({
-      kind: Kind.DIRECTIVE_DEFINITION,
+      kind: gql().Kind.DIRECTIVE_DEFINITION,
       name: nameNode(s(d, 'Name')),
       arguments: inputValueNodes(d, 'Arguments'),
       repeatable: b(d, 'IsRepeatable'),
@@ -189,5 +190,5 @@ export function schemaDocumentFromJson(o: ObjectValue): DocumentNode {
     ...objs(o, 'Definitions').map((d) => definitionNode(d, false)),
     ...objs(o, 'Extensions').map((d) => definitionNode(d, true)),
   ];
-  return { kind: Kind.DOCUMENT, definitions: defs } as unknown as DocumentNode;
+  return { kind: gql().Kind.DOCUMENT, definitions: defs } as unknown as DocumentNode;
 }

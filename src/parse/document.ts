@@ -51,7 +51,9 @@ function parseJson(file: string, text: string): ParsedDocument {
   // The strict reader refuses what JSON.parse would silently lose (repeated keys, rounded
   // integers, numbers out of range) and bounds nesting, each at line:col.
   const value = parseJsonInput(text, file);
-  return { file, value, locate: lazyLocator(file, text) };
+  const locate = lazyLocator(file, text);
+  if (MAY_HOLD_NON_ASCII.test(text)) refuseNfcCollisions(value, locate);
+  return { file, value, locate };
 }
 
 function parseYaml(file: string, text: string): ParsedDocument {
@@ -76,11 +78,14 @@ function parseYaml(file: string, text: string): ParsedDocument {
   const locate = lazyLocator(file, text);
   if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
   if (MAY_HOLD_SURROGATE.test(text)) refuseLoneSurrogates(value, locate);
+  if (MAY_HOLD_NON_ASCII.test(text)) refuseNfcCollisions(value, locate);
   return { file, value, locate };
 }
 
 // A number js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+ digits; YAML also
 // spells .inf and .nan. Only text that holds one is walked.
+// Keys can only coincide after NFC normalisation when some key is not ASCII.
+const MAY_HOLD_NON_ASCII = /[^\x00-\x7f]|\\u|\\x|\\U/;
 // A lone surrogate can only be written as an escape (the text itself is UTF-8).
 const MAY_HOLD_SURROGATE = /\\u[dD][89a-fA-F]|\\U0000[dD][89a-fA-F]/;
 const MAY_OVERFLOW_YAML = /\d[eE][+-]?\d{3}|\d{16}|\.(?:inf|Inf|INF|nan|NaN|NAN)\b/;
@@ -105,6 +110,51 @@ function refuseNonFinite(value: unknown, locate: Locate, text: string): void {
     if (Array.isArray(v)) v.forEach((c, i) => stack.push([c, [...path, i]]));
     else for (const [k, c] of Object.entries(v)) stack.push([c, [...path, k]]);
   }
+}
+
+/**
+ * Refuses two keys of one object that are one key after NFC normalisation ("é" written composed and
+ * decomposed): canonical bytes normalise keys, so the two would collide there, far from the file.
+ */
+function refuseNfcCollisions(value: unknown, locate: Locate): void {
+  // Paths are kept as parent links and spelled out only for the error: the walk visits every node.
+  const values: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: PathSegment[] = [''];
+  const pathOf = (i: number): PathSegment[] => {
+    const out: PathSegment[] = [];
+    for (let j = i; j > 0; j = parents[j]!) out.push(keys[j]!);
+    return out.reverse();
+  };
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (let k = 0; k < v.length; k++) if (v[k] !== null && typeof v[k] === 'object') (values.push(v[k]), parents.push(i), keys.push(k));
+      continue;
+    }
+    let seen: Map<string, string> | undefined;
+    for (const k of Object.keys(v)) {
+      if (/[^\x00-\x7f]/.test(k)) {
+        seen ??= new Map();
+        const first = seen.get(k.normalize('NFC'));
+        if (first !== undefined) {
+          const path = pathOf(i);
+          throw new ToolgateError('PARSE_ERROR', `${pointer([...path, k])}: the keys ${escapedKey(first)} and ${escapedKey(k)} are one key after NFC normalisation`, {
+            at: [locate([...path, k], 'key'), locate([...path, first], 'key')],
+          });
+        }
+        seen.set(k.normalize('NFC'), k);
+      }
+      const c = (v as Record<string, unknown>)[k];
+      if (c !== null && typeof c === 'object') (values.push(c), parents.push(i), keys.push(k));
+    }
+  }
+}
+
+/** A key with every character outside printable ASCII as \\uXXXX, so two spellings can be told apart. */
+function escapedKey(k: string): string {
+  return `"${k.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)}"`;
 }
 
 /** Refuses a string or key holding a lone UTF-16 surrogate (no UTF-8 form, no canonical bytes) at its line:col. */

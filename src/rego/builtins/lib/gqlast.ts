@@ -6,7 +6,7 @@
  */
 import type { ArgumentNode, ConstDirectiveNode, DefinitionNode, DirectiveDefinitionNode, DirectiveNode, DocumentNode, EnumValueDefinitionNode, FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode, VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode } from 'graphql';
 import type { GraphQLError, Kind, Token } from 'graphql';
-import { gql } from './graphql-js.ts';
+import { gql, once } from './graphql-js.ts';
 
 export type GoJson = null | boolean | number | string | GoJson[] | { [k: string]: GoJson };
 
@@ -46,7 +46,7 @@ function parseDocument(text: string): DocumentNode {
   }
 }
 
-const EXECUTABLE: ReadonlySet<string> = new Set([gql().Kind.OPERATION_DEFINITION, gql().Kind.FRAGMENT_DEFINITION]);
+const isExecutable = (d: DefinitionNode) => d.kind === gql().Kind.OPERATION_DEFINITION || d.kind === gql().Kind.FRAGMENT_DEFINITION;
 
 function refuseDefinition(d: DefinitionNode, expectExecutable: boolean): never {
   const loc = d.loc?.startToken;
@@ -57,14 +57,14 @@ function refuseDefinition(d: DefinitionNode, expectExecutable: boolean): never {
 /** Parses a query document (operations and fragments only, as gqlparser's ParseQuery). */
 export function parseQueryDocument(text: string): DocumentNode {
   const doc = parseDocument(text);
-  for (const d of doc.definitions) if (!EXECUTABLE.has(d.kind)) refuseDefinition(d, true);
+  for (const d of doc.definitions) if (!isExecutable(d)) refuseDefinition(d, true);
   return doc;
 }
 
 /** Parses a schema document (type system definitions and extensions only, as ParseSchema). */
 export function parseSchemaDocument(text: string): DocumentNode {
   const doc = parseDocument(text);
-  for (const d of doc.definitions) if (EXECUTABLE.has(d.kind)) refuseDefinition(d, false);
+  for (const d of doc.definitions) if (isExecutable(d)) refuseDefinition(d, false);
   return doc;
 }
 
@@ -89,7 +89,7 @@ function descriptionComments(n: { loc?: { startToken: Token } | undefined; descr
   return { AfterDescriptionComment: commentsBefore(startOf(n)) };
 }
 
-const KIND_NUMBER: Readonly<Record<string, number>> = {
+const kindNumber = once((): Readonly<Record<string, number>> => ({
   [gql().Kind.VARIABLE]: 0,
   [gql().Kind.INT]: 1,
   [gql().Kind.FLOAT]: 2,
@@ -99,7 +99,7 @@ const KIND_NUMBER: Readonly<Record<string, number>> = {
   [gql().Kind.ENUM]: 7,
   [gql().Kind.LIST]: 8,
   [gql().Kind.OBJECT]: 9,
-};
+}));
 
 function value(v: ValueNode | undefined): GoJson {
   if (v === undefined) return null;
@@ -110,7 +110,7 @@ function value(v: ValueNode | undefined): GoJson {
     case gql().Kind.INT:
     case gql().Kind.FLOAT:
     case gql().Kind.ENUM:
-      return { ...base, Kind: KIND_NUMBER[v.kind]!, Raw: v.value };
+      return { ...base, Kind: kindNumber()[v.kind]!, Raw: v.value };
     case gql().Kind.STRING:
       return { ...base, Kind: v.block ? 4 : 3, Raw: v.value };
     case gql().Kind.BOOLEAN:
@@ -200,7 +200,7 @@ function fieldDef(f: FieldDefinitionNode | InputValueDefinitionNode): GoJson {
   return { ...base, DefaultValue: value(f.defaultValue), Type: type(f.type), Directives: directives(f.directives) };
 }
 
-const DEFINITION_KIND: Readonly<Record<string, string>> = {
+const definitionKind = once((): Readonly<Record<string, string>> => ({
   [gql().Kind.SCALAR_TYPE_DEFINITION]: 'SCALAR',
   [gql().Kind.SCALAR_TYPE_EXTENSION]: 'SCALAR',
   [gql().Kind.OBJECT_TYPE_DEFINITION]: 'OBJECT',
@@ -213,11 +213,11 @@ const DEFINITION_KIND: Readonly<Record<string, string>> = {
   [gql().Kind.ENUM_TYPE_EXTENSION]: 'ENUM',
   [gql().Kind.INPUT_OBJECT_TYPE_DEFINITION]: 'INPUT_OBJECT',
   [gql().Kind.INPUT_OBJECT_TYPE_EXTENSION]: 'INPUT_OBJECT',
-};
+}));
 
 function definition(d: TypeDefinitionNode | TypeExtensionNode): GoJson {
   const out: Record<string, GoJson> = {
-    Kind: DEFINITION_KIND[d.kind]!,
+    Kind: definitionKind()[d.kind]!,
     Description: 'description' in d ? (d.description?.value ?? '') : '',
     Name: d.name.value,
     Directives: directives(d.directives),

@@ -123,13 +123,16 @@ function selectionSet(o: Obj): unknown {
 const variableNodes = (o: Obj, key: string) =>
   objs(o, key).map((v) => ({ kind: gql().Kind.VARIABLE_DEFINITION, variable: { kind: gql().Kind.VARIABLE, name: nameNode(s(v, 'Variable')) }, type: typeNode(child(v, 'Type')), defaultValue: valueNode(child(v, 'DefaultValue')), directives: directiveNodes(v) }));
 
-const OPERATIONS: Readonly<Record<string, OperationTypeNode>> = { query: gql().OperationTypeNode.QUERY, mutation: gql().OperationTypeNode.MUTATION, subscription: gql().OperationTypeNode.SUBSCRIPTION };
+const operationOf = (name: string): OperationTypeNode => {
+  const { OperationTypeNode: op } = gql();
+  return name === 'mutation' ? op.MUTATION : name === 'subscription' ? op.SUBSCRIPTION : op.QUERY;
+};
 
 /** A QueryDocument object as a graphql-js document. */
 export function queryDocumentFromJson(o: ObjectValue): DocumentNode {
   const ops = objs(o, 'Operations').map((op) => ({
     kind: gql().Kind.OPERATION_DEFINITION,
-    operation: OPERATIONS[s(op, 'Operation')] ?? gql().OperationTypeNode.QUERY,
+    operation: operationOf(s(op, 'Operation')),
     name: s(op, 'Name') === '' ? undefined : nameNode(s(op, 'Name')),
     variableDefinitions: variableNodes(op, 'VariableDefinitions'),
     directives: directiveNodes(op),
@@ -175,7 +178,7 @@ export function schemaDocumentFromJson(o: ObjectValue): DocumentNode {
   const schemaNode = (sd: Obj, extension: boolean) => ({
     kind: extension ? gql().Kind.SCHEMA_EXTENSION : gql().Kind.SCHEMA_DEFINITION,
     directives: directiveNodes(sd),
-    operationTypes: objs(sd, 'OperationTypes').map((t) => ({ kind: gql().Kind.OPERATION_TYPE_DEFINITION, operation: OPERATIONS[s(t, 'Operation')] ?? gql().OperationTypeNode.QUERY, type: { kind: gql().Kind.NAMED_TYPE, name: nameNode(s(t, 'Type')) } })),
+    operationTypes: objs(sd, 'OperationTypes').map((t) => ({ kind: gql().Kind.OPERATION_TYPE_DEFINITION, operation: operationOf(s(t, 'Operation')), type: { kind: gql().Kind.NAMED_TYPE, name: nameNode(s(t, 'Type')) } })),
   });
   const defs = [
     ...objs(o, 'Schema').map((x) => schemaNode(x, false)),

@@ -14,3 +14,9 @@ let validateLib: GraphqlValidate | undefined;
 
 export const gql = (): GraphqlJs => (lib ??= load('graphql') as GraphqlJs);
 export const gqlValidate = (): GraphqlValidate => (validateLib ??= load('graphql/validation/validate.js') as GraphqlValidate);
+
+/** A table built from graphql-js's constants on first use, so that defining it loads nothing. */
+export function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}

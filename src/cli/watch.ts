@@ -20,7 +20,8 @@ export interface WatchOptions {
 
 /**
  * Calls `onChange` with the saved paths (sorted) after each burst; resolves once stopped and the
- * run under way (if any) has finished.
+ * run under way (if any) has finished. `onChange` reports its own failures: a watch outlives a
+ * save that does not compile.
  */
 export async function watchFiles(options: WatchOptions, onChange: (changed: readonly string[]) => Promise<void>): Promise<void> {
   const debounceMs = options.debounceMs ?? 150;

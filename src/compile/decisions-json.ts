@@ -6,7 +6,7 @@
  *
  * Rows are written by hand: at 200,000 grants they are nearly all of both documents, and the
  * generic encoder's per-object key sorting and path bookkeeping cost more than the rest of the
- * compile stage. Tools arrive sorted by UTF-16 code unit (decideAll sorts them), which is canonical
+ * compile stage. Tools arrive sorted by UTF-16 code unit (the compile sorts each agent's grants), which is canonical
  * order for ASCII keys; a map with a non-ASCII key (which NFC may reorder) uses the generic encoder.
  * test/unit/compile/decisions-json.test.ts holds both forms equal.
  */

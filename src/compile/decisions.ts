@@ -3,7 +3,6 @@
  * policy bundle, the OPA data document and the toolgraph-v1 export are all written from.
  */
 import type { Estate } from '../governance/estate.ts';
-import { cmp } from '../governance/estate.ts';
 import { assess, profileReject, riskScore } from '../governance/assess.ts';
 import type { Profile, RejectReason } from '../governance/types.ts';
 
@@ -29,13 +28,4 @@ export function decide(estate: Estate, agent: string, toolKey: string, profile: 
   const denyPath = reason === 'DENY_VIOLATION' || reason === 'DENY_GOVERNED';
   const paths = denyPath ? [...new Set((reason === 'DENY_VIOLATION' ? a.deny_evidence.filter((e) => e.classification === 'violation') : a.deny_evidence).map((e) => e.path))] : [];
   return { tool_key: toolKey, decision: 'rejected', reason, risk_score: risk, ...(paths.length > 0 ? { paths } : {}) };
-}
-
-/** Decisions for every agent (sorted) and every tool it is granted (sorted). */
-export function decideAll(estate: Estate, profile: Profile): AgentDecisions[] {
-  const agents = [...estate.agents.keys()].sort(cmp);
-  return agents.map((agent) => {
-    const keys = [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
-    return { agent, decisions: keys.map((k) => decide(estate, agent, k, profile)) };
-  });
 }

@@ -74,9 +74,9 @@ function isUnder(path: string, root: string): boolean {
 }
 
 /**
- * The diff call's files, each refused unless it lies under one of `roots` both as written and
- * with symlinks followed: a client must not read arbitrary files of the machine through serve.
- * A file that does not exist under a root is left for the reader to report as unreadable.
+ * The diff call's files, each refused unless its real path (symlinks followed) lies under one of
+ * `roots`: a client must not read arbitrary files of the machine through serve. A file that does
+ * not exist under a root is left for the reader to report as unreadable.
  */
 function confineDiffFiles(io: CliIo, files: DiffFiles, roots: readonly string[]): DiffFiles {
   const out: Record<string, string> = {};

@@ -7,9 +7,20 @@ import type { DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, type Value } from './value.ts';
 
+/** Data documents already checked against a rule tree: a gateway evaluates one document many times. */
+const checked = new WeakMap<DataNode, WeakSet<ObjectValue>>();
+
 /** Walks the rule tree only where the data has values, so a data document beside the rules costs a few lookups. */
-export function checkBaseConflicts(node: DataNode, data: Value | undefined): void {
+export function checkBaseConflicts(root: DataNode, data: Value | undefined): void {
   if (!(data instanceof ObjectValue)) return;
+  let seen = checked.get(root);
+  if (seen?.has(data)) return;
+  walk(root, data);
+  if (seen === undefined) checked.set(root, (seen = new WeakSet()));
+  seen.add(data);
+}
+
+function walk(node: DataNode, data: ObjectValue): void {
   for (const [name, child] of node.children) {
     const v = data.get(name);
     if (v === undefined) continue;
@@ -19,7 +30,7 @@ export function checkBaseConflicts(node: DataNode, data: Value | undefined): voi
     if (!child.hasRules) continue;
     // a value that is not an object cannot hold the rules below it
     if (!(v instanceof ObjectValue)) throw conflict(firstRuleNode(child));
-    checkBaseConflicts(child, v);
+    walk(child, v);
   }
 }
 

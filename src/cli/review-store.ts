@@ -5,17 +5,17 @@
  *   sidecar are resolved through symlinks before anything is read, locked or replaced, so two
  *   aliases of one sidecar share one lock and one history; a sidecar that resolves to the report
  *   itself is refused.
- * - Lock: `<real sidecar>.lock`, created exclusively (O_EXCL) and holding the owner's pid. A writer
- *   waits for it (bounded); a lock whose pid no longer runs is stale and taken over, so a crashed
- *   writer does not block the next one forever.
+ * - Lock: `<real sidecar>.lock` (cli/file-lock.ts). A writer waits for it (bounded); a lock whose
+ *   owner no longer runs on this host is taken over, so a crashed writer does not block the next.
  * - Replace: under the lock the sidecar is re-read, the event appended, the bytes written to a
  *   temp sibling, fsynced and renamed into place (`writeFilesAtomic`), then the folder is fsynced
  *   so the rename itself is durable. A folder fsync that fails after the rename leaves the event
  *   recorded; the caller warns (a retry would append a duplicate).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
+import { withFileLock } from './file-lock.ts';
 import { writeFilesAtomic } from './fs-io.ts';
 
 export const SIDECAR_SUFFIX = '.toolgraph-review.json';
@@ -46,48 +46,9 @@ export function reviewPaths(reportPath: string, sidecarPath: string | undefined)
   return { report, sidecar };
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-
-/** Runs `fn` holding the sidecar's lock; waits up to `waitMs` for another writer. */
+/** Runs `fn` holding the sidecar's lock (`<real sidecar>.lock`); waits up to `waitMs` for another writer. */
 export function withSidecarLock<T>(sidecar: string, fn: () => T, waitMs = 10_000): T {
-  const lock = `${sidecar}.lock`;
-  const deadline = Date.now() + waitMs;
-  let fd: number | undefined;
-  while (fd === undefined) {
-    try {
-      fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, `${process.pid}\n`);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ToolgateError('OUTPUT_UNWRITABLE', `${lock}: cannot lock the review sidecar: ${(e as NodeJS.ErrnoException).code}`, { at: [{ file: lock }] });
-      let owner = NaN;
-      try {
-        owner = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-      } catch {
-        // The owner just released it, or is still writing its pid: retry.
-      }
-      if (Number.isSafeInteger(owner) && owner > 0 && !pidAlive(owner)) {
-        rmSync(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) throw new ToolgateError('OUTPUT_UNWRITABLE', `${lock}: another writer holds the review sidecar's lock${Number.isSafeInteger(owner) ? ` (pid ${owner})` : ''}`, { at: [{ file: lock }] });
-      Atomics.wait(sleeper, 0, 0, 25);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    closeSync(fd);
-    rmSync(lock, { force: true });
-  }
+  return withFileLock(`${sidecar}.lock`, fn, { waitMs });
 }
 
 /** Atomically replaces `path` with `bytes`, then fsyncs its folder; returns a warning when only that last step failed. */

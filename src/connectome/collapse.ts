@@ -46,11 +46,13 @@ export function collapse(graph: Graph | GraphInput, level: Level, options: Colla
   const nodes = new Map<string, ConnectomeNode>();
   for (const n of g.nodes) if (levelRank(n.level) >= target) nodes.set(n.id, n);
   const mapped = new Map<string, string>();
+  const grouped = new Set<string>();
   const containerOf = (n: ConnectomeNode): string => {
     let cur = n;
     for (let step = 0; levelRank(cur.level) < target; step++) {
       if (step > 8) refuse(`node ${JSON.stringify(n.id)}: containment does not reach level ${level}`, `nodes.${n.id}`);
       const explicit = groups.get(cur.id);
+      if (explicit !== undefined) grouped.add(cur.id);
       let next: ConnectomeNode | undefined;
       if (explicit !== undefined) {
         next = g.node(explicit) ?? nodes.get(explicit);
@@ -72,6 +74,9 @@ export function collapse(graph: Graph | GraphInput, level: Level, options: Colla
     return cur.id;
   };
   for (const n of g.nodes) mapped.set(n.id, levelRank(n.level) >= target ? n.id : containerOf(n));
+  // A group for a node that is neither in the graph nor a container on the way is a typo or a stale
+  // file; applying the rest would hide it.
+  for (const id of groups.keys()) if (!g.node(id) && !grouped.has(id)) refuse(`group for ${JSON.stringify(id)}: not a node of the graph`, `groups.${id}`);
 
   const edges = new Map<string, ConnectomeEdge>();
   for (const e of g.edges) {

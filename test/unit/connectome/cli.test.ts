@@ -103,5 +103,10 @@ describe('connectome CLI', () => {
     const ok = await run(['graph', 'collapse', '--graph', golden, '--level', 'server', '--groups', 'groups.json'], dir);
     expect(ok.code).toBe(0);
     expect(ok.out).toContain('{"from":"srv/server","kind":"message","provenance":"observed","sign":"unset","to":"srv/server"}');
+    writeFileSync(join(dir, 'typo.json'), JSON.stringify({ 'srv/module/Enum': 'srv/server', 'srv/boundary/application/beam_mcp': 'srv/server', 'srv/module/Enumm': 'srv/server' }));
+    const typo = await run(['graph', 'collapse', '--graph', golden, '--level', 'server', '--groups', 'typo.json'], dir);
+    expect(typo.code).toBe(1);
+    expect(typo.err).toMatch(/typo\.json.*"srv\/module\/Enumm": not a node of the graph/);
+    expect(typo.out).toBe('');
   });
 });

@@ -120,10 +120,14 @@ function byValue(a: Term, b: Term): number {
 }
 
 function head(r: Rule): ObjectValue {
-  // OPA names a rule only when its head is one or two terms (`p`, `p[k]`, `p.a`), and keeps the
-  // second term of a two-term value rule as its key, as its legacy partial-object form does
-  const name = r.ref[0]?.type === 'var' && r.ref.length <= 2 ? r.ref[0].name : undefined;
-  const key = r.kind === 'multi' ? r.key : r.kind === 'value' && r.ref.length === 2 ? r.ref[1] : undefined;
+  // OPA names a rule whose head is one term, or two for a value rule (`p[k] := v`, `p.a := 1`), and
+  // keeps a value rule's second term as its key (its legacy partial-object form) when the rule has
+  // no body or that term is not a constant
+  const second = r.ref[1];
+  const nameOk = r.ref.length === 1 || (r.ref.length === 2 && r.kind === 'value');
+  const name = r.ref[0]?.type === 'var' && nameOk ? r.ref[0].name : undefined;
+  const legacyKey = r.kind === 'value' && r.ref.length === 2 && (r.body.length === 0 || second?.type !== 'value');
+  const key = r.kind === 'multi' ? r.key : legacyKey ? second : undefined;
   return obj([
     ['args', r.kind === 'func' ? r.args.map(term) : undefined],
     ['assign', r.assign ? true : undefined],

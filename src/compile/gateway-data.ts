@@ -12,15 +12,19 @@
  *   given the tool object a server lists now can compare it field by field (CONTRACT_CHANGED).
  *   Compared structurally, not re-hashed in Rego: OPA's json.marshal escapes `<`, `>` and `&`
  *   and formats numbers unlike RFC 8785, so a digest computed in Rego would not reproduce ours.
- * - `resources`: per catalog resource URI, its server and the ALLOW / DENY policies governing it.
+ * - `resources`: per catalog resource URI (and governed URI a catalog template expands to), its
+ *   server and the ALLOW / DENY policies governing it, the templates' included.
+ * - `resource_templates`: the catalog's resource templates, each with an RE2 pattern and its policies.
  * - `prompts` / `prompts_by_name`: the catalog's prompts, qualified `server::name`.
  */
+import { RE2JS } from 're2js';
 import { ToolgateError } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
 import { cmp } from '../governance/estate.ts';
 import type { ExposedTool } from './policy-bundle.ts';
 import { toolContract } from './digests.ts';
 import { resourceKey } from '../governance/resource-uri.ts';
+import { uriTemplatePattern } from './uri-template-pattern.ts';
 
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
@@ -107,30 +111,80 @@ export function toolContracts(estate: Estate, tools: readonly ExposedTool[]): Re
   return out;
 }
 
-/** Catalog resources with the policies that govern them; catalog prompts, qualified. */
-export function resourcesAndPrompts(estate: Estate): { resources: Record<string, unknown>; prompts: Record<string, unknown>; prompts_by_name: Record<string, string[]> } {
-  const resources: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+/** The ALLOW / DENY policies bound to a resource key. */
+function resourcePolicies(estate: Estate, key: string): { allow: Set<string>; deny: Set<string> } {
+  const allow = new Set<string>();
+  const deny = new Set<string>();
+  for (const b of estate.bindingsByTarget.get(key) ?? []) {
+    const effect = estate.policies.get(b.policy)?.effect;
+    if (effect === 'DENY') deny.add(b.policy);
+    else if (effect === 'ALLOW') allow.add(b.policy);
+  }
+  return { allow, deny };
+}
+
+interface TemplateEntry {
+  template: string;
+  pattern: string;
+  server: string;
+  allow: string[];
+  deny: string[];
+}
+
+/**
+ * Catalog resources with the policies that govern them; catalog resource templates; catalog
+ * prompts, qualified.
+ *
+ * A template is governed by what is bound to its URI template string, and that governance covers
+ * every URI it expands to: a catalog resource, or a governed URI the catalog does not list, that
+ * matches a template gets the template's policies added to its own (so a DENY on
+ * `file:///srv/app/{path}` reaches `file:///srv/app/.env`, and a DENY on that file is found when
+ * it is read through the template). A URI matching only a template is decided in Rego from
+ * `resource_templates` (`pattern`: uri-template-pattern.ts).
+ */
+export function resourcesAndPrompts(estate: Estate): { resources: Record<string, unknown>; resource_templates: TemplateEntry[]; prompts: Record<string, unknown>; prompts_by_name: Record<string, string[]> } {
+  const resources: Record<string, { server: string; allow: string[]; deny: string[]; templates?: string[] }> = Object.create(null) as Record<string, never>;
   const prompts: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const promptsByName: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
-  for (const server of [...estate.catalog.servers].sort((a, b) => cmp(a.name, b.name))) {
-    for (const r of server.resources ?? []) {
-      // Bindings are keyed by the normalised URI; the catalog may spell it another way.
-      const bindings = estate.bindingsByTarget.get(resourceKey(r.uri)) ?? [];
-      const allow = new Set<string>();
-      const deny = new Set<string>();
-      for (const b of bindings) {
-        const effect = estate.policies.get(b.policy)?.effect;
-        if (effect === 'DENY') deny.add(b.policy);
-        else if (effect === 'ALLOW') allow.add(b.policy);
-      }
-      resources[r.uri] = { server: server.name, allow: [...allow].sort(cmp), deny: [...deny].sort(cmp) };
+  const templates: (TemplateEntry & { regex: RE2JS })[] = [];
+  const servers = [...estate.catalog.servers].sort((a, b) => cmp(a.name, b.name));
+  for (const server of servers) {
+    for (const t of server.resourceTemplates ?? []) {
+      const { allow, deny } = resourcePolicies(estate, resourceKey(t.uriTemplate));
+      const pattern = uriTemplatePattern(t.uriTemplate);
+      templates.push({ template: t.uriTemplate, pattern, server: server.name, allow: [...allow].sort(cmp), deny: [...deny].sort(cmp), regex: RE2JS.compile(pattern) });
     }
+  }
+  templates.sort((a, b) => cmp(a.template, b.template) || cmp(a.server, b.server));
+  const addResource = (uri: string, server: string | null) => {
+    // Bindings are keyed by the normalised URI; the catalog may spell it another way.
+    const { allow, deny } = resourcePolicies(estate, resourceKey(uri));
+    const via = templates.filter((t) => t.regex.matches(uri));
+    if (server === null && via.length === 0) return;
+    for (const t of via) {
+      for (const p of t.allow) allow.add(p);
+      for (const p of t.deny) deny.add(p);
+    }
+    resources[uri] = {
+      server: server ?? via[0]!.server,
+      allow: [...allow].sort(cmp),
+      deny: [...deny].sort(cmp),
+      ...(via.length > 0 ? { templates: via.map((t) => t.template) } : {}),
+    };
+  };
+  for (const server of servers) {
+    for (const r of server.resources ?? []) addResource(r.uri, server.name);
     for (const p of server.prompts ?? []) {
       const key = `${server.name}::${p.name}`;
       prompts[key] = { server: server.name, name: p.name };
       (promptsByName[p.name] ??= []).push(key);
     }
   }
+  // Governed URIs the catalog does not list, reachable through a template.
+  for (const key of [...estate.bindingsByTarget.keys()].sort(cmp)) {
+    const isResource = estate.bindingsByTarget.get(key)!.some((b) => b.target_kind === 'resource');
+    if (isResource && resources[key] === undefined && !templates.some((t) => t.template === key)) addResource(key, null);
+  }
   for (const k of Object.keys(promptsByName)) promptsByName[k]!.sort(cmp);
-  return { resources, prompts, prompts_by_name: promptsByName };
+  return { resources, resource_templates: templates.map(({ regex: _r, ...t }) => t), prompts, prompts_by_name: promptsByName };
 }

@@ -46,6 +46,10 @@ max_body := m if {
 	m := data.toolgate.identity.max_body_bytes
 } else := 1048576
 
+resource_templates := t if {
+	t := data.toolgate.resource_templates
+} else := []
+
 identity_sources := s if {
 	s := data.toolgate.identity.sources
 } else := []
@@ -324,17 +328,39 @@ changed_tools(server, tools) := sort([name |
 	contract_reason(concat("::", [server, name]), {"tool": t})
 ])
 
-# resources/read: a catalog resource governed by no DENY policy; under strict, also by an ALLOW.
+# resources/read: a catalog resource (or a governed URI a catalog template expands to) governed by
+# no DENY policy; under strict, also by an ALLOW. A URI the catalog names only through a resource
+# template is decided like that template's resource: by the policies bound to the template.
 resource_verdict(uri) := no("NAME_MISSING", null) if {
 	not is_string(uri)
-} else := no("RESOURCE_NOT_FOUND", null) if {
-	not data.toolgate.resources[uri]
-} else := no("RESOURCE_DENY_GOVERNED", uri) if {
-	count(data.toolgate.resources[uri].deny) > 0
+} else := resource_entry_verdict(data.toolgate.resources[uri], uri) if {
+	data.toolgate.resources[uri]
+} else := template_verdict(matching_templates(uri)) if {
+	count(matching_templates(uri)) > 0
+} else := no("RESOURCE_NOT_FOUND", null)
+
+resource_entry_verdict(r, uri) := no("RESOURCE_DENY_GOVERNED", uri) if {
+	count(r.deny) > 0
 } else := no("RESOURCE_UNGOVERNED", uri) if {
 	data.toolgate.profile == "strict"
-	count(data.toolgate.resources[uri].allow) == 0
+	count(r.allow) == 0
 } else := {"allow": true, "reason": null, "tool": uri}
+
+# The templates a URI matches, in the data document's (sorted) order.
+matching_templates(uri) := [t |
+	some t in resource_templates
+	regex.match(t.pattern, uri)
+]
+
+# Every matching template must let the read through; the answer names the first.
+template_verdict(ts) := no("RESOURCE_DENY_GOVERNED", ts[0].template) if {
+	some t in ts
+	count(t.deny) > 0
+} else := no("RESOURCE_UNGOVERNED", ts[0].template) if {
+	data.toolgate.profile == "strict"
+	some t in ts
+	count(t.allow) == 0
+} else := {"allow": true, "reason": null, "tool": ts[0].template}
 
 # prompts/get: no manifest edge governs a prompt, so strict refuses it; review and explore allow a
 # catalog prompt.

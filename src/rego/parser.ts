@@ -10,6 +10,14 @@ import { parseNumber, SetValue, ObjectValue, valueEquals, type Value } from './v
 
 export type RegoVersion = 'v0' | 'v1';
 
+const OPA_KEYWORDS: ReadonlySet<string> = new Set(['package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false', 'every', 'contains', 'if', 'in']);
+
+/** OPA's names of operator tokens (its scanner's token strings). */
+const OPA_OPERATOR_NAMES: ReadonlyMap<string, string> = new Map([
+  ['+', 'plus'], ['-', 'minus'], ['*', 'mul'], ['/', 'div'], ['%', 'rem'], ['&', 'and'], ['|', 'or'],
+  ['=', 'eq'], ['==', 'equal'], [':=', 'assign'], ['!=', 'neq'], ['>', 'gt'], ['<', 'lt'], ['>=', 'gte'], ['<=', 'lte'],
+]);
+
 const INFIX_REL: Record<string, string> = { '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' };
 const INFIX_OR: Record<string, string> = { '|': 'or' };
 const INFIX_AND: Record<string, string> = { '&': 'and' };
@@ -58,6 +66,14 @@ class Parser {
   private expectOp(text: string): Token {
     if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
     return this.next();
+  }
+  /** A token as OPA's parser names it in "unexpected X token". */
+  private tokenName(t: Token): string {
+    if (t.type === 'eof') return 'eof';
+    if (t.type === 'string') return 'string';
+    if (t.type === 'number') return 'number';
+    if (t.type === 'ident') return OPA_KEYWORDS.has(t.text) ? t.text : 'identifier';
+    return OPA_OPERATOR_NAMES.get(t.text) ?? t.text;
   }
   private describe(t: Token): string {
     if (t.type === 'eof') return 'end of input';
@@ -135,7 +151,7 @@ class Parser {
       isDefault = true;
       this.next();
     }
-    if (this.tok.type !== 'ident') this.fail(`unexpected ${this.describe(this.tok)}`);
+    if (this.tok.type !== 'ident') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
     const nameTok = this.next();
     const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
     // head ref suffixes
@@ -292,7 +308,7 @@ class Parser {
         continue;
       }
       if (this.atEnd(close)) break;
-      if (!this.tok.nl) this.fail(`unexpected ${this.describe(this.tok)}`);
+      if (!this.tok.nl) this.fail(`unexpected ${this.tokenName(this.tok)} token`);
     }
     return out;
   }
@@ -303,14 +319,14 @@ class Parser {
 
   parseQuery(): Literal[] {
     const body = this.parseLiterals('\u0000');
-    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.describe(this.tok)}`);
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
     if (body.length === 0) this.fail('empty query');
     return body;
   }
 
   parseSingleTerm(): Term {
     const t = this.parseInExpr();
-    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.describe(this.tok)}`);
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
     return t;
   }
 
@@ -461,7 +477,7 @@ class Parser {
   private parseUnary(): Term {
     if (this.isOp('-')) {
       const t = this.next();
-      if (this.tok.type !== 'number') this.fail('expected number');
+      if (this.tok.type !== 'number') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected number`);
       const n = this.next();
       const v = parseNumber(`-${n.text}`);
       if (v === undefined) this.fail(`invalid number ${n.text}`, n);
@@ -513,9 +529,9 @@ class Parser {
           term = this.parseBraceLike();
           break;
         }
-        return this.fail(`unexpected ${this.describe(t)}`);
+        return this.fail(`unexpected ${this.tokenName(t)} token`);
       default:
-        return this.fail(`unexpected ${this.describe(t)}`);
+        return this.fail(`unexpected ${this.tokenName(t)} token`);
     }
     return this.parseSuffixes(term);
   }

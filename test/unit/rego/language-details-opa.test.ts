@@ -2,7 +2,7 @@
  * Language and compiler details against the real `opa eval`, on generated programs: `in` and
  * `x, y in z` as terms (head values, arrays, objects, call arguments), trailing commas in calls,
  * `import rego.v1` / `rego.v2` / others, constant operands of the wrong type and wrong argument
- * counts (OPA's type check), names declared twice, time values outside int64 nanoseconds, and base documents at, beside and
+ * counts (OPA's type check), names declared twice, parse errors, time values outside int64 nanoseconds, and base documents at, beside and
  * below rule paths. Results must be equal; an error must have OPA's code and OPA's message.
  */
 import fc from 'fast-check';
@@ -41,6 +41,8 @@ const program: fc.Arbitrary<{ body: string; data?: unknown; strict?: boolean }> 
   // declaring a name again: after an argument, a `some`, an `every`, a `:=` or a reference
   fc.tuple(fc.constantFrom('some x', 'x := 1', 'y := x', 'some x in [1]', 'x = 1'), fc.constantFrom('x := 2', 'some x', 'some x in [2]')).map(([a, b]) => ({ body: `p if { ${a}; ${b}; x }` })),
   fc.constantFrom('x := 2', 'some x', 'some x in [2]', 'x = 2').map((b) => ({ body: `f(x) if { ${b} }\np := f(2)` })),
+  // parse errors name the token as OPA's scanner does
+  fc.constantFrom('--1', '- -1', '1 ]', 'count(,)', '{', ')', '[1, 2,', '1 +', '{"a": 1 %}', '1 == ==').map((v) => ({ body: `p := ${v}` })),
   // base documents at, beside and below rule paths
   fc.tuple(fc.constantFrom('p := 1', 'p contains 1', 'p.a := 1', 'p[k] := 1 if k := "a"', 'f(x) := 1\np := 2'), fc.constantFrom<unknown>({ p: 2 }, { q: 2 }, { p: { a: 2 } }, { p: { b: 2 } }, { f: 1 }, {})).map(([r, d]) => ({ body: r, data: { t: d } })),
 );

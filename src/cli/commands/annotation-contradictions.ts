@@ -1,9 +1,5 @@
-/** `toolgate annotation-contradictions`: authored WRITES on tools claiming readOnlyHint, citing both provenances. */
-import { annotationContradictions } from '../../audit/annotation-contradictions.ts';
-import { auditCommand } from '../audit-command.ts';
+/** `toolgate annotation-contradictions`: generated from its row in the query table (queries/table.ts). */
+import { queryNamed } from '../../queries/table.ts';
+import { queryCommand } from '../query-command.ts';
 
-export const annotationContradictionsCommand = auditCommand(
-  'annotation-contradictions',
-  'authored WRITES edges on tools claiming readOnlyHint, citing both provenances',
-  annotationContradictions,
-);
+export const annotationContradictionsCommand = queryCommand(queryNamed('annotation-contradictions'));

@@ -1,9 +1,5 @@
-/** `toolgate destructive-unsafeguarded`: tools claiming destructiveHint with no GOVERNED_BY path at all. */
-import { destructiveUnsafeguarded } from '../../audit/destructive-unsafeguarded.ts';
-import { auditCommand } from '../audit-command.ts';
+/** `toolgate destructive-unsafeguarded`: generated from its row in the query table (queries/table.ts). */
+import { queryNamed } from '../../queries/table.ts';
+import { queryCommand } from '../query-command.ts';
 
-export const destructiveUnsafeguardedCommand = auditCommand(
-  'destructive-unsafeguarded',
-  'tools claiming destructiveHint with no GOVERNED_BY path (direct or via a resource)',
-  destructiveUnsafeguarded,
-);
+export const destructiveUnsafeguardedCommand = queryCommand(queryNamed('destructive-unsafeguarded'));

@@ -1,5 +1,5 @@
-/** `toolgate drift`: governance that names tools no server exposes now. */
-import { drift } from '../../audit/drift.ts';
-import { auditCommand } from '../audit-command.ts';
+/** `toolgate drift`: generated from its row in the query table (queries/table.ts). */
+import { queryNamed } from '../../queries/table.ts';
+import { queryCommand } from '../query-command.ts';
 
-export const driftCommand = auditCommand('drift', 'governance references to tools no server in the catalog exposes', drift);
+export const driftCommand = queryCommand(queryNamed('drift'));

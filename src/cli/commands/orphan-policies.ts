@@ -1,5 +1,5 @@
-/** `toolgate orphan-policies`: policies no agent reaches, with where the chain breaks. */
-import { orphanPolicies } from '../../audit/orphan-policies.ts';
-import { auditCommand } from '../audit-command.ts';
+/** `toolgate orphan-policies`: generated from its row in the query table (queries/table.ts). */
+import { queryNamed } from '../../queries/table.ts';
+import { queryCommand } from '../query-command.ts';
 
-export const orphanPoliciesCommand = auditCommand('orphan-policies', 'policies no agent reaches, with where the chain breaks', orphanPolicies);
+export const orphanPoliciesCommand = queryCommand(queryNamed('orphan-policies'));

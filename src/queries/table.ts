@@ -1,0 +1,231 @@
+/**
+ * Every estate query, declared once: its names on both surfaces (the CLI command and the MCP tool),
+ * its typed arguments and how each surface takes them, the pure function that answers it, the file
+ * under schemas/results/ its result validates against, and the CLI exit policy. The CLI commands
+ * (cli/query-command.ts) and the MCP tools (serve/server.ts) are generated from this table, so a
+ * query cannot take different arguments or answer differently on the two surfaces.
+ *
+ * Pure: no I/O; the estate is loaded by the caller.
+ */
+import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gateway-decision.ts';
+import { blastRadius } from '../governance/blast-radius.ts';
+import { cmp, type Estate } from '../governance/estate.ts';
+import { PROFILES, type Profile } from '../governance/types.ts';
+import { eligibleTools } from '../selector/eligible-tools.ts';
+import { rankFeatures } from '../selector/rank-features.ts';
+import { selectionExplain } from '../selector/selection-explain.ts';
+
+export type ArgKind = 'string' | 'boolean' | 'strings';
+
+export interface QueryArg {
+  /** The MCP argument name (snake_case); the CLI spells an option with dashes. */
+  readonly name: string;
+  readonly kind: ArgKind;
+  readonly description: string;
+  readonly values?: readonly string[];
+  /** On the CLI a positional with this metavar (a `strings` positional takes the rest), else an option. */
+  readonly positional?: string;
+  /** Must the caller give it: on both surfaces, or only on the CLI (MCP then has a default). */
+  readonly required?: 'both' | 'cli';
+  /** The CLI's default comes from this key of toolgate.yaml before the built-in default. */
+  readonly configDefault?: string;
+}
+
+export type ArgValue = string | boolean | readonly string[] | undefined;
+export type QueryArgs = Readonly<Record<string, ArgValue>>;
+
+/** What the CLI does with a result: print it or not, its exit, and a line for stderr. */
+export interface CliOutcome {
+  readonly print: boolean;
+  readonly exit: 'OK' | 'FAILED' | 'USAGE';
+  readonly stderr?: string;
+}
+
+export interface QueryDef {
+  /** The CLI command (`eligible-tools`). */
+  readonly name: string;
+  /** The MCP tool (`eligible_tools`). */
+  readonly tool: string;
+  readonly title: string;
+  /** One line for `toolgate --help`. */
+  readonly summary: string;
+  /** What it answers, for the MCP tool description. */
+  readonly description: string;
+  /** The CLI help body after the usage line (options are described here too). */
+  readonly help: string;
+  readonly args: readonly QueryArg[];
+  /** CLI-only boolean flags that steer the exit policy (`--fail-on-deny`). */
+  readonly cliFlags?: readonly string[];
+  /** The schema of the result, `schemas/results/<result>.schema.json`. */
+  readonly result: string;
+  readonly run: (estate: Estate, args: QueryArgs) => unknown | Promise<unknown>;
+  readonly exit: (result: any, flags: Readonly<Record<string, boolean>>) => CliOutcome;
+}
+
+const ADVISORY_HELP = 'Advisory: exit 0 whatever it finds; 1 when an input is refused, 2 on bad usage.';
+
+const advisory = (): CliOutcome => ({ print: true, exit: 'OK' });
+
+/** Selection must stop on a typo'd agent: nothing on stdout, AGENT_NOT_FOUND on stderr, exit 1. */
+const agentFound = (r: { agent_found: boolean; agent: string }): CliOutcome =>
+  r.agent_found ? { print: true, exit: 'OK' } : { print: false, exit: 'FAILED', stderr: `AGENT_NOT_FOUND: ${r.agent}` };
+
+const AGENT: QueryArg = { name: 'agent', kind: 'string', description: 'agent id', positional: 'AGENT', required: 'both' };
+const profileArg = (description: string, configDefault?: string): QueryArg => ({ name: 'profile', kind: 'string', description, values: PROFILES, ...(configDefault ? { configDefault } : {}) });
+const profileOf = (args: QueryArgs): Profile => ((args.profile as string | undefined) ?? 'strict') as Profile;
+
+// The audits load on first use: a selector query should not pay for them.
+const audits = {
+  drift: async () => (await import('../audit/drift.ts')).drift,
+  orphanPolicies: async () => (await import('../audit/orphan-policies.ts')).orphanPolicies,
+  destructiveUnsafeguarded: async () => (await import('../audit/destructive-unsafeguarded.ts')).destructiveUnsafeguarded,
+  annotationContradictions: async () => (await import('../audit/annotation-contradictions.ts')).annotationContradictions,
+  unmappedTools: async () => (await import('../audit/unmapped-tools.ts')).unmappedTools,
+  unbackedEdges: async () => (await import('../audit/unbacked-edges.ts')).unbackedEdges,
+};
+
+function audit(name: string, title: string, summary: string, fn: () => Promise<(estate: Estate) => unknown>): QueryDef {
+  return { name, tool: name.replaceAll('-', '_'), title, summary, description: `${summary[0]!.toUpperCase()}${summary.slice(1)}.`, help: `${summary}. ${ADVISORY_HELP}`, args: [], result: name, run: async (estate) => (await fn())(estate), exit: advisory };
+}
+
+export const QUERIES: readonly QueryDef[] = [
+  {
+    name: 'check-access',
+    tool: 'check_access',
+    title: 'Check access',
+    summary: 'is AGENT allowed TOOL? verdict with the DENY paths as evidence, and the gateway decision under the profile',
+    description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence, and the gateway decision under the profile.',
+    help: `Prints the graph verdict (ALLOW, DENY with its paths, NOT_GRANTED, ...) and, as "gateway", what the
+bundle \`toolgate compile --profile P\` writes answers at data.toolgate.authz.decision: {allow, reason}.
+  --profile        the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
+  --fail-on-deny   exit 1 when the gateway decision is not allow; exit 2 on AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL
+TOOL may be a bare name exposed by exactly one server: it is resolved here, but a gateway does not send
+it that way. data.toolgate.authz.decision takes the qualified server::tool key ("gateway".input.tool
+is the key the answer is for); a bare name there is NOT_GRANTED (see docs/gateways.md).`,
+    args: [AGENT, { name: 'tool', kind: 'string', description: 'tool, qualified server::tool or a bare name exposed by exactly one server', positional: 'TOOL', required: 'both' }, profileArg('profile the gateway enforces (default strict)', 'profile')],
+    cliFlags: ['fail-on-deny'],
+    result: 'check-access',
+    run: (estate, a) => checkAccessWithGateway(estate, a.agent as string, a.tool as string, profileOf(a)),
+    exit: (r: { verdict: string; agent: string; tool: string; gateway: { allow: boolean } }, flags) => {
+      if (!flags['fail-on-deny']) return { print: true, exit: 'OK' };
+      if (r.verdict === 'AGENT_NOT_FOUND' || r.verdict === 'TOOL_NOT_FOUND' || r.verdict === 'AMBIGUOUS_TOOL') return { print: true, exit: 'USAGE', stderr: `${r.verdict}: ${r.verdict === 'AGENT_NOT_FOUND' ? r.agent : r.tool}` };
+      return { print: true, exit: r.gateway.allow ? 'OK' : 'FAILED' };
+    },
+  },
+  {
+    name: 'unsafe-tools',
+    tool: 'unsafe_callable_tools',
+    title: 'Unsafe callable tools',
+    summary: "the DENY policies AGENT's grants reach (violations; --all adds authorized ones), with the gateway decision",
+    description: "The DENY policies AGENT's grants reach: violations, and with all=true also the rows an expected exception authorizes, each with the gateway decision for its tool.",
+    help: `Each row carries "gateway": {allow, reason}, what the bundle \`toolgate compile --profile P\` writes
+answers at data.toolgate.authz.decision for AGENT and the row's server::tool key.
+  --profile             the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
+  --all                 include rows an expected exception authorizes (authorized_but_governed)
+  --fail-on-violation   exit 1 when any violation row is printed
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
+    args: [AGENT, { name: 'all', kind: 'boolean', description: 'include authorized_but_governed rows' }, profileArg('profile the gateway enforces (default strict)', 'profile')],
+    cliFlags: ['fail-on-violation'],
+    result: 'unsafe-tools',
+    run: (estate, a) => unsafeToolsWithGateway(estate, a.agent as string, (a.all as boolean | undefined) ?? false, profileOf(a)),
+    exit: (r: { agent_found: boolean; agent: string; violations: number }, flags) => {
+      if (!r.agent_found) return agentFound(r);
+      return { print: true, exit: flags['fail-on-violation'] && r.violations > 0 ? 'FAILED' : 'OK' };
+    },
+  },
+  {
+    name: 'blast-radius',
+    tool: 'blast_radius',
+    title: 'Blast radius',
+    summary: 'which tools and agents a change to a resource or policy affects',
+    description: 'Which tools and agents a change to a resource or a policy affects (found: false for an unknown name).',
+    help: 'An unknown name prints found: false (exit 0).',
+    args: [{ name: 'target', kind: 'string', description: 'resource URI or policy id', positional: 'RESOURCE_OR_POLICY', required: 'both' }],
+    result: 'blast-radius',
+    run: (estate, a) => blastRadius(estate, a.target as string),
+    exit: advisory,
+  },
+  {
+    name: 'unmapped-tools',
+    tool: 'unmapped_tools',
+    title: 'Unmapped tools',
+    summary: 'granted tools with no READS/WRITES edge yet',
+    description: 'Granted tools (with all=true, every known tool) with no READS/WRITES edge yet.',
+    help: `granted tools with no READS/WRITES edge yet.
+  --all   every tool the catalog exposes or the manifest names, granted or not
+${ADVISORY_HELP}`,
+    args: [{ name: 'all', kind: 'boolean', description: 'every tool the catalog exposes or the manifest names, granted or not' }],
+    result: 'unmapped-tools',
+    run: async (estate, a) => (await audits.unmappedTools())(estate, (a.all as boolean | undefined) ?? false),
+    exit: advisory,
+  },
+  audit('orphan-policies', 'Orphan policies', 'policies no agent reaches, with where the chain breaks', audits.orphanPolicies),
+  {
+    name: 'unbacked-edges',
+    tool: 'unbacked_edges',
+    title: 'Unbacked edges',
+    summary: 'authored edges with no evidence (--include-grants adds CAN_CALL)',
+    description: 'READS/WRITES and GOVERNED_BY edges that cite no evidence; include_grants=true adds CAN_CALL grants.',
+    help: `READS/WRITES and GOVERNED_BY edges that cite no evidence; --include-grants adds CAN_CALL grants.
+${ADVISORY_HELP}`,
+    args: [{ name: 'include_grants', kind: 'boolean', description: 'also report CAN_CALL grants that cite no evidence' }],
+    result: 'unbacked-edges',
+    run: async (estate, a) => (await audits.unbackedEdges())(estate, (a.include_grants as boolean | undefined) ?? false),
+    exit: advisory,
+  },
+  audit('drift', 'Drift', 'governance references to tools no server in the catalog exposes', audits.drift),
+  audit('destructive-unsafeguarded', 'Destructive, unsafeguarded', 'tools claiming destructiveHint with no GOVERNED_BY path (direct or via a resource)', audits.destructiveUnsafeguarded),
+  audit('annotation-contradictions', 'Annotation contradictions', 'authored WRITES edges on tools claiming readOnlyHint, citing both provenances', audits.annotationContradictions),
+  {
+    name: 'rank-features',
+    tool: 'rank_features',
+    title: 'Rank features',
+    summary: 'per-candidate selector facts for AGENT (verdict, DENY paths, drift, mapping, claims, risk_score)',
+    description: 'Per candidate, in input order: resolution, grant, verdict, DENY classification with evidence paths, drift, mapping, evidence coverage, annotation self-claims and the rule-based risk_score. agent_found: false for an unknown agent.',
+    help: `One row per candidate, in input order. An unknown or ambiguous candidate is a row, not an error.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
+    args: [AGENT, { name: 'candidates', kind: 'strings', description: 'candidate tools, qualified server::tool or bare names; answered in input order', positional: 'CANDIDATE', required: 'both' }],
+    result: 'rank-features',
+    run: (estate, a) => rankFeatures(estate, a.agent as string, a.candidates as string[]),
+    exit: agentFound,
+  },
+  {
+    name: 'eligible-tools',
+    tool: 'eligible_tools',
+    title: 'Eligible tools',
+    summary: 'filter candidate tools for AGENT under a profile, with reject reasons and evidence',
+    description:
+      "The selector's hard filter: the candidates (input order kept) split into eligible and rejected under a profile (strict by default), with the reason and, for a DENY reason, the evidence paths; agent_found: false for an unknown agent. Over MCP, without candidates the candidates are AGENT's granted tools in key order (the decisions `toolgate compile --profile` writes for the agent).",
+    help: `Splits the candidates (input order kept) into eligible and rejected with the reason and, for a
+DENY reason, the evidence paths. --profile defaults to strict. Advisory: exit 0 whatever is rejected.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
+    args: [AGENT, { name: 'candidates', kind: 'strings', description: 'candidate tools, qualified server::tool or bare names; answered in input order', positional: 'CANDIDATE', required: 'cli' }, profileArg('selector profile (default strict)')],
+    result: 'eligible-tools',
+    run: (estate, a) => {
+      const agent = a.agent as string;
+      const candidates = (a.candidates as readonly string[] | undefined) ?? [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+      return eligibleTools(estate, agent, candidates, profileOf(a));
+    },
+    exit: agentFound,
+  },
+  {
+    name: 'selection-explain',
+    tool: 'selection_explain',
+    title: 'Selection explain',
+    summary: 'why TOOL is or is not selectable for AGENT, in short human reasons',
+    description: "Short human reasons for AGENT's selection decision on TOOL under every profile, and with profile that profile's decision as the last reason.",
+    help: `The reasons behind AGENT's selection decision for TOOL under every profile (decisions), and with
+--profile that profile's decision (profile, decision) as the last reason.
+Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
+    args: [AGENT, { name: 'tool', kind: 'string', description: 'tool, qualified server::tool or a bare name', positional: 'TOOL', required: 'both' }, profileArg('also explain the decision under this profile')],
+    result: 'selection-explain',
+    run: (estate, a) => selectionExplain(estate, a.agent as string, a.tool as string, a.profile as Profile | undefined),
+    exit: agentFound,
+  },
+];
+
+export function queryNamed(name: string): QueryDef {
+  const q = QUERIES.find((d) => d.name === name);
+  if (!q) throw new Error(`no query ${name} in the table`);
+  return q;
+}

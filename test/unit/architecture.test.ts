@@ -1,0 +1,211 @@
+/**
+ * The dependency picture of ARCHITECTURE.md, checked against every import specifier in src/:
+ * imports between top-level parts of src/ form no cycle, and each one is an arrow the table
+ * below allows (an arrow to the same stage or a lower one), or a known exception in ACCEPTED
+ * with its reason. Keep STAGE and ALLOWED in step with the table in ARCHITECTURE.md.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { parseAst } from 'vite';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/** Each top-level part of src/ (a folder, or a root file without `.ts`) and its stage: lower is earlier. */
+const STAGE: Record<string, number> = {
+  errors: 0,
+  canonical: 0,
+  rego: 1,
+  bundle: 1,
+  engines: 1,
+  parse: 2,
+  manifest: 2,
+  catalog: 2,
+  crawl: 2,
+  governance: 3,
+  connectome: 3,
+  selector: 4,
+  audit: 4,
+  preflight: 4,
+  control: 4,
+  review: 4,
+  signs: 4,
+  compile: 5,
+  emit: 6,
+  queries: 7,
+  serve: 7,
+  'bundle-service': 7,
+  publish: 7,
+  cli: 8,
+  index: 8,
+};
+
+/** The arrows allowed between parts: what each part may import. */
+const ALLOWED: Record<string, readonly string[]> = {
+  errors: [],
+  canonical: ['errors'],
+  rego: [],
+  bundle: ['canonical', 'errors', 'rego'],
+  engines: ['bundle', 'errors', 'rego'],
+  parse: ['canonical', 'errors'],
+  manifest: ['errors', 'parse'],
+  catalog: ['errors', 'parse'],
+  crawl: ['canonical', 'catalog', 'errors', 'parse'],
+  governance: ['catalog', 'errors', 'manifest'],
+  connectome: ['canonical', 'catalog', 'errors', 'parse'],
+  selector: ['governance', 'manifest'],
+  audit: ['connectome', 'errors', 'governance'],
+  preflight: ['governance', 'selector'],
+  control: ['errors', 'governance', 'parse', 'selector'],
+  review: ['canonical', 'errors', 'governance', 'parse', 'selector'],
+  signs: ['connectome', 'engines', 'errors', 'rego'],
+  compile: ['bundle', 'canonical', 'catalog', 'connectome', 'errors', 'governance'],
+  emit: ['errors'],
+  queries: ['audit', 'compile', 'governance', 'selector'],
+  serve: ['audit', 'canonical', 'compile', 'connectome', 'errors', 'governance', 'parse', 'selector'],
+  'bundle-service': ['errors'],
+  publish: ['canonical', 'errors'],
+  cli: Object.keys(STAGE).filter((p) => p !== 'cli' && p !== 'index'),
+  index: ['audit', 'bundle', 'canonical', 'catalog', 'compile', 'connectome', 'engines', 'errors', 'governance', 'manifest', 'preflight', 'rego', 'selector'],
+};
+
+/** Arrows the code has today against the order: debt, each with why it is there and the way out. */
+const ACCEPTED: readonly { from: string; to: string; reason: string }[] = [
+  { from: 'errors', to: 'rego', reason: 'errors.ts re-exports the engine error class; the engine should own its error so errors.ts stays at the bottom' },
+  { from: 'audit', to: 'compile', reason: 'the audit report names the compile digests and gateway decisions; those belong in a stage below both' },
+  { from: 'compile', to: 'emit', reason: 'the delta and incremental recompile write the tarball themselves; the emit step belongs to their caller' },
+];
+
+/** The top-level part of src/ a path lies in, or undefined outside src/. */
+function partOf(path: string): string | undefined {
+  const rel = relative(SRC, path);
+  if (rel.startsWith('..')) return undefined;
+  const [first, ...rest] = rel.split('/');
+  return rest.length === 0 ? first!.replace(/\.ts$/, '') : first;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return /\.[cm]?ts$/.test(name) ? [path] : [];
+  });
+}
+
+interface Arrow {
+  readonly from: string;
+  readonly to: string;
+  /** Where it is made: `file: specifier`. */
+  readonly at: string;
+}
+
+/** The module specifiers a parsed file names: imports, `export from`, type-only and dynamic imports alike. */
+function specifiers(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) {
+    for (const n of node) specifiers(n, out);
+  } else if (typeof node === 'object' && node !== null) {
+    const n = node as { type?: string; source?: { type?: string; value?: unknown } };
+    if (/^(Import|ExportAll|ExportNamed)Declaration$|^ImportExpression$/.test(n.type ?? '') && n.source?.type === 'Literal' && typeof n.source.value === 'string') {
+      out.push(n.source.value);
+    }
+    for (const value of Object.values(node)) if (typeof value === 'object') specifiers(value, out);
+  }
+  return out;
+}
+
+/** Every import between two parts of src/. */
+function arrows(): Arrow[] {
+  const out: Arrow[] = [];
+  for (const file of sourceFiles(SRC)) {
+    // A parser, not a pattern: specifiers in comments and strings are not imports.
+    const ast = parseAst(readFileSync(file, 'utf8'), { lang: 'ts' } as Parameters<typeof parseAst>[1]);
+    for (const fileName of specifiers(ast)) {
+      if (!fileName.startsWith('.')) continue;
+      const from = partOf(file)!;
+      const to = partOf(resolve(dirname(file), fileName));
+      if (to !== undefined && to !== from) out.push({ from, to, at: `${relative(SRC, file)}: ${fileName}` });
+    }
+  }
+  return out;
+}
+
+/** The parts on one cycle of the graph, or undefined when it has none. */
+function findCycle(edges: ReadonlyMap<string, ReadonlySet<string>>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): string[] | undefined => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of [...(edges.get(node) ?? [])].sort()) {
+      if (state.get(next) === 'open') return [...stack.slice(stack.indexOf(next)), next];
+      if (state.get(next) === undefined) {
+        const found = visit(next);
+        if (found) return found;
+      }
+    }
+    stack.pop();
+    state.set(node, 'done');
+    return undefined;
+  };
+  for (const node of [...edges.keys()].sort()) {
+    if (state.get(node) !== undefined) continue;
+    const found = visit(node);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function graphOf(pairs: readonly { from: string; to: string }[]): Map<string, Set<string>> {
+  const g = new Map<string, Set<string>>();
+  for (const { from, to } of pairs) {
+    if (!g.has(from)) g.set(from, new Set());
+    g.get(from)!.add(to);
+  }
+  return g;
+}
+
+const isAccepted = (a: { from: string; to: string }): boolean => ACCEPTED.some((x) => x.from === a.from && x.to === a.to);
+
+describe('architecture: imports between the parts of src/ go one way', () => {
+  const found = arrows();
+
+  it('finds the imports it checks (the scan is not empty)', () => {
+    expect(found.length).toBeGreaterThan(100);
+    expect(found.some((a) => a.from === 'cli' && a.to === 'compile')).toBe(true);
+  });
+
+  it('places every part of src/ in a stage, and the table names only parts that exist', () => {
+    const parts = [...new Set(sourceFiles(SRC).map((f) => partOf(f)!))].sort();
+    expect(parts).toEqual(Object.keys(STAGE).sort());
+    expect(Object.keys(ALLOWED).sort()).toEqual(Object.keys(STAGE).sort());
+  });
+
+  it('allows only arrows to the same stage or a lower one, and the allowed arrows form no cycle', () => {
+    const upward = Object.entries(ALLOWED).flatMap(([from, tos]) => tos.filter((to) => STAGE[to]! > STAGE[from]!).map((to) => `${from} -> ${to}`));
+    expect(upward).toEqual([]);
+    expect(findCycle(graphOf(Object.entries(ALLOWED).flatMap(([from, tos]) => tos.map((to) => ({ from, to })))))).toBeUndefined();
+  });
+
+  it('has no import cycle between parts of src/', () => {
+    expect(findCycle(graphOf(found))).toBeUndefined();
+  });
+
+  it('has no arrow the table does not allow, except the accepted ones', () => {
+    const against = found.filter((a) => !ALLOWED[a.from]?.includes(a.to) && !isAccepted(a)).map((a) => `${a.from} -> ${a.to} (${a.at})`);
+    expect(against).toEqual([]);
+  });
+
+  it('lists as accepted only arrows that still exist and go against the order', () => {
+    for (const a of ACCEPTED) {
+      expect(found.some((f) => f.from === a.from && f.to === a.to), `${a.from} -> ${a.to} is gone: drop it from ACCEPTED`).toBe(true);
+      expect(ALLOWED[a.from]!.includes(a.to)).toBe(false);
+      expect(STAGE[a.to]! > STAGE[a.from]!, `${a.from} -> ${a.to} goes down the stages: allow it instead`).toBe(true);
+      expect(a.reason.length).toBeGreaterThan(20);
+    }
+  });
+
+  it('findCycle finds a cycle where there is one and names its parts in order', () => {
+    expect(findCycle(graphOf([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }]))).toEqual(['a', 'b', 'c', 'a']);
+    expect(findCycle(graphOf([{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }]))).toBeUndefined();
+  });
+});

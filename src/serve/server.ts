@@ -13,25 +13,15 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { annotationContradictions } from '../audit/annotation-contradictions.ts';
-import { destructiveUnsafeguarded } from '../audit/destructive-unsafeguarded.ts';
-import { drift } from '../audit/drift.ts';
-import { orphanPolicies } from '../audit/orphan-policies.ts';
-import { unbackedEdges } from '../audit/unbacked-edges.ts';
-import { unmappedTools } from '../audit/unmapped-tools.ts';
 import { DIGEST_ALGORITHMS, digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
-import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gateway-decision.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { diffConnectomes, encodeDiff, type Graph, type GraphInput } from '../connectome/index.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import { withSourceNames } from '../parse/source-names.ts';
-import { blastRadius } from '../governance/blast-radius.ts';
-import { cmp, type Estate } from '../governance/estate.ts';
-import { PROFILES, type GraphState, type Profile } from '../governance/types.ts';
-import { eligibleTools } from '../selector/eligible-tools.ts';
-import { rankFeatures } from '../selector/rank-features.ts';
-import { selectionExplain } from '../selector/selection-explain.ts';
+import type { Estate } from '../governance/estate.ts';
+import type { GraphState } from '../governance/types.ts';
+import { QUERIES, type QueryArg, type QueryArgs, type QueryDef } from '../queries/table.ts';
 
 /** What one call computes from: the estate and the diagnostics loading it produced. */
 export interface LoadedEstate {
@@ -116,104 +106,52 @@ interface RunContext {
 }
 
 const str = (description: string, values?: readonly string[]): ArgSchema => ({ type: 'string', minLength: 1, description, ...(values ? { enum: values } : {}) });
-const bool = (description: string): ArgSchema => ({ type: 'boolean', description });
-const strings = (description: string): ArgSchema => ({ type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, description });
 
-const AGENT = str('agent id');
-const CANDIDATES = strings('candidate tools, qualified server::tool or bare names; answered in input order');
-
-function audit(name: string, title: string, description: string, fn: (estate: Estate) => unknown): ToolDef {
-  return { name, title, description: `${description} Same answer as \`toolgate ${name.replaceAll('_', '-')}\`.`, args: {}, required: [], run: ({ estate }) => fn(estate) };
+function argSchema(a: QueryArg): ArgSchema {
+  switch (a.kind) {
+    case 'string':
+      return str(a.description, a.values);
+    case 'boolean':
+      return { type: 'boolean', description: a.description };
+    case 'strings':
+      return { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, description: a.description };
+  }
 }
 
-const DEFS: readonly ToolDef[] = [
-  {
-    name: 'check_access',
-    title: 'Check access',
-    description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence. Same answer as `toolgate check-access`.',
-    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name exposed by exactly one server'), profile: str('profile the gateway enforces (default strict)', PROFILES) },
-    required: ['agent', 'tool'],
-    run: ({ estate, args }) => checkAccessWithGateway(estate, args.agent as string, args.tool as string, ((args.profile as string | undefined) ?? 'strict') as Profile),
+/** One MCP tool per row of the query table: the same arguments and the same answer as its CLI command. */
+function queryTool(q: QueryDef): ToolDef {
+  return {
+    name: q.tool,
+    title: q.title,
+    description: `${q.description} Same answer as \`toolgate ${q.name}\`.`,
+    args: Object.fromEntries(q.args.map((a) => [a.name, argSchema(a)])),
+    required: q.args.filter((a) => a.required === 'both').map((a) => a.name),
+    run: ({ estate, args }) => q.run(estate, args as QueryArgs),
+  };
+}
+
+const DIFF_TOOL: ToolDef = {
+  name: 'diff',
+  title: 'Connectome diff',
+  description:
+    'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory and must lie under the estate\'s folders or a folder given with --diff-root at start; any other path is refused. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`. The graph_state and digests beside it are the served estate\'s, as for every tool; the record itself comes from the three files only.',
+  args: {
+    declared: str('path to the declared connectome (canonical JSON)'),
+    observed: str('path to the observed connectome (canonical JSON)'),
+    window: str('path to the window JSON file the observation covers'),
+    algorithm: str('digest algorithm (default sha256)', DIGEST_ALGORITHMS),
   },
-  {
-    name: 'unsafe_callable_tools',
-    title: 'Unsafe callable tools',
-    description: "The DENY policies AGENT's grants reach: violations, and with all=true also the rows an expected exception authorizes. Same answer as `toolgate unsafe-tools`.",
-    args: { agent: AGENT, all: bool('include authorized_but_governed rows'), profile: str('profile the gateway enforces (default strict)', PROFILES) },
-    required: ['agent'],
-    run: ({ estate, args }) => unsafeToolsWithGateway(estate, args.agent as string, (args.all as boolean | undefined) ?? false, ((args.profile as string | undefined) ?? 'strict') as Profile),
+  required: ['declared', 'observed', 'window'],
+  run: ({ args, options }) => {
+    const inputs = options.loadDiff({ declared: args.declared as string, observed: args.observed as string, window: args.window as string });
+    const algorithm = ((args.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
+    const names = { declared: args.declared as string, observed: args.observed as string, window: args.window as string, default: args.window as string };
+    const bytes = encodeDiff(withSourceNames(names, () => diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm })));
+    return { record: JSON.parse(new TextDecoder().decode(bytes)) as unknown, digest: `${algorithm}:${digestHex(bytes, algorithm)}` };
   },
-  {
-    name: 'blast_radius',
-    title: 'Blast radius',
-    description: 'Which tools and agents a change to a resource or a policy affects (found: false for an unknown name). Same answer as `toolgate blast-radius`.',
-    args: { target: str('resource URI or policy id') },
-    required: ['target'],
-    run: ({ estate, args }) => blastRadius(estate, args.target as string),
-  },
-  audit('unmapped_tools', 'Unmapped tools', 'Granted tools with no READS/WRITES edge yet.', unmappedTools),
-  audit('orphan_policies', 'Orphan policies', 'Policies no agent reaches, with where the chain breaks.', orphanPolicies),
-  {
-    name: 'unbacked_edges',
-    title: 'Unbacked edges',
-    description: 'READS/WRITES and GOVERNED_BY edges that cite no evidence; include_grants=true adds CAN_CALL grants. Same answer as `toolgate unbacked-edges`.',
-    args: { include_grants: bool('also report CAN_CALL grants that cite no evidence') },
-    required: [],
-    run: ({ estate, args }) => unbackedEdges(estate, (args.include_grants as boolean | undefined) ?? false),
-  },
-  audit('drift', 'Drift', 'Governance references to tools no server in the catalog exposes.', drift),
-  audit('destructive_unsafeguarded', 'Destructive, unsafeguarded', 'Tools claiming destructiveHint with no GOVERNED_BY path (direct or via a resource).', destructiveUnsafeguarded),
-  audit('annotation_contradictions', 'Annotation contradictions', 'Authored WRITES edges on tools claiming readOnlyHint, citing both provenances.', annotationContradictions),
-  {
-    name: 'rank_features',
-    title: 'Rank features',
-    description: 'Per candidate, in input order: resolution, grant, verdict, DENY classification with evidence paths, drift, mapping, evidence coverage, annotation self-claims and the rule-based risk_score. agent_found: false for an unknown agent. Same answer as `toolgate rank-features`.',
-    args: { agent: AGENT, candidates: CANDIDATES },
-    required: ['agent', 'candidates'],
-    run: ({ estate, args }) => rankFeatures(estate, args.agent as string, args.candidates as string[]),
-  },
-  {
-    name: 'eligible_tools',
-    title: 'Eligible tools',
-    description:
-      "The selector's hard filter: the candidates (input order kept) split into eligible and rejected under a profile (strict by default), with the reason and, for a DENY reason, the evidence paths; agent_found: false for an unknown agent. Same answer as `toolgate eligible-tools AGENT CANDIDATES... --profile`. Without candidates, the candidates are AGENT's granted tools in key order (the decisions `toolgate compile --profile` writes for the agent).",
-    args: { agent: AGENT, candidates: CANDIDATES, profile: str('selector profile (default strict)', PROFILES) },
-    required: ['agent'],
-    run: ({ estate, args }) => {
-      const agent = args.agent as string;
-      const candidates = (args.candidates as string[] | undefined) ?? [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
-      return eligibleTools(estate, agent, candidates, ((args.profile as string | undefined) ?? 'strict') as Profile);
-    },
-  },
-  {
-    name: 'selection_explain',
-    title: 'Selection explain',
-    description: "Short human reasons for AGENT's selection decision on TOOL under every profile. Same answer as `toolgate selection-explain`.",
-    args: { agent: AGENT, tool: str('tool, qualified server::tool or a bare name') },
-    required: ['agent', 'tool'],
-    run: ({ estate, args }) => selectionExplain(estate, args.agent as string, args.tool as string),
-  },
-  {
-    name: 'diff',
-    title: 'Connectome diff',
-    description:
-      'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory and must lie under the estate\'s folders or a folder given with --diff-root at start; any other path is refused. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`. The graph_state and digests beside it are the served estate\'s, as for every tool; the record itself comes from the three files only.',
-    args: {
-      declared: str('path to the declared connectome (canonical JSON)'),
-      observed: str('path to the observed connectome (canonical JSON)'),
-      window: str('path to the window JSON file the observation covers'),
-      algorithm: str('digest algorithm (default sha256)', DIGEST_ALGORITHMS),
-    },
-    required: ['declared', 'observed', 'window'],
-    run: ({ args, options }) => {
-      const inputs = options.loadDiff({ declared: args.declared as string, observed: args.observed as string, window: args.window as string });
-      const algorithm = ((args.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
-      const names = { declared: args.declared as string, observed: args.observed as string, window: args.window as string, default: args.window as string };
-      const bytes = encodeDiff(withSourceNames(names, () => diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm })));
-      return { record: JSON.parse(new TextDecoder().decode(bytes)) as unknown, digest: `${algorithm}:${digestHex(bytes, algorithm)}` };
-    },
-  },
-];
+};
+
+const DEFS: readonly ToolDef[] = [...QUERIES.map(queryTool), DIFF_TOOL];
 
 const TOOLS: readonly Tool[] = DEFS.map((d) => ({
   name: d.name,
@@ -310,7 +248,7 @@ export function createServeServer(options: ServeOptions): Server {
       const { estate } = loaded;
       const digests = inputDigests(estate);
       const graph_state = state.next(estate, digests);
-      const result = def.run({ estate, args: req.params.arguments ?? {}, options });
+      const result = await def.run({ estate, args: req.params.arguments ?? {}, options });
       const structured = { result, graph_state, governance_digest: digests.governance_digest, catalog_digest: digests.catalog_digest, notices: [...loaded.notices] };
       return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
     } catch (e) {

@@ -181,37 +181,55 @@ jwt_payload(src, token) := payload if {
 
 # --- the JSON-RPC body --------------------------------------------------------------------------
 
-# rpc_error(body): why a request body is not one JSON-RPC 2.0 request, or undefined.
-rpc_error(body) := "BATCH_NOT_ALLOWED" if {
-	is_array(body)
+# Entrypoints never pass the request body, its params or all headers to these functions: a
+# function's arguments are keyed for its result cache, so a large or deeply nested value would be
+# walked on every call. They pass booleans and strings read from the body instead.
+
+# rpc_error(shape): why a request body is not one JSON-RPC 2.0 request, or undefined. shape holds
+# booleans about the body: batch (an array), object, v2 (jsonrpc is "2.0"), has_method (a
+# "method" key), reply (a "result" or "error" key), method_string, params_object (params absent
+# or an object).
+rpc_error(shape) := "BATCH_NOT_ALLOWED" if {
+	shape.batch
 } else := "BODY_NOT_JSON_RPC" if {
-	not is_object(body)
+	not shape.object
 } else := "BODY_NOT_JSON_RPC" if {
-	not body.jsonrpc == "2.0"
+	not shape.v2
 } else := "JSONRPC_RESPONSE" if {
-	not "method" in object.keys(body)
-	some k in ["result", "error"]
-	k in object.keys(body)
+	not shape.has_method
+	shape.reply
 } else := "METHOD_MISSING" if {
-	not is_string(object.get(body, "method", null))
+	not shape.method_string
 } else := "PARAMS_NOT_OBJECT" if {
-	not is_object(object.get(body, "params", {}))
+	not shape.params_object
 }
 
-# The name a method acts on: params.name (tools/call, prompts/get) or params.uri (resources/read).
-target_of(method, params) := params.uri if {
+# The name a method acts on: params.uri (resources/read) or params.name (tools/call,
+# prompts/get), each given only when it is a string.
+target_of(method, uri, name) := uri if {
 	method == "resources/read"
-} else := params.name if {
+} else := name if {
 	method_kind[method] in {"tool", "prompt"}
 }
 
 # The contract the caller saw, when supplied in params._meta: the tool object from tools/list
 # ("io.toolgate/tool") or its tool_contract_digest ("io.toolgate/tool_contract_digest").
-contract_of(params) := {"tool": params._meta["io.toolgate/tool"]} if {
-	params._meta["io.toolgate/tool"]
-} else := {"digest": params._meta["io.toolgate/tool_contract_digest"]} if {
-	params._meta["io.toolgate/tool_contract_digest"]
+contract_of(meta_tool, meta_digest) := {"tool": meta_tool} if {
+	not meta_tool in {null, false}
+} else := {"digest": meta_digest} if {
+	not meta_digest in {null, false}
 } else := null
+
+# The headers an identity source may read: a header source's name, and authorization for JWTs.
+identity_headers contains src.name if {
+	some src in identity_sources
+	src.kind == "header"
+}
+
+identity_headers contains "authorization" if {
+	some src in identity_sources
+	src.kind == "jwt"
+}
 
 # --- the verdict --------------------------------------------------------------------------------
 

@@ -132,7 +132,8 @@ test_malformed_contract_is_refused if {
 }
 
 test_body_without_method if {
-	core.rpc_error({"jsonrpc": "2.0", "id": 1}) == "METHOD_MISSING"
+	shape := envoy.body_shape with input as {"parsed_body": {"jsonrpc": "2.0", "id": 1}}
+	core.rpc_error(shape) == "METHOD_MISSING"
 }
 
 test_request_without_http_method if {

@@ -37,7 +37,7 @@ mcp_metadata := md if {
 } else := {}
 
 proofs := {
-	"headers": headers,
+	"headers": {k: v | some k in core.identity_headers; v := headers[k]},
 	"principal": principal,
 	"jwt_metadata": jwt_metadata,
 }
@@ -88,7 +88,7 @@ request_error := "NOT_EXT_AUTHZ" if {
 	not body
 } else := reason if {
 	http.method == "POST"
-	reason := core.rpc_error(body)
+	reason := core.rpc_error(body_shape)
 } else := "HEADER_MISMATCH" if {
 	http.method == "POST"
 	header_mismatch
@@ -97,6 +97,21 @@ request_error := "NOT_EXT_AUTHZ" if {
 truncated if input.truncated_body == true
 
 truncated if headers["x-envoy-auth-partial-body"] == "true"
+
+# What core.rpc_error needs to know about the body, as booleans.
+body_object := body if {
+	is_object(body)
+} else := {}
+
+body_shape := {
+	"batch": is_array(body),
+	"object": is_object(body),
+	"v2": object.get(body_object, "jsonrpc", null) == "2.0",
+	"has_method": "method" in object.keys(body_object),
+	"reply": count({k | some k in ["result", "error"]; k in object.keys(body_object)}) > 0,
+	"method_string": is_string(object.get(body_object, "method", null)),
+	"params_object": is_object(object.get(body_object, "params", {})),
+}
 
 params := p if {
 	p := body.params
@@ -108,7 +123,16 @@ method := body.method if http.method == "POST"
 method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
 
 name := n if {
-	n := core.target_of(method, params)
+	n := core.target_of(method, string_param("uri"), string_param("name"))
+} else := null
+
+string_param(k) := v if {
+	v := params[k]
+	is_string(v)
+} else := null
+
+meta_param(k) := v if {
+	v := params._meta[k]
 } else := null
 
 header_mismatch if {
@@ -141,7 +165,7 @@ qualified_name := concat("::", [server, name]) if {
 
 verdict := core.refused(request_error) if {
 	request_error
-} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, core.contract_of(params)) if {
+} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, core.contract_of(meta_param("io.toolgate/tool"), meta_param("io.toolgate/tool_contract_digest"))) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 

@@ -153,10 +153,17 @@ export function lazyLocator(file: string, text: string): Locate {
     return entry;
   };
   const lines = lineIndex(text);
+  const flow = /^\s*[{[]/.test(text);
+  // Finding a section scans the whole text; an audit asks for thousands of locations in one section.
+  const sections = new Map<string, ReturnType<typeof topLevelSection>>();
+  const sectionOf = (key: string) => {
+    if (!sections.has(key)) sections.set(key, topLevelSection(text, key));
+    return sections.get(key);
+  };
   return (path, target = 'value') => {
     const where = pointer(path);
     const first = path[0];
-    const section = typeof first === 'string' && !/^\s*[{[]/.test(text) ? topLevelSection(text, first) : undefined;
+    const section = typeof first === 'string' && !flow ? sectionOf(first) : undefined;
     const { ix, offset } = section ? indexFor(`/${first}`, section.text, section.offset) : indexFor('', text, 0);
     if (!ix || ix.length === 0) return { file, path: where };
     const at = find(ix, section ? section.text : text, path, target);

@@ -69,9 +69,10 @@ describe('toolgate audit-report', () => {
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const html = bytes.toString('utf8');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
-    // self-contained: no script, no external reference that a browser would fetch
-    expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/i);
-    expect((html.match(/<svg/g) ?? []).length).toBe(2);
+    // self-contained: inline script only, no external reference that a browser would fetch
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link|src="http|href="http|@import/i);
+    // the node-shape legend, the governance graph and the connectome
+    expect((html.match(/<svg/g) ?? []).length).toBe(3);
     expect(html).toContain('class="edge deny_path violation"');
     expect(html).toContain('sign_unset');
   });

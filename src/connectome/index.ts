@@ -11,8 +11,8 @@ export { Graph, buildGraph, checkGraph, isGraph, nodeFromIdentity, edgeOf } from
 export type { ConnectomeNode, ConnectomeEdge, GraphInput, Labels, LabelValue, Weight, BuildOptions } from './graph.ts';
 export { collapse } from './collapse.ts';
 export type { CollapseOptions } from './collapse.ts';
-export { encodeGraph, encodeGraphText, graphDigest, graphDigestHex } from './canonical.ts';
-export type { EncodeOptions } from './canonical.ts';
+export { encodeGraph, encodeGraphText, graphDigest, graphDigestHex } from './graph-bytes.ts';
+export type { EncodeOptions } from './graph-bytes.ts';
 export { decodeGraph, graphFromJSON } from './decode.ts';
 export type { DecodeOptions, DecodedGraph } from './decode.ts';
 export { encodeSidecar, erlangShortFloat } from './sidecar.ts';

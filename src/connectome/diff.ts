@@ -146,8 +146,6 @@ interface ClassEdges {
   readonly tags: Uint8Array;
   readonly tag: number;
   readonly length: number;
-  /** Whether `at` is the identity (the graph's nodes are the whole union, in order). */
-  readonly identity: boolean;
 }
 
 /**
@@ -263,9 +261,7 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
   const high = (dHigh !== undefined && someEndpointIn(dc, dHigh)) || (oHigh !== undefined && someEndpointIn(oc, oHigh));
   let declaredSignOnly = 0;
   let observedSignOnly = 0;
-  // One merge of the edge lists tags every edge with its class. A graph whose nodes are the whole
-  // union reads its own positions as union positions, not through dAt/oAt: that is a random read
-  // per endpoint (1x: the merge ~20% and the labels ~7% faster).
+  // One merge of the edge lists tags every edge with its class.
   const dTags = new Uint8Array(de.length);
   const oTags = new Uint8Array(oe.length);
   const count = [0, 0, 0, 0];
@@ -276,9 +272,7 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
     if (i === de.length) c = 1;
     else if (j === oe.length) c = -1;
     else {
-      const dFrom = dSame ? dc.from[i]! : dAt[dc.from[i]!]!;
-      const oFrom = oSame ? oc.from[j]! : oAt[oc.from[j]!]!;
-      c = dFrom - oFrom || (dSame ? dc.to[i]! : dAt[dc.to[i]!]!) - (oSame ? oc.to[j]! : oAt[oc.to[j]!]!) || dc.kind[i]! - oc.kind[j]!;
+      c = dAt[dc.from[i]!]! - oAt[oc.from[j]!]! || dAt[dc.to[i]!]! - oAt[oc.to[j]!]! || dc.kind[i]! - oc.kind[j]!;
     }
     if (c < 0) {
       dTags[i++] = DEAD;
@@ -305,12 +299,12 @@ export function diffConnectomes(declared: Graph | GraphInput, observed: Graph | 
       j++;
     }
   }
-  const byClass = (edges: GraphCodes, at: Int32Array, identity: boolean, tags: Uint8Array, tag: number): ClassEdges => ({ edges, at, identity, tags, tag, length: count[tag]! });
+  const byClass = (edges: GraphCodes, at: Int32Array, tags: Uint8Array, tag: number): ClassEdges => ({ edges, at, tags, tag, length: count[tag]! });
   const ends = [
-    byClass(dc, dAt, dSame, dTags, CHANGED),
-    byClass(dc, dAt, dSame, dTags, BOTH),
-    byClass(dc, dAt, dSame, dTags, DEAD),
-    byClass(oc, oAt, oSame, oTags, DRIFT),
+    byClass(dc, dAt, dTags, CHANGED),
+    byClass(dc, dAt, dTags, BOTH),
+    byClass(dc, dAt, dTags, DEAD),
+    byClass(oc, oAt, oTags, DRIFT),
   ] as const;
   let classes: DiffRecord['classes'];
   if (high) {
@@ -358,7 +352,7 @@ export interface WriteDiffOptions {
   /**
    * About how many bytes a chunk holds; a chunk always has room for two labels. 256 KiB by default:
    * small enough to stay in the cache, and large enough that a write to a file costs little per
-   * byte (64 KiB chunks made the streamed diff ~6% slower, 1 MiB no faster).
+   * byte.
    */
   readonly chunkBytes?: number;
 }
@@ -422,17 +416,15 @@ function positionsOf(record: DiffRecord): Positions | undefined {
 
 const encoder = new TextEncoder();
 const CHUNK_BYTES = 1 << 18;
-/** Labels whose `to` spans are gathered ahead of their copies. */
-const BLOCK = 1024;
 
 /**
  * Writes the labels from their endpoint positions: every id of the union is in one table of
  * quoted bytes (a graph's own, when its nodes are the whole union), and each label is four byte
- * ranges copied into the output (copy4): its prefix, its from id, its middle, its to id. No id
- * string is read per label. A changed label's signs come from the label, the rest from the
- * positions. Without a sink the output is the exact size of the record, summed first from the
- * positions; with one, the output is a chunk flushed to the sink whenever the next label might
- * not fit (then the result is empty). The fixed pieces lie past the output in the same buffer.
+ * ranges copied into the output (copy4): its prefix, its from id, its middle, its to id. No id string is
+ * read per label. A changed label's signs come from the label, the rest from the positions.
+ * Without a sink the output is the exact size of the record, summed first from the positions;
+ * with one, the output is a chunk flushed to the sink whenever the next label might not fit (then
+ * the result is empty). The fixed pieces lie past the output in the same buffer.
  */
 function encodeFromPositions(
   record: DiffRecord,
@@ -460,12 +452,8 @@ function encodeFromPositions(
   const signs = signIndexes(changed);
   const prefixOf = (c: number, k: number): number => (c === 0 ? 1 + signs[2 * k]! : 0);
   const middleOf = (c: number, k: number, kind: number): number => (c === 0 ? KINDS_BY_RANK.length + kind * SIGNS.length + signs[2 * k + 1]! : kind);
-  const pieces = [...prefixes, ...middles];
-  let piecesLength = 0;
-  for (const piece of pieces) piecesLength += piece.length;
 
-  // [output][SLACK][fixed pieces][SLACK]: copy4 may read and write a few bytes past a range.
-  let size: number; // of the output region
+  let size: number; // of the output
   let limit: number; // flush past this (never without a sink)
   if (streaming === undefined) {
     size = headBytes.length + tailBytes.length;
@@ -484,6 +472,10 @@ function encodeFromPositions(
     size = Math.max(streaming.chunkBytes, 2 * largest);
     limit = size - largest;
   }
+  // [output][SLACK][fixed pieces][SLACK]: copy4 may read and write a few bytes past a range.
+  const pieces = [...prefixes, ...middles];
+  let piecesLength = 0;
+  for (const piece of pieces) piecesLength += piece.length;
   const buf = new Uint8Array(size + SLACK + piecesLength + SLACK);
   const pieceAt = new Int32Array(pieces.length);
   const pieceEnd = new Int32Array(pieces.length);
@@ -498,54 +490,26 @@ function encodeFromPositions(
   const idv = new DataView(ids.buffer, ids.byteOffset, ids.byteLength);
 
   let len = put(out, 0, headBytes);
-  const toStart = new Int32Array(BLOCK);
-  const toEnd = new Int32Array(BLOCK);
-  const blockEdges = new Int32Array(BLOCK);
-  let touched = 0;
   for (let c = 0; c < 4; c++) {
-    const { edges, at, tags, tag, length, identity } = classes[c]!;
+    const { edges, at, tags, tag } = classes[c]!;
     const { from, to, kind } = edges;
     if (c > 0) len = put(out, len, opens[c]!);
-    if (length === 0) continue;
-    let k = 0;
-    let e = 0;
-    while (e < tags.length) {
-      // Gather a block's `to` spans first, then read the first and last byte of each: these reads
-      // land all over the id table, and in a loop that does nothing else the processor has many of
-      // them in flight at once; read between one label's copies and the next, each waits alone.
-      // The block's edges are picked without a branch (1 when the tag matches, else 0): a class's
-      // edges are spread at random over the graph's, so a branch there is mispredicted often, and
-      // every misprediction drops the reads in flight behind it (1x ~15% faster, 10x ~20%).
-      let n = 0;
-      for (; e < tags.length && n < BLOCK; e++) {
-        blockEdges[n] = e;
-        n += 1 - (((tags[e]! ^ tag) + 255) >> 8);
-      }
-      for (let j = 0; j < n; j++) {
-        const edge = blockEdges[j]!;
-        const t = identity ? to[edge]! : at[to[edge]!]!;
-        const ts = off[t]!;
-        const te = off[t + 1]!;
-        toStart[j] = ts;
-        toEnd[j] = te;
-      }
-      for (let j = 0; j < n; j++) touched ^= ids[toStart[j]!]! ^ ids[toEnd[j]! - 1]!;
-      for (let j = 0; j < n; j++, k++) {
-        const edge = blockEdges[j]!;
-        if (len > limit) len = flush(out, len);
-        if (k > 0) buf[len++] = 0x2c;
-        const p = prefixOf(c, k);
-        len = copy4(dv, pieceAt[p]!, pieceEnd[p]!, dv, len);
-        const f = identity ? from[edge]! : at[from[edge]!]!;
-        len = copy4(idv, off[f]!, off[f + 1]!, dv, len);
-        const m = middleBase + middleOf(c, k, kind[edge]!);
-        len = copy4(dv, pieceAt[m]!, pieceEnd[m]!, dv, len);
-        len = copy4(idv, toStart[j]!, toEnd[j]!, dv, len);
-        buf[len++] = 0x7d;
-      }
+    for (let e = 0, k = 0; e < tags.length; e++) {
+      if (tags[e] !== tag) continue;
+      if (len > limit) len = flush(out, len);
+      if (k > 0) buf[len++] = 0x2c;
+      const f = at[from[e]!]!;
+      const t = at[to[e]!]!;
+      const p = prefixOf(c, k);
+      len = copy4(dv, pieceAt[p]!, pieceEnd[p]!, dv, len);
+      len = copy4(idv, off[f]!, off[f + 1]!, dv, len);
+      const m = middleBase + middleOf(c, k, kind[e]!);
+      len = copy4(dv, pieceAt[m]!, pieceEnd[m]!, dv, len);
+      len = copy4(idv, off[t]!, off[t + 1]!, dv, len);
+      buf[len++] = 0x7d;
+      k++;
     }
   }
-  if (touched > 255) throw new Error('unreachable'); // keeps the reads of the gathers
   len = put(out, len, tailBytes);
   if (out.sink !== undefined) {
     if (len > 0) flush(out, len);
@@ -558,9 +522,8 @@ function encodeFromPositions(
 /**
  * Copies bytes [from, end) of `src` to `len` in `dst`, four at a time, and returns the new end of
  * the output. It may read and write up to 3 bytes past either range: the id table and the fixed
- * pieces are followed by SLACK bytes, and so is the output region (a label may end at the very
- * end of a chunk); within the output, what a copy writes past `len` is written over by what
- * follows. A byte at a time in a JS loop, or a copyWithin per range, the copies took twice as long.
+ * pieces are followed by SLACK bytes, and so is the output region; within the output, what a copy
+ * writes past `len` is written over by what follows. (A byte loop took twice as long for the diff.)
  */
 function copy4(src: DataView, from: number, end: number, dst: DataView, len: number): number {
   let x = from;

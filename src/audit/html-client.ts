@@ -256,6 +256,8 @@ function panZoom(svg, tools, width, height) {
     // Fit the width, or the whole graph when it is short enough to fit the box.
     vb = [0, 0, width, Math.max(height, width * aspect)];
     if (height > width * aspect * 3) vb = [0, 0, width, width * aspect];
+    // On a narrow screen start on the first two columns at a readable size; the rest is a pan away.
+    if (r.width > 0 && r.width < 700) vb = [0, 0, XS[1] + W + 20, (XS[1] + W + 20) * aspect];
     set();
   }
   function zoom(f, cx, cy) {

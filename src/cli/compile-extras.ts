@@ -4,13 +4,13 @@
  * `--signing-key KEY.pem --signing-alg ALG [--signing-key-id ID] [--scope S] [--claims-file F]`
  * or `--bundle-signer CMD`.
  */
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import type { Graph } from '../connectome/index.ts';
 import { isSigningAlgorithm, signBundle, SIGNING_ALGORITHMS, type JwsSigner, type SigningAlgorithm } from '../bundle/signatures.ts';
 import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../signs/index.ts';
 import type { CliIo } from './command.ts';
+import { runSignerCommand } from './signer-command.ts';
 import { readTextFile } from './fs-io.ts';
 import { usageError } from './args.ts';
 import { engineOption, limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE, loadSignPolicy, policySource, readJsonDocument } from './sign-policy.ts';
@@ -89,14 +89,7 @@ export async function signsFromOptions(
 
 /** `--bundle-signer CMD`: the command gets the JWS signing input on stdin and prints the signature. */
 function commandJwsSigner(io: CliIo, command: string): JwsSigner {
-  return (input) => {
-    const r = spawnSync('/bin/sh', ['-c', command], { input, cwd: io.cwd, maxBuffer: 1 << 20, env: io.env as NodeJS.ProcessEnv });
-    if (r.error) throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} could not run: ${r.error.message}`);
-    if (r.status !== 0) throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} exited ${r.status ?? r.signal}: ${r.stderr.toString('utf8').trim().slice(0, 500)}`);
-    const sig = r.stdout.toString('utf8').trim();
-    if (sig === '') throw new ToolgateError('SIGNER_FAILED', `bundle signer ${JSON.stringify(command)} printed no signature`);
-    return sig;
-  };
+  return (input) => runSignerCommand(io, command, input, 'bundle signer');
 }
 
 /** The bundle signing callback for compileEstate, or undefined when the bundle is not signed. */

@@ -3,13 +3,13 @@
  * observe, diff): reading graph files, rendering a graph in the requested format, writing to a
  * file atomically or to stdout, and the `--signer CMD` seam.
  */
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { assertDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
 import { ToolgateError } from '../errors.ts';
 import { decodeGraph, encodeGraph, encodeSidecar, toDot, toGraphML, type DecodedGraph, type Graph } from '../connectome/index.ts';
 import type { Signer } from '../canonical/envelope.ts';
 import type { CliIo } from './command.ts';
+import { runSignerCommand } from './signer-command.ts';
 import { readBytesFile, writeFilesAtomic, type OutputFile } from './fs-io.ts';
 import { usageError } from './args.ts';
 
@@ -77,14 +77,5 @@ export function emit(io: CliIo, files: readonly { path: string | undefined; byte
 
 /** `--signer CMD`: the command gets the canonical bytes on stdin and prints the signature on stdout. */
 export function commandSigner(io: CliIo, command: string): Signer {
-  return (bytes) => {
-    const r = spawnSync('/bin/sh', ['-c', command], { input: bytes, cwd: io.cwd, maxBuffer: 1 << 20, env: io.env as NodeJS.ProcessEnv });
-    if (r.error) throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} could not run: ${r.error.message}`);
-    if (r.status !== 0) {
-      throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} exited ${r.status ?? r.signal}: ${r.stderr.toString('utf8').trim().slice(0, 500)}`);
-    }
-    const sig = r.stdout.toString('utf8').trim();
-    if (sig === '') throw new ToolgateError('SIGNER_FAILED', `signer ${JSON.stringify(command)} printed no signature`);
-    return sig;
-  };
+  return (bytes) => runSignerCommand(io, command, bytes, 'signer');
 }

@@ -1,6 +1,6 @@
 /**
  * Digests over bytes (never over objects): SHA-256 by default, SHA-384 and SHA-512 by option,
- * via node:crypto (OpenSSL): a compile hashes every artifact it writes, and at the bench's scale
+ * via node:crypto (OpenSSL): a compile hashes every artifact it writes, and for a large estate
  * that is ~100 MB, which @noble/hashes' pure-JS SHA-256 takes over a second to do and OpenSSL
  * a tenth of that. Any other algorithm name is refused before anything is hashed or written.
  */

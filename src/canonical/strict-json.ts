@@ -222,7 +222,7 @@ class Parser {
    * An object key. Keys repeat from object to object: one seen before is found in a small cache
    * by its first two units and compared in place (then the closing quote must follow), and the
    * cached string, a property name already, is reused instead of a new slice being made and
-   * looked up again (with object()'s cheaper repeated-key check: a graph is read 15-25% faster).
+   * looked up again: an internalized key makes object()'s repeated-key test one fast property read.
    */
   key(): string {
     const s = this.s;

@@ -1,5 +1,5 @@
 /**
- * MCP tool annotations as self-claims (the peer's ADR-0006): what a server says about its own
+ * MCP tool annotations as self-claims: what a server says about its own
  * tool (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`). They are reported
  * with provenance `crawled` / `medium`, one tier below what the protocol shows (a server exposing
  * a tool), and they never create READS/WRITES/GOVERNED_BY edges: only two audits and the

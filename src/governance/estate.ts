@@ -70,7 +70,7 @@ export interface Estate {
 }
 
 export interface BuildEstateOptions {
-  /** Reject the manifest when it references a tool no server exposes (ADR-0002 `--strict-drift`). */
+  /** Reject the manifest when it references a tool no server exposes (`--strict-drift`): such a grant governs nothing. */
   readonly strictDrift?: boolean;
 }
 

@@ -19,6 +19,15 @@ const inCi = process.env.CI === 'true';
 const title = present || inCi ? 'audit-report --format html in headless Chromium' : `audit-report --format html in headless Chromium (skipped: ${CHROMIUM} is not installed and this is not CI)`;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
 
+// The page's own globals, as the functions run inside it see them (the report's CSP forbids eval'd strings).
+type InPage = { document: { querySelectorAll(s: string): { length: number } }; location: { hash: string } };
+const rowsAre = (page: Page, selector: string, n: number) =>
+  page.waitForFunction(([s, k]) => (globalThis as unknown as InPage).document.querySelectorAll(s).length === k, [selector, n] as const);
+const goHash = (page: Page, hash: string) =>
+  page.evaluate((h) => {
+    (globalThis as unknown as InPage).location.hash = h;
+  }, hash);
+
 describe.skipIf(!present && !inCi)(title, () => {
   let browser: Browser;
   let dir: string;
@@ -93,10 +102,10 @@ describe.skipIf(!present && !inCi)(title, () => {
 
     it('search finds an agent and hides the others', async () => {
       await page.fill('#search', 'reader');
-      await page.waitForFunction(() => document.querySelectorAll('#agents-table tbody tr').length === 1);
+      await rowsAre(page, '#agents-table tbody tr', 1);
       expect(await page.locator('#agents-table tbody tr').getAttribute('data-agent')).toBe('reader');
       await page.fill('#search', '');
-      await page.waitForFunction(() => document.querySelectorAll('#agents-table tbody tr').length === 3);
+      await rowsAre(page, '#agents-table tbody tr', 3);
     });
 
     it('the violations-only filter hides the grants without a DENY violation', async () => {
@@ -111,7 +120,7 @@ describe.skipIf(!present && !inCi)(title, () => {
     });
 
     it('opens an agent with its own graph, drawn with the legend shapes, and zooms it', async () => {
-      await page.evaluate(() => (location.hash = '#agent=reader'));
+      await goHash(page, '#agent=reader');
       await page.waitForSelector('#detail .graph svg');
       expect(await page.locator('#detail-title').textContent()).toBe('agent reader');
       expect(await page.locator('#detail .graph g.node_agent rect').count()).toBe(1);
@@ -128,7 +137,7 @@ describe.skipIf(!present && !inCi)(title, () => {
     });
 
     it('opens a policy with the agents that reach it', async () => {
-      await page.evaluate(() => (location.hash = '#policy=ltm-confidentiality'));
+      await goHash(page, '#policy=ltm-confidentiality');
       await page.waitForSelector('#detail-agents');
       expect(await page.locator('#detail-agents tbody tr[data-agent="reader"] td').nth(1).textContent()).toBe('violation');
     });
@@ -154,10 +163,10 @@ describe.skipIf(!present && !inCi)(title, () => {
     it('search finds one agent of 200 and the server filter hides rows', async () => {
       const { page } = await open(bigHtml);
       await page.fill('#search', 'agent-150');
-      await page.waitForFunction(() => document.querySelectorAll('#agents-table tbody tr').length === 1);
+      await rowsAre(page, '#agents-table tbody tr', 1);
       expect(await page.locator('#agents-table tbody tr').getAttribute('data-agent')).toBe('agent-150');
       await page.fill('#search', '');
-      await page.waitForFunction(() => document.querySelectorAll('#agents-table tbody tr').length === 200);
+      await rowsAre(page, '#agents-table tbody tr', 200);
       await page.selectOption('#server-filter', { label: 'srv-7' });
       const servers = await page.locator('#grants-table tbody tr td:nth-child(3)').allTextContents();
       expect(servers.length).toBeGreaterThan(0);
@@ -169,7 +178,7 @@ describe.skipIf(!present && !inCi)(title, () => {
     it.for([
       { width: 1400, height: 900 },
       { width: 390, height: 844 },
-    ])('draws an agent graph at $width x $height and attaches the screenshot', async (viewport, { annotate }) => {
+    ])('draws an agent graph at $width x $height and attaches the screenshot', { timeout: 60_000 }, async (viewport, { annotate }) => {
       const { page } = await open(bigHtml, viewport, '#agent=agent-7');
       await page.waitForSelector('#detail .graph svg');
       const box = await page.locator('#detail .graph').boundingBox();
@@ -183,7 +192,7 @@ describe.skipIf(!present && !inCi)(title, () => {
       console.log(`screenshot: ${path}`);
       await annotate(`screenshot ${viewport.width}x${viewport.height}: ${path}`, { path, contentType: 'image/png' });
       await page.close();
-    }, 60_000);
+    });
 
     it('raised no script error and fetched nothing', () => {
       expect(errors).toEqual([]);

@@ -21,6 +21,7 @@ import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import { withSourceNames } from '../parse/source-names.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
+import { peerArgName, peerResult, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
 import { QUERIES, type QueryArg, type QueryArgs, type QueryDef } from '../queries/table.ts';
 
 /** What one call computes from: the estate and the diagnostics loading it produced. */
@@ -56,6 +57,8 @@ export interface ServeOptions {
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** Shared between the servers of one process (HTTP makes one per request) so generations count across calls. */
   readonly state?: GraphStateTracker;
+  /** Answer in another product's dialect (tool and argument names, result shapes, errors) instead of toolgate's. */
+  readonly compat?: CompatDialect;
 }
 
 export type ErrorKind = 'input_unreadable' | 'input_invalid' | 'invalid_arguments' | 'internal';
@@ -97,6 +100,8 @@ interface ToolDef {
   readonly args: Readonly<Record<string, ArgSchema>>;
   readonly required: readonly string[];
   readonly run: (ctx: RunContext) => unknown;
+  /** The table row behind it (every tool but diff). */
+  readonly query?: QueryDef;
 }
 
 interface RunContext {
@@ -127,6 +132,21 @@ function queryTool(q: QueryDef): ToolDef {
     args: Object.fromEntries(q.args.map((a) => [a.name, argSchema(a)])),
     required: q.args.filter((a) => a.required === 'both').map((a) => a.name),
     run: ({ estate, args }) => q.run(estate, args as QueryArgs),
+    query: q,
+  };
+}
+
+/** The same row as the peer toolgraph names it and its arguments (queries/compat-toolgraph.ts). */
+function peerTool(q: QueryDef): ToolDef {
+  const peer = (name: string) => peerArgName(q, name);
+  return {
+    name: peerToolName(q),
+    title: q.title,
+    description: q.description,
+    args: Object.fromEntries(q.args.map((a) => [peer(a.name), argSchema(a)])),
+    required: q.args.filter((a) => a.required === 'both').map((a) => peer(a.name)),
+    run: ({ estate, args }) => q.run(estate, Object.fromEntries(q.args.map((a) => [a.name, args[peer(a.name)]])) as QueryArgs),
+    query: q,
   };
 }
 
@@ -153,13 +173,19 @@ const DIFF_TOOL: ToolDef = {
 
 const DEFS: readonly ToolDef[] = [...QUERIES.map(queryTool), DIFF_TOOL];
 
-const TOOLS: readonly Tool[] = DEFS.map((d) => ({
-  name: d.name,
-  title: d.title,
-  description: d.description,
-  inputSchema: { type: 'object', properties: d.args as Record<string, object>, required: [...d.required], additionalProperties: false },
-  annotations: { title: d.title, ...ANNOTATIONS },
-}));
+// The peer has no diff tool.
+const PEER_DEFS: readonly ToolDef[] = QUERIES.map(peerTool);
+
+const toolList = (defs: readonly ToolDef[]): readonly Tool[] =>
+  defs.map((d) => ({
+    name: d.name,
+    title: d.title,
+    description: d.description,
+    inputSchema: { type: 'object', properties: d.args as Record<string, object>, required: [...d.required], additionalProperties: false },
+    annotations: { title: d.title, ...ANNOTATIONS },
+  }));
+const TOOLS = toolList(DEFS);
+const PEER_TOOLS = toolList(PEER_DEFS);
 
 /** Names of the tools the server exposes. */
 export const SERVE_TOOL_NAMES: readonly string[] = DEFS.map((d) => d.name);
@@ -232,27 +258,44 @@ function inputDigests(estate: Estate): InputDigests & { governance_digest: strin
 export function createServeServer(options: ServeOptions): Server {
   const state = options.state ?? new GraphStateTracker();
   const server = new Server({ name: options.serverInfo.name, version: options.serverInfo.version }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...TOOLS] }));
+  const peer = options.compat === 'toolgraph';
+  const defs = peer ? PEER_DEFS : DEFS;
+  const tools = peer ? PEER_TOOLS : TOOLS;
+  // The peer's only typed error is the availability signal; everything else is a normal MCP error.
+  const fail = (env: ErrorEnvelope): CallToolResult => {
+    if (!peer) return failure(env);
+    if (env.error_kind === 'input_unreadable') {
+      const structured = { error_kind: 'backend_unavailable', retryable: true, message: env.message };
+      return { isError: true, structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
+    }
+    throw new McpError(env.error_kind === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams, env.message);
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools] }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
-    const def = DEFS.find((t) => t.name === req.params.name);
-    if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${SERVE_TOOL_NAMES.join(', ')}`);
+    const def = defs.find((t) => t.name === req.params.name);
+    if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${defs.map((d) => d.name).join(', ')}`);
     const bad = checkArguments(def, req.params.arguments);
-    if (bad) return failure({ error_kind: 'invalid_arguments', retryable: false, message: `${def.name}: ${bad}`, code: null });
+    if (bad) return fail({ error_kind: 'invalid_arguments', retryable: false, message: `${def.name}: ${bad}`, code: null });
     let loaded: LoadedEstate;
     try {
       loaded = options.load();
     } catch (e) {
-      return failure(envelope(e));
+      return fail(envelope(e));
     }
     try {
       const { estate } = loaded;
       const digests = inputDigests(estate);
       const graph_state = state.next(estate, digests);
       const result = await def.run({ estate, args: req.params.arguments ?? {}, options });
+      if (peer) {
+        const answer = peerResult(def.query!, result, estate, graph_state.generation);
+        return { structuredContent: answer, content: [{ type: 'text', text: JSON.stringify(answer) }] };
+      }
       const structured = { result, graph_state, governance_digest: digests.governance_digest, catalog_digest: digests.catalog_digest, notices: [...loaded.notices] };
       return { structuredContent: structured, content: [{ type: 'text', text: JSON.stringify(structured) }] };
     } catch (e) {
-      return failure(envelope(e));
+      if (e instanceof McpError) throw e;
+      return fail(envelope(e));
     }
   });
   return server;

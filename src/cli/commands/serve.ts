@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolgateError } from '../../errors.ts';
+import { COMPAT_DIALECTS, type CompatDialect } from '../../queries/compat-toolgraph.ts';
 import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type DiffFiles, type DiffInputs, type LoadedEstate } from '../../serve/server.ts';
 import { JSONRPC_INVALID_REQUEST, MAX_BATCH, MAX_BODY_BYTES, checkBody, checkOrigin, refusalBody, type Refusal } from '../../serve/http-guard.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
@@ -15,7 +16,7 @@ import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
 import { GuardedStdioTransport } from '../stdio-transport.ts';
 import { readDiffInputs } from './diff.ts';
 
-const usage = `usage: toolgate serve [estate] [--http PORT] [--diff-root DIR ...]
+const usage = `usage: toolgate serve [estate] [--http PORT] [--diff-root DIR ...] [--compat toolgraph]
 Serves toolgate's queries as MCP tools (${SERVE_TOOL_NAMES.join(', ')}), each read-only and
 idempotent, answering with structured content that carries the graph_state and input digests it
 was computed from. The estate is kept between calls while its files are unchanged (same device,
@@ -30,6 +31,10 @@ folders (those of the manifest and the catalog) or a --diff-root; any other path
                     batch of 1 to ${MAX_BATCH} (400 with a JSON-RPC error otherwise). Over stdio the
                     same limits hold per line, each refusal answered with a JSON-RPC error line
   --diff-root DIR   another folder the diff tool may read files under (repeatable)
+  --compat toolgraph  answer as the peer toolgraph's MCP server does, for a consumer written for it:
+                    its tool and argument names (drifted_tools; node, include_authorized), results
+                    unwrapped with graph_generation, its evidence path strings, and only an
+                    unreadable input as the typed backend_unavailable error (no diff tool)
 ${ESTATE_USAGE}`;
 
 const SERVER_INFO = { name: 'toolgate', version: '0.1.0' };
@@ -39,8 +44,10 @@ export const serveCommand: Command = {
   summary: 'serve the queries as an MCP server (stdio, or streamable HTTP on loopback with --http)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, http: { type: 'string' }, 'diff-root': { type: 'string', multiple: true } }, usage);
+    const { values, positionals } = parseCommandArgs(args, { ...ESTATE_OPTIONS, http: { type: 'string' }, 'diff-root': { type: 'string', multiple: true }, compat: { type: 'string' } }, usage);
     if (positionals.length > 0) usageError(`unexpected argument ${JSON.stringify(positionals[0])}`, usage);
+    if (values.compat !== undefined && !(COMPAT_DIALECTS as readonly string[]).includes(values.compat)) usageError(`--compat must be one of ${COMPAT_DIALECTS.join(', ')}, got ${JSON.stringify(values.compat)}`, usage);
+    const compat = values.compat as CompatDialect | undefined;
     const port = intOption(values.http, 'http', usage);
     if (port !== undefined && port > 65535) usageError(`--http expects a port number, got ${port}`, usage);
     const source = locateEstate(values, io);
@@ -51,7 +58,7 @@ export const serveCommand: Command = {
     const roots = diffRoots(source, (values['diff-root'] ?? []).map((d) => resolve(io.cwd, d)));
     const loadDiff = (files: DiffFiles): DiffInputs => readDiffInputs(io, confineDiffFiles(io, files, roots));
     const state = new GraphStateTracker();
-    return port === undefined ? serveStdio(load, loadDiff, state) : serveHttp(port, load, loadDiff, state, io);
+    return port === undefined ? serveStdio(load, loadDiff, state, compat) : serveHttp(port, load, loadDiff, state, io, compat);
   },
 };
 
@@ -118,8 +125,8 @@ function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): Loa
   return { estate: loadEstate(source, quiet, { strictDrift }), notices };
 }
 
-async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker): Promise<number> {
-  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
+async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, compat: CompatDialect | undefined): Promise<number> {
+  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat });
   const transport = new GuardedStdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -156,7 +163,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
   });
 }
 
-async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, io: CliIo): Promise<number> {
+async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, io: CliIo, compat: CompatDialect | undefined): Promise<number> {
   let bound = port;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const refuse = (r: Refusal) => {
@@ -171,7 +178,7 @@ async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (file
     }
     const answer = (parsedBody: unknown) => {
       // Stateless: one server and transport per request, sharing the graph-state tracker.
-      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state });
+      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();

@@ -1,0 +1,88 @@
+/**
+ * The peer's (toolgraph's) MCP dialect of the query table, for a consumer written against it
+ * (memtomem-stm consults `eligible_tools` and `rank_features`). Where each difference comes from,
+ * in the peer's reference texts:
+ *
+ * - Tool names: the README's tool list (`drifted_tools` for our `drift`); the others already match.
+ * - Argument names: the README's unsafe-tools note (`include_authorized` for our `all`) and the
+ *   blast-radius note (`node` for our `target`); ADR-0005 for `eligible_tools(agent, candidates,
+ *   profile)` and `rank_features(agent, candidates)`.
+ * - Results unwrapped, with `graph_generation` (integer) beside the answer: README "MCP responses
+ *   carry graph_generation" and ADR-0004; our graph_state.generation is that counter.
+ * - `eligible` as qualified tool keys and rejected rows `{candidate, tool_key, reason, candidates?,
+ *   paths?}`: contracts/preflight.schema.json, which wraps the same selector rules.
+ * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (policy:ID:EFFECT)`: the preflight
+ *   fixtures; ours name the agent and spell edges `-[:KIND]->`.
+ * - Errors: only an unreadable input is the availability signal `backend_unavailable` (retryable);
+ *   every other failure is a normal MCP error (README, "If the graph backend is temporarily
+ *   unavailable").
+ *
+ * Pure: rewrites names and values; no I/O.
+ */
+import type { Estate } from '../governance/estate.ts';
+import type { QueryDef } from './table.ts';
+
+export const COMPAT_DIALECTS = ['toolgraph'] as const;
+export type CompatDialect = (typeof COMPAT_DIALECTS)[number];
+
+const TOOL_NAMES: Readonly<Record<string, string>> = { drift: 'drifted_tools' };
+const ARG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  unsafe_callable_tools: { all: 'include_authorized' },
+  blast_radius: { target: 'node' },
+};
+
+/** The peer's name for one of our MCP tools. */
+export function peerToolName(q: QueryDef): string {
+  return TOOL_NAMES[q.tool] ?? q.tool;
+}
+
+/** The peer's name for argument `arg` of our tool `q`. */
+export function peerArgName(q: QueryDef, arg: string): string {
+  return ARG_NAMES[q.tool]?.[arg] ?? arg;
+}
+
+const EDGE = /-\[:([A-Z_]+)\]->/;
+
+/**
+ * One of our evidence paths in the peer's spelling: the path starts at the tool's bare name (the
+ * agent's CAN_CALL hop is implied by the question), edges read ` -KIND-> `, and the policy at the
+ * end is `policy:ID:EFFECT`.
+ */
+export function peerPath(path: string, estate: Estate): string {
+  const parts = path.split(EDGE);
+  // parts: node, edge, node, edge, node, ...
+  const nodes = parts.filter((_, i) => i % 2 === 0).map((n) => n.replace(/^\(/, '').replace(/\)$/, ''));
+  const edges = parts.filter((_, i) => i % 2 === 1);
+  let start = 0;
+  if (edges[0] === 'CAN_CALL') start = 1;
+  const out: string[] = [];
+  for (let i = start; i < nodes.length; i++) {
+    let node = nodes[i]!;
+    if (i === start && node.includes('::')) node = node.slice(node.indexOf('::') + 2);
+    if (i > start && edges[i - 1] === 'GOVERNED_BY') {
+      const effect = estate.policies.get(node)?.effect;
+      if (effect !== undefined) node = `policy:${node}:${effect}`;
+    }
+    out.push(i === start ? `(${node})` : ` -${edges[i - 1]}-> (${node})`);
+  }
+  return out.join('');
+}
+
+function rewritePaths(value: unknown, estate: Estate): unknown {
+  if (Array.isArray(value)) return value.map((v) => rewritePaths(v, estate));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => {
+      if (k === 'paths' && Array.isArray(v)) return [k, v.map((p) => (typeof p === 'string' ? peerPath(p, estate) : p))];
+      if (k === 'path' && typeof v === 'string') return [k, peerPath(v, estate)];
+      return [k, rewritePaths(v, estate)];
+    }),
+  );
+}
+
+/** Our result of `q` as the peer's MCP tool answers it: unwrapped, with graph_generation. */
+export function peerResult(q: QueryDef, result: unknown, estate: Estate, generation: number): Record<string, unknown> {
+  let r = rewritePaths(result, estate) as Record<string, unknown>;
+  if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
+  return { ...r, graph_generation: generation };
+}

@@ -1,0 +1,137 @@
+/**
+ * `toolgate serve --compat toolgraph` through a real MCP client over stdio, used as a consumer
+ * written for the peer toolgraph uses it (memtomem-stm consults eligible_tools and rank_features):
+ * the peer's tool and argument names, unwrapped results with graph_generation, rejected rows that
+ * validate against the peer's contracts/preflight.schema.json row, the peer's path strings, and the
+ * backend_unavailable envelope for an input that cannot be read.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { runCli } from '../../helpers/cli.ts';
+import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
+
+const REPO = resolve(import.meta.dirname, '../../..');
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
+const preflight = JSON.parse(readFileSync(join(REPO, 'test/vectors/toolgraph-preflight/preflight.schema.json'), 'utf8'));
+ajv.addSchema(preflight, 'preflight');
+const rejectedRow = ajv.getSchema('preflight#/$defs/rejectedRow')!;
+const qualifiedKey = ajv.getSchema('preflight#/$defs/qualifiedToolKey')!;
+const profileOk = ajv.getSchema('preflight#/properties/profile')!;
+const generationOk = ajv.getSchema('preflight#/properties/graph_generation')!;
+
+// The peer README's tool list ("Tools: ..."), less audit_report (not a table query yet).
+const PEER_TOOLS = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drifted_tools', 'destructive_unsafeguarded', 'annotation_contradictions', 'rank_features', 'eligible_tools', 'selection_explain'];
+// The peer's evidence path spelling (its preflight fixtures): (tool) -KIND-> (node) ... -GOVERNED_BY-> (policy:ID:EFFECT).
+const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))+ -GOVERNED_BY-> \(policy:[^:()]+:(DENY|ALLOW)\)$/;
+
+async function connect(args: string[]): Promise<Client> {
+  const client = new Client({ name: 'peer-consumer', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [TOOLGATE, 'serve', '--compat', 'toolgraph', ...args], cwd: REPO, stderr: 'pipe' }));
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+  const r = await client.callTool({ name, arguments: args });
+  expect(r.isError, JSON.stringify(r.structuredContent)).not.toBe(true);
+  return r.structuredContent as Record<string, any>;
+}
+
+describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(['--example', 'quickstart']);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("lists the peer's tools under its names, read-only, with its argument names", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(PEER_TOOLS);
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(Object.keys(byName.get('unsafe_callable_tools')!.inputSchema.properties!)).toContain('include_authorized');
+    expect(Object.keys(byName.get('blast_radius')!.inputSchema.properties!)).toEqual(['node']);
+    expect(Object.keys(byName.get('eligible_tools')!.inputSchema.properties!)).toEqual(['agent', 'candidates', 'profile']);
+    expect(Object.keys(byName.get('rank_features')!.inputSchema.properties!)).toEqual(['agent', 'candidates']);
+  });
+
+  it('eligible_tools answers as the peer: unwrapped, eligible as tool keys, rejected rows of the preflight contract, graph_generation', async () => {
+    const candidates = ['git::git_show', 'git::git_log', 'filesystem::read_file', 'no_such_tool'];
+    for (const profile of ['strict', 'review', 'explore']) {
+      const r = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile });
+      expect(Object.keys(r).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'profile', 'rejected']);
+      expect(r).toMatchObject({ agent: 'ci-bot', agent_found: true, profile });
+      expect(profileOk(r.profile)).toBe(true);
+      expect(generationOk(r.graph_generation), JSON.stringify(r.graph_generation)).toBe(true);
+      for (const k of r.eligible) expect(qualifiedKey(k), k).toBe(true);
+      for (const row of r.rejected) expect(rejectedRow(row), JSON.stringify(rejectedRow.errors)).toBe(true);
+      for (const row of r.rejected) for (const p of row.paths ?? []) expect(p).toMatch(PEER_PATH);
+      // The same split as toolgate's own CLI answer.
+      const own = (await runCli(['eligible-tools', 'ci-bot', ...candidates, '--profile', profile, '--example', 'quickstart'], { cwd: REPO })).json();
+      expect(r.eligible).toEqual(own.eligible.map((e: any) => e.tool_key));
+      expect(r.rejected.map((x: any) => [x.candidate, x.reason])).toEqual(own.rejected.map((x: any) => [x.candidate, x.reason]));
+    }
+    const deny = (await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_show'] })).rejected[0];
+    expect(deny.paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (policy:secrets-deny:DENY)']);
+  });
+
+  it('rank_features answers unwrapped with graph_generation and peer path strings; an unknown agent is agent_found: false', async () => {
+    const r = await call(client, 'rank_features', { agent: 'ci-bot', candidates: ['git::git_show', 'git::git_log'] });
+    expect(r).toMatchObject({ agent: 'ci-bot', agent_found: true });
+    expect(generationOk(r.graph_generation)).toBe(true);
+    expect(r.rows.map((x: any) => [x.tool_key, x.verdict, x.risk_score])).toEqual([
+      ['git::git_show', 'DENY', 1],
+      ['git::git_log', 'ALLOW', 0],
+    ]);
+    expect(r.rows[0].deny[0].path).toMatch(PEER_PATH);
+    expect(await call(client, 'rank_features', { agent: 'nobody', candidates: ['git::git_log'] })).toMatchObject({ agent_found: false });
+  });
+
+  it("takes the peer's argument names and refuses ours as a normal MCP error", async () => {
+    const all = await call(client, 'unsafe_callable_tools', { agent: 'ci-bot', include_authorized: true });
+    expect(all).toMatchObject({ agent: 'ci-bot', agent_found: true });
+    expect(await call(client, 'blast_radius', { node: 'secrets-deny' })).toMatchObject({ found: true });
+    await expect(client.callTool({ name: 'unsafe_callable_tools', arguments: { agent: 'ci-bot', all: true } })).rejects.toThrow(/unknown argument "all"/);
+    await expect(client.callTool({ name: 'drift', arguments: {} })).rejects.toThrow(/unknown tool "drift"/);
+    expect(await call(client, 'drifted_tools', {})).toMatchObject({ audit: 'drift' });
+  });
+
+  it('the generation is the same integer while the estate is unchanged', async () => {
+    const a = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log'] });
+    const b = await call(client, 'rank_features', { agent: 'ci-bot', candidates: ['git::git_log'] });
+    expect(b.graph_generation).toBe(a.graph_generation);
+  });
+});
+
+describe('toolgate serve --compat toolgraph: an input that cannot be read', () => {
+  it('is the typed backend_unavailable envelope, retryable, and nothing else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tg-compat-'));
+    for (const f of ['governance.yaml', 'catalog.json']) copyFileSync(join(REPO, 'examples/quickstart', f), join(dir, f));
+    const client = await connect(['--manifest', join(dir, 'governance.yaml'), '--catalog', join(dir, 'catalog.json')]);
+    try {
+      renameSync(join(dir, 'catalog.json'), join(dir, 'catalog.moved'));
+      const r = await client.callTool({ name: 'eligible_tools', arguments: { agent: 'ci-bot', candidates: ['git::git_log'] } });
+      expect(r.isError).toBe(true);
+      expect(Object.keys(r.structuredContent as object).sort()).toEqual(['error_kind', 'message', 'retryable']);
+      expect(r.structuredContent).toMatchObject({ error_kind: 'backend_unavailable', retryable: true });
+      renameSync(join(dir, 'catalog.moved'), join(dir, 'catalog.json'));
+      expect(await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log'] })).toMatchObject({ eligible: ['git::git_log'] });
+    } finally {
+      await client.close();
+    }
+  }, 30_000);
+
+  it('an unknown dialect is bad usage', async () => {
+    const r = await runCli(['serve', '--compat', 'other', '--example', 'quickstart'], { cwd: REPO });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--compat must be one of toolgraph');
+  });
+});

@@ -24,11 +24,9 @@ export function embedJson(value: unknown): string {
 export function withoutRoots<T>(value: T, roots: readonly string[]): T {
   const prefixes = [...new Set(roots.filter((r) => r.length > 1).map((r) => (r.endsWith('/') ? r : `${r}/`)))].sort((a, b) => b.length - a.length);
   if (prefixes.length === 0) return value;
-  const strip = (s: string): string => {
-    let out = s;
-    for (const p of prefixes) out = out.split(p).join('');
-    return out;
-  };
+  const anyPrefix = new RegExp(prefixes.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  // Most strings hold no slash at all; only those are searched.
+  const strip = (s: string): string => (s.includes('/') ? s.replace(anyPrefix, '') : s);
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return strip(v);
     if (Array.isArray(v)) return v.map(walk);

@@ -9,7 +9,7 @@ export type { LoadedBundle, LoadedModule, BundleManifest } from './load.ts';
 export type { TarballFile, TarballLimits } from './read-tarball.ts';
 export { signBundle, verifyBundle, bundleFileEntries, SIGNATURES_FILE, SIGNING_ALGORITHMS, isSigningAlgorithm } from './signatures.ts';
 export type { SignBundleOptions, VerifyOptions, VerifiedBundle, FileEntry, JwsSigner, SigningAlgorithm } from './signatures.ts';
-export { opaCanonicalJson, opaFileHash, opaHashInput, goQuote } from './opa-hash.ts';
+export { opaCanonicalJson, opaFileHash, opaHashInput, goJsonQuote } from './opa-hash.ts';
 
 export { bundleDecider, DECISION_ENTRYPOINT } from './decider.ts';
 export type { BundleDecider } from './decider.ts';

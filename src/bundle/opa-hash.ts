@@ -143,7 +143,7 @@ function parseKeepingNumbers(text: string, source: string): Node {
 const encoder = new TextEncoder();
 
 /** Go's string encoding (HTML escaping off), for a JS string. */
-export function goQuote(s: string): string {
+export function goJsonQuote(s: string): string {
   // Lone surrogates have no UTF-8 form; Go's decoder turned them into U+FFFD.
   const wellFormed = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
   return JSON.stringify(wellFormed).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
@@ -162,7 +162,7 @@ function encode(n: Node): string {
     case 'lit':
       return n.text;
     case 'str':
-      return goQuote(n.v);
+      return goJsonQuote(n.v);
     case 'arr':
       return `[${n.v.map(encode).join(',')}]`;
     case 'obj': {
@@ -170,7 +170,7 @@ function encode(n: Node): string {
       const m = new Map<string, Node>();
       for (const [k, v] of n.v) m.set(k, v);
       const keys = [...m.keys()].sort(compareUtf8);
-      return `{${keys.map((k) => `${goQuote(k)}:${encode(m.get(k)!)}`).join(',')}}`;
+      return `{${keys.map((k) => `${goJsonQuote(k)}:${encode(m.get(k)!)}`).join(',')}}`;
     }
   }
 }

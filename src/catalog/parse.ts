@@ -4,7 +4,7 @@
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText, type ParsedDocument } from '../parse/document.ts';
-import { validateDocument } from '../parse/schema.ts';
+import { validateAgainstSchema } from '../parse/schema.ts';
 import type { Catalog } from './types.ts';
 
 export function parseCatalog(file: string, text: string): Catalog {
@@ -13,7 +13,7 @@ export function parseCatalog(file: string, text: string): Catalog {
 }
 
 export function catalogFromDocument(doc: ParsedDocument): Catalog {
-  validateDocument(doc, 'catalog.schema.json', 'CATALOG_INVALID', 'catalog');
+  validateAgainstSchema(doc, 'catalog.schema.json', 'CATALOG_INVALID', 'catalog');
   const catalog = doc.value as Catalog;
   const dups: { at: SourceAt; text: string }[] = [];
   const servers = new Map<string, number>();

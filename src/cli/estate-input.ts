@@ -12,7 +12,7 @@ import { parseManifest } from '../manifest/parse.ts';
 import { buildEstate, type Estate } from '../governance/estate.ts';
 import { strictFindings, type StrictFinding } from '../governance/strict-rules.ts';
 import { parseText } from '../parse/document.ts';
-import { validateDocument } from '../parse/schema.ts';
+import { validateAgainstSchema } from '../parse/schema.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 import type { OptionSpec } from './args.ts';
@@ -67,7 +67,7 @@ export function locateEstate(args: EstateArgs, io: CliIo): EstateSource {
     throw new ToolgateError('USAGE', `no estate given: pass --manifest and --catalog, --example NAME, or run 'toolgate init' to write ${CONFIG_FILE} here`);
   }
   const doc = parseText(configPath, readTextFile(configPath), 'yaml');
-  validateDocument(doc, 'toolgate-config.schema.json', 'CONFIG_INVALID', CONFIG_FILE);
+  validateAgainstSchema(doc, 'toolgate-config.schema.json', 'CONFIG_INVALID', CONFIG_FILE);
   const config = doc.value as { manifest: string; catalog: string };
   const base = dirname(configPath);
   const at = (p: string) => (isAbsolute(p) ? p : join(base, p));

@@ -33,7 +33,7 @@ export interface ChangedSign extends EdgeLabel {
   readonly observed_sign: Sign;
 }
 
-export interface Coverage {
+export interface DiffCoverage {
   readonly declared_and_observed: number;
   readonly declared_edges: number;
   readonly declared_endpoint_covered: number;
@@ -54,7 +54,7 @@ export interface DiffRecord {
     readonly declared_never_observed: readonly EdgeLabel[];
     readonly observed_but_undeclared: readonly EdgeLabel[];
   };
-  readonly coverage: Coverage;
+  readonly coverage: DiffCoverage;
   readonly schema_version: typeof DIFF_SCHEMA_VERSION;
   /** The consumer's window, verbatim; its canonical text is in `windowText`. */
   readonly window: unknown;

@@ -21,7 +21,7 @@ export { buildDeclaredConnectome } from './declared.ts';
 export { observeFromText, observeFromRecords, parseWindowBound } from './observed.ts';
 export type { ObservationWindow, ObserveResult } from './observed.ts';
 export { diffConnectomes, encodeDiff, writeDiff, diffDigest, diffDigestHex, DIFF_SCHEMA_VERSION } from './diff.ts';
-export type { DiffRecord, DiffOptions, WriteDiffOptions, EdgeLabel, ChangedSign, Coverage, ByteChunkSink } from './diff.ts';
+export type { DiffRecord, DiffOptions, WriteDiffOptions, EdgeLabel, ChangedSign, DiffCoverage, ByteChunkSink } from './diff.ts';
 export { reachable, reachableWithout, dominates, mandatoryPass, allPaths, DEFAULT_MAX_EDGES } from './reach.ts';
 export type { PathOptions, DominanceOptions, WitnessPath } from './reach.ts';
 export { digestEnvelope, signedEnvelope, envelopeBytes } from '../canonical/envelope.ts';

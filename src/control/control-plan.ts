@@ -17,12 +17,12 @@ import { parseText, pointer, type PathSegment } from '../parse/document.ts';
 
 export const CONTROL_PLAN_KIND = 'toolgraph.control-plan';
 
-export const NODE_KINDS = ['start', 'agent', 'router', 'fanout', 'join', 'validator', 'end'] as const;
-export const EDGE_KINDS = ['always', 'success', 'failure', 'fallback', 'fanout', 'join'] as const;
+export const CONTROL_NODE_KINDS = ['start', 'agent', 'router', 'fanout', 'join', 'validator', 'end'] as const;
+export const CONTROL_EDGE_KINDS = ['always', 'success', 'failure', 'fallback', 'fanout', 'join'] as const;
 export const DECIDERS = ['code', 'model', 'human'] as const;
 
-export type NodeKind = (typeof NODE_KINDS)[number];
-export type EdgeKind = (typeof EDGE_KINDS)[number];
+export type ControlNodeKind = (typeof CONTROL_NODE_KINDS)[number];
+export type ControlEdgeKind = (typeof CONTROL_EDGE_KINDS)[number];
 export type Decider = (typeof DECIDERS)[number];
 
 export interface PlanPrincipal {
@@ -32,7 +32,7 @@ export interface PlanPrincipal {
 
 export interface PlanNode {
   readonly id: string;
-  readonly kind: NodeKind;
+  readonly kind: ControlNodeKind;
   readonly principals: readonly string[];
   readonly agent_call: boolean;
   readonly max_invocations?: number;
@@ -43,7 +43,7 @@ export interface PlanNode {
 export interface PlanEdge {
   readonly from: string;
   readonly to: string;
-  readonly kind: EdgeKind;
+  readonly kind: ControlEdgeKind;
   readonly decided_by: Decider;
   readonly max_fan_out?: number;
 }
@@ -171,7 +171,7 @@ export function readControlPlan(file: string, text: string): ControlPlan {
     const at = ['nodes', i];
     const o = r.object(n, at);
     const id = r.string(o.id, [...at, 'id'], ID, '1 to 256 characters without whitespace');
-    const kind = r.oneOf(o.kind, [...at, 'kind'], NODE_KINDS);
+    const kind = r.oneOf(o.kind, [...at, 'kind'], CONTROL_NODE_KINDS);
     const ps = r.array(o.principals, [...at, 'principals'], 0, LIMITS.nodePrincipals).map((p, j) => {
       const s = r.string(p, [...at, 'principals', j], ID, '1 to 256 characters without whitespace');
       if (!principalIds.has(s)) r.fail([...at, 'principals', j], `names principal ${JSON.stringify(s)}, which the plan does not declare`);
@@ -199,7 +199,7 @@ export function readControlPlan(file: string, text: string): ControlPlan {
     const o = r.object(e, at);
     const from = r.string(o.from, [...at, 'from'], ID, '1 to 256 characters without whitespace');
     const to = r.string(o.to, [...at, 'to'], ID, '1 to 256 characters without whitespace');
-    const kind = r.oneOf(o.kind, [...at, 'kind'], EDGE_KINDS);
+    const kind = r.oneOf(o.kind, [...at, 'kind'], CONTROL_EDGE_KINDS);
     const decided_by = r.oneOf(o.decided_by, [...at, 'decided_by'], DECIDERS);
     if ('max_fan_out' in o) {
       if (kind !== 'fanout') r.fail([...at, 'max_fan_out'], `is allowed only on a fanout edge, not on a ${kind} edge`);

@@ -21,7 +21,7 @@
 import type { CatalogRegistryIdentity } from '../catalog/types.ts';
 import { ToolgateError } from '../errors.ts';
 import { parseText } from '../parse/document.ts';
-import { validateDocument } from '../parse/schema.ts';
+import { validateAgainstSchema } from '../parse/schema.ts';
 import type { EnvRef, ServerSpec } from './servers.ts';
 
 export interface RegistryInput {
@@ -75,7 +75,7 @@ export const OLDEST_SCHEMA = '2025-09-29';
 /** server.json text -> validated RegistryServer; faults located as file:line:col. */
 export function parseRegistryServerJson(file: string, text: string): RegistryServer {
   const doc = parseText(file, text, 'json');
-  validateDocument(doc, 'registry-server.schema.json', 'CONFIG_INVALID', 'server.json');
+  validateAgainstSchema(doc, 'registry-server.schema.json', 'CONFIG_INVALID', 'server.json');
   const server = doc.value as RegistryServer;
   const release = /\/schemas\/(\d{4}-\d{2}-\d{2})\/server\.schema\.json$/.exec(server.$schema ?? '')?.[1];
   if (release !== undefined && release < OLDEST_SCHEMA) {

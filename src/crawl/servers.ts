@@ -11,7 +11,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { CatalogRegistryIdentity } from '../catalog/types.ts';
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText, type ParsedDocument } from '../parse/document.ts';
-import { validateDocument } from '../parse/schema.ts';
+import { validateAgainstSchema } from '../parse/schema.ts';
 
 export interface EnvRef {
   readonly env: string;
@@ -68,7 +68,7 @@ export function isUnavailableSpec(spec: ServerSpec): spec is UnavailableServerSp
 /** Servers file text (YAML or JSON) -> validated ServersFile; every fault located as file:line:col. */
 export function parseServersFile(file: string, text: string): ServersFile {
   const doc = parseText(file, text);
-  validateDocument(doc, 'servers.schema.json', 'CONFIG_INVALID', 'servers file');
+  validateAgainstSchema(doc, 'servers.schema.json', 'CONFIG_INVALID', 'servers file');
   const value = doc.value as ServersFile;
   checkEntries(doc, value);
   return value;

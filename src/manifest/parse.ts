@@ -5,7 +5,7 @@
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText } from '../parse/document.ts';
-import { validateDocument } from '../parse/schema.ts';
+import { validateAgainstSchema } from '../parse/schema.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from './types.ts';
 
 interface RawManifest {
@@ -28,7 +28,7 @@ export function parseManifest(file: string, text: string): Manifest {
   if (doc.value === null || doc.value === undefined) {
     throw new ToolgateError('MANIFEST_INVALID', `the governance manifest is empty`, { at: [{ file, line: 1, col: 1 }] });
   }
-  validateDocument(doc, 'governance.schema.json', 'MANIFEST_INVALID', 'governance manifest');
+  validateAgainstSchema(doc, 'governance.schema.json', 'MANIFEST_INVALID', 'governance manifest');
   const raw = doc.value as RawManifest;
   const faults: { dup: Fault[]; dangling: Fault[] } = { dup: [], dangling: [] };
 

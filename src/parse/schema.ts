@@ -37,7 +37,7 @@ function describe(err: ErrorObject): { path: PathSegment[]; text: string; key?: 
 }
 
 /** Validates a parsed document against a schema; throws one error listing every located fault. */
-export function validateDocument(doc: ParsedDocument, schemaName: string, code: ToolgateErrorCode, what: string): void {
+export function validateAgainstSchema(doc: ParsedDocument, schemaName: string, code: ToolgateErrorCode, what: string): void {
   const validate = validatorFor(schemaName);
   if (validate(doc.value)) return;
   const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.keyword !== 'anyOf' && e.keyword !== 'oneOf');

@@ -59,6 +59,11 @@ export interface ServeOptions {
   readonly state?: GraphStateTracker;
   /** Answer in another product's dialect (tool and argument names, result shapes, errors) instead of toolgate's. */
   readonly compat?: CompatDialect;
+  /**
+   * The documents of schemas/results/, by result name (the caller reads them): each query tool then
+   * lists an outputSchema, the answer envelope with that result, or the error envelope.
+   */
+  readonly resultSchemas?: ReadonlyMap<string, object>;
 }
 
 export type ErrorKind = 'input_unreadable' | 'input_invalid' | 'invalid_arguments' | 'internal';
@@ -176,16 +181,40 @@ const DEFS: readonly ToolDef[] = [...QUERIES.map(queryTool), DIFF_TOOL];
 // The peer has no diff tool.
 const PEER_DEFS: readonly ToolDef[] = QUERIES.map(peerTool);
 
-const toolList = (defs: readonly ToolDef[]): readonly Tool[] =>
-  defs.map((d) => ({
-    name: d.name,
-    title: d.title,
-    description: d.description,
-    inputSchema: { type: 'object', properties: d.args as Record<string, object>, required: [...d.required], additionalProperties: false },
-    annotations: { title: d.title, ...ANNOTATIONS },
-  }));
-const TOOLS = toolList(DEFS);
-const PEER_TOOLS = toolList(PEER_DEFS);
+/** A tool's answer: the envelope around the query's result, or the error envelope. */
+function outputSchema(resultSchema: object): Tool['outputSchema'] {
+  // Embedded as a subschema: its own $schema and $id would make it a separate resource.
+  const { $schema: _s, $id: _i, ...result } = resultSchema as Record<string, unknown>;
+  return {
+    type: 'object',
+    anyOf: [
+      {
+        required: ['result', 'graph_state', 'governance_digest', 'catalog_digest', 'notices'],
+        additionalProperties: false,
+        properties: { result, graph_state: { type: 'object' }, governance_digest: { type: 'string' }, catalog_digest: { type: 'string' }, notices: { type: 'array', items: { type: 'string' } } },
+      },
+      {
+        required: ['error_kind', 'retryable', 'message', 'code', 'graph_state'],
+        additionalProperties: false,
+        properties: { error_kind: { enum: ['input_unreadable', 'input_invalid', 'invalid_arguments', 'internal'] }, retryable: { type: 'boolean' }, message: { type: 'string' }, code: { type: ['string', 'null'] }, graph_state: { type: 'null' } },
+      },
+    ],
+  } as Tool['outputSchema'];
+}
+
+function toolList(defs: readonly ToolDef[], resultSchemas: ReadonlyMap<string, object> | undefined): readonly Tool[] {
+  return defs.map((d) => {
+    const schema = d.query && resultSchemas?.get(d.query.result);
+    return {
+      name: d.name,
+      title: d.title,
+      description: d.description,
+      inputSchema: { type: 'object', properties: d.args as Record<string, object>, required: [...d.required], additionalProperties: false },
+      ...(schema ? { outputSchema: outputSchema(schema) } : {}),
+      annotations: { title: d.title, ...ANNOTATIONS },
+    };
+  });
+}
 
 /** Names of the tools the server exposes. */
 export const SERVE_TOOL_NAMES: readonly string[] = DEFS.map((d) => d.name);
@@ -260,7 +289,8 @@ export function createServeServer(options: ServeOptions): Server {
   const server = new Server({ name: options.serverInfo.name, version: options.serverInfo.version }, { capabilities: { tools: {} } });
   const peer = options.compat === 'toolgraph';
   const defs = peer ? PEER_DEFS : DEFS;
-  const tools = peer ? PEER_TOOLS : TOOLS;
+  // The peer's answers are reshaped from ours, so our result schemas do not describe them.
+  const tools = toolList(defs, peer ? undefined : options.resultSchemas);
   // The peer's only typed error is the availability signal; everything else is a normal MCP error.
   const fail = (env: ErrorEnvelope): CallToolResult => {
     if (!peer) return failure(env);

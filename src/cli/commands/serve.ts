@@ -1,5 +1,5 @@
 /** `toolgate serve [--http PORT]`: the query surface as an MCP server, over stdio or streamable HTTP on loopback. */
-import { realpathSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -11,7 +11,7 @@ import { JSONRPC_INVALID_REQUEST, MAX_BATCH, MAX_BODY_BYTES, checkBody, checkOri
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
-import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
+import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
 import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
 import { GuardedStdioTransport } from '../stdio-transport.ts';
 import { readDiffInputs } from './diff.ts';
@@ -38,6 +38,17 @@ folders (those of the manifest and the catalog) or a --diff-root; any other path
 ${ESTATE_USAGE}`;
 
 const SERVER_INFO = { name: 'toolgate', version: '0.1.0' };
+
+let resultSchemas: ReadonlyMap<string, object> | undefined;
+
+/** schemas/results/*.schema.json by result name, read once: the query tools' output schemas. */
+function readResultSchemas(): ReadonlyMap<string, object> {
+  if (resultSchemas) return resultSchemas;
+  const dir = join(PACKAGE_ROOT, 'schemas', 'results');
+  const suffix = '.schema.json';
+  resultSchemas = new Map(readdirSync(dir).filter((f) => f.endsWith(suffix)).sort().map((f) => [f.slice(0, -suffix.length), JSON.parse(readFileSync(join(dir, f), 'utf8')) as object]));
+  return resultSchemas;
+}
 
 export const serveCommand: Command = {
   name: 'serve',
@@ -126,7 +137,7 @@ function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): Loa
 }
 
 async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, compat: CompatDialect | undefined): Promise<number> {
-  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat });
+  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat, resultSchemas: readResultSchemas() });
   const transport = new GuardedStdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -178,7 +189,7 @@ async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (file
     }
     const answer = (parsedBody: unknown) => {
       // Stateless: one server and transport per request, sharing the graph-state tracker.
-      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat });
+      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat, resultSchemas: readResultSchemas() });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();

@@ -72,6 +72,8 @@ for (const example of ['quickstart', 'fleet']) {
         const t = tools.find((x) => x.name === q.tool)!;
         expect(Object.keys(t.inputSchema.properties ?? {})).toEqual(q.args.map((a) => a.name));
         expect(t.inputSchema.required).toEqual(q.args.filter((a) => a.required === 'both').map((a) => a.name));
+        // The client validates every structuredContent below against it.
+        expect(JSON.stringify(t.outputSchema)).toContain(JSON.stringify(JSON.parse(readFileSync(schemaFile(q.result), 'utf8')).properties));
       }
     });
 

@@ -24,8 +24,19 @@ const INFIX_AND: Record<string, string> = { '&': 'and' };
 const INFIX_ADD: Record<string, string> = { '+': 'plus', '-': 'minus' };
 const INFIX_MUL: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
 
+/**
+ * A failed attempt at one reading of ambiguous syntax, thrown only while the parser is trying an
+ * alternative it will fall back from. It is not an Error: it never escapes the parser, and capturing a
+ * stack for every `if {` body that turns out not to be a set literal dominated parsing.
+ */
+class AttemptFailed {
+  static readonly instance = new AttemptFailed();
+}
+
 class Parser {
   private pos = 0;
+  /** Depth of alternatives being tried; while above 0, a parse failure is the cheap AttemptFailed. */
+  private attempting = 0;
   private readonly dotted = new WeakSet<Term>();
   private readonly toks: Token[];
   v1: boolean;
@@ -55,6 +66,7 @@ class Parser {
     return { file: this.file, line: t.line, col: t.col };
   }
   fail(msg: string, t: Token = this.tok): never {
+    if (this.attempting > 0) throw AttemptFailed.instance;
     throw new RegoError('rego_parse_error', msg, this.loc(t));
   }
   private isOp(text: string, t: Token = this.tok): boolean {
@@ -278,16 +290,26 @@ class Parser {
   private parseIfBody(): Literal[] {
     if (!this.isOp('{')) return [this.parseLiteral()];
     const save = this.pos;
-    try {
-      const lit = this.parseLiteral();
+    const lit = this.attempt(() => this.parseLiteral());
+    if (lit !== undefined) {
       const t = lit.expr.kind === 'term' ? lit.expr.term : undefined;
       const isSet = t !== undefined && (t.type === 'set' || (t.type === 'value' && t.value instanceof SetValue));
       if (!isSet) return [lit];
-    } catch {
-      // not a literal: a braced body
     }
     this.pos = save;
     return this.parseBraceBody();
+  }
+
+  /** One reading of ambiguous syntax, or undefined when it does not parse (whatever was thrown). */
+  private attempt<T>(read: () => T): T | undefined {
+    this.attempting++;
+    try {
+      return read();
+    } catch {
+      return undefined;
+    } finally {
+      this.attempting--;
+    }
   }
 
   private parseBraceBody(): Literal[] {
@@ -537,6 +559,13 @@ class Parser {
   }
 
   private parseSuffixes(term: Term): Term {
+    // The ref this loop made, whose path it may extend in place (copying it per segment was quadratic).
+    let own: (Term & { type: 'ref' }) | undefined;
+    const extend = (seg: Term): Term => {
+      if (own === undefined) own = term.type === 'ref' ? { type: 'ref', head: term.head, path: [...term.path], loc: term.loc } : { type: 'ref', head: term, path: [], loc: term.loc };
+      own.path.push(seg);
+      return own;
+    };
     for (;;) {
       const t = this.tok;
       if (t.ws) return term;
@@ -547,16 +576,17 @@ class Parser {
         if (id.ws) this.fail('invalid whitespace between . and identifier', id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
-        term = appendRef(term, seg);
+        term = extend(seg);
       } else if (this.isOp('[')) {
         this.next();
         const k = this.parseInExpr();
         this.expectOp(']');
-        term = appendRef(term, k);
+        term = extend(k);
       } else if (this.isOp('(')) {
         const name = callName(term);
         if (name === undefined) this.fail('invalid function name');
         term = { type: 'call', name, args: this.parseArgs(), loc: term.loc };
+        own = undefined;
       } else return term;
     }
   }
@@ -604,13 +634,22 @@ class Parser {
   /** After a comprehension head, at `|`: the comprehension, or undefined to fall back (OPA: only at a `,`). */
   private tryComprehension(close: string, make: (body: Literal[]) => Term, anyFailure = false): Term | undefined {
     this.next();
+    if (anyFailure) {
+      return this.attempt(() => {
+        const body = this.parseLiterals(close);
+        if (body.length === 0) this.fail('found empty body');
+        this.expectOp(close);
+        return make(body);
+      });
+    }
     try {
       const body = this.parseLiterals(close);
       if (body.length === 0) this.fail('found empty body');
       this.expectOp(close);
       return make(body);
     } catch (e) {
-      if (anyFailure || this.isOp(',')) return undefined;
+      // Inside an outer attempt the failure is AttemptFailed, which the outer attempt catches.
+      if (this.isOp(',')) return undefined;
       throw e;
     }
   }
@@ -710,11 +749,6 @@ function sameTerm(a: Term, b: Term): boolean {
     default:
       return false;
   }
-}
-
-function appendRef(term: Term, seg: Term): Term {
-  if (term.type === 'ref') return { type: 'ref', head: term.head, path: [...term.path, seg], loc: term.loc };
-  return { type: 'ref', head: term, path: [seg], loc: term.loc };
 }
 
 function callName(term: Term): string | undefined {

@@ -3,6 +3,7 @@
  * option parsing come from the row's arguments, the estate from the usual estate options, and the
  * exit from the row's exit policy.
  */
+import { COMPAT_DIALECTS, peerResult } from '../queries/compat-toolgraph.ts';
 import type { QueryArg, QueryArgs, QueryDef, ArgValue } from '../queries/table.ts';
 import { parseCommandArgs, usageError, type OptionSpec } from './args.ts';
 import type { CliIo, Command } from './command.ts';
@@ -24,8 +25,11 @@ function synopsis(q: QueryDef): string {
   return words.join(' ');
 }
 
+const COMPAT_USAGE = `  --compat toolgraph   print the result in the peer toolgraph's shape (its evidence path strings;
+                       eligible-tools: eligible as tool keys)`;
+
 export function queryUsage(q: QueryDef): string {
-  return `${synopsis(q)}\n${q.help}\n${ESTATE_USAGE}`;
+  return `${synopsis(q)} [--compat toolgraph]\n${q.help}\n${COMPAT_USAGE}\n${ESTATE_USAGE}`;
 }
 
 function positionalError(q: QueryDef): string {
@@ -39,6 +43,7 @@ export function queryCommand(q: QueryDef): Command {
   const options: OptionSpec = { ...ESTATE_OPTIONS };
   for (const a of q.args) if (!a.positional) options[optionName(a)] = { type: a.kind === 'boolean' ? 'boolean' : 'string' };
   for (const f of q.cliFlags ?? []) options[f] = { type: 'boolean' };
+  options.compat = { type: 'string' };
   const positionals = q.args.filter((a) => a.positional);
   const rest = positionals.at(-1)?.kind === 'strings';
   return {
@@ -51,6 +56,7 @@ export function queryCommand(q: QueryDef): Command {
       if (positionals.length === 0 && given.length > 0) usageError(`unexpected argument ${JSON.stringify(given[0])}`, usage);
       if (rest ? given.length < positionals.length : given.length !== fixed) usageError(positionalError(q), usage);
       const v = values as Record<string, string | boolean | undefined>;
+      if (v.compat !== undefined && !(COMPAT_DIALECTS as readonly string[]).includes(v.compat as string)) usageError(`--compat must be one of ${COMPAT_DIALECTS.join(', ')}, got ${JSON.stringify(v.compat)}`, usage);
       const source = locateEstate(v as never, io);
       const args: Record<string, ArgValue> = {};
       positionals.forEach((a, i) => (args[a.name] = a.kind === 'strings' ? given.slice(i) : given[i]));
@@ -65,7 +71,7 @@ export function queryCommand(q: QueryDef): Command {
       const result = await q.run(estate, args as QueryArgs);
       const flags = Object.fromEntries((q.cliFlags ?? []).map((f) => [f, v[f] === true]));
       const outcome = q.exit(result, flags);
-      if (outcome.print) printJson(io, result);
+      if (outcome.print) printJson(io, v.compat === 'toolgraph' ? peerResult(q, result, estate) : result);
       if (outcome.stderr !== undefined) io.stderr(`toolgate: ${outcome.stderr}\n`);
       return EXIT[outcome.exit];
     },

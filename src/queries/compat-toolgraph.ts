@@ -80,9 +80,12 @@ function rewritePaths(value: unknown, estate: Estate): unknown {
   );
 }
 
-/** Our result of `q` as the peer's MCP tool answers it: unwrapped, with graph_generation. */
-export function peerResult(q: QueryDef, result: unknown, estate: Estate, generation: number): Record<string, unknown> {
+/**
+ * Our result of `q` in the peer's shape: over MCP unwrapped with graph_generation; on the CLI
+ * (no generation: each run reads the files afresh) the same object without it.
+ */
+export function peerResult(q: QueryDef, result: unknown, estate: Estate, generation?: number): Record<string, unknown> {
   let r = rewritePaths(result, estate) as Record<string, unknown>;
   if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
-  return { ...r, graph_generation: generation };
+  return generation === undefined ? r : { ...r, graph_generation: generation };
 }

@@ -104,6 +104,17 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     expect(await call(client, 'drifted_tools', {})).toMatchObject({ audit: 'drift' });
   });
 
+  it('the CLI with --compat toolgraph prints the same answer, without graph_generation', async () => {
+    const candidates = ['git::git_show', 'git::git_log', 'filesystem::read_file'];
+    const { graph_generation: _g, ...mcp } = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile: 'review' });
+    const c = await runCli(['eligible-tools', 'ci-bot', ...candidates, '--profile', 'review', '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO });
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.json()).toEqual(mcp);
+    const { graph_generation: _h, ...rank } = await call(client, 'rank_features', { agent: 'ci-bot', candidates });
+    expect((await runCli(['rank-features', 'ci-bot', ...candidates, '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO })).json()).toEqual(rank);
+    expect((await runCli(['rank-features', 'ci-bot', 'git::git_log', '--compat', 'other', '--example', 'quickstart'], { cwd: REPO })).code).toBe(2);
+  });
+
   it('the generation is the same integer while the estate is unchanged', async () => {
     const a = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log'] });
     const b = await call(client, 'rank_features', { agent: 'ci-bot', candidates: ['git::git_log'] });

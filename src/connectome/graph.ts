@@ -7,6 +7,9 @@
  * sorted by id and edges sorted by (from, to, kind, provenance), both in code-point order, and
  * the canonical text of every node's labels. There is no sign setter: a consumer copies the
  * edges with the sign it wants and builds again.
+ *
+ * Past 400 lines on purpose: the build is one pass that collects every refusal and sorts, and its
+ * integer codes (GraphCodes) are made in that pass; split, each half would re-read the other's.
  */
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';

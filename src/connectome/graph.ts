@@ -8,8 +8,8 @@
  * the canonical text of every node's labels. There is no sign setter: a consumer copies the
  * edges with the sign it wants and builds again.
  *
- * Past 400 lines on purpose: the build is one pass that collects every refusal and sorts, and its
- * integer codes (GraphCodes) are made in that pass; split, each half would re-read the other's.
+ * Past 400 lines, one concept: the build is one pass that collects every refusal, sorts, and
+ * makes the integer codes (GraphCodes) the encoder and the diff read, so they stay together.
  */
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';

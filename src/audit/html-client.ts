@@ -30,7 +30,7 @@ th{background:#f5f5f5;position:sticky;top:0} .n{text-align:right}
 .picture svg{max-width:100%;height:auto}
 .graph{border:1px solid #ddd;height:70vh;background:#fff;position:relative;overflow:hidden}
 .graph svg{width:100%;height:100%;cursor:grab;display:block}
-.graph .tools{position:absolute;right:.5rem;top:.5rem} .graph .tools button{min-width:2.2rem}
+.graph .tools{position:absolute;right:.5rem;bottom:.5rem} .graph .tools button{min-width:2.2rem}
 .graph text{font-size:11px;font-family:Helvetica,Arial,sans-serif;pointer-events:none}
 .graph g.node{cursor:pointer}
 .legend span{display:inline-block;margin-right:1.2rem} .swatch{display:inline-block;width:1.6em;height:.35em;vertical-align:middle;margin-right:.3em}
@@ -167,7 +167,7 @@ function renderTables() {
 
 // ---- one agent's or one policy's graph: four columns, agent -> tool -> resource -> policy ----
 var MAX_NODES = 600, W = 210, H = 18, GAP = 6, XS = [0, 300, 600, 900];
-function Graph() { this.cols = [[], [], [], []]; this.ids = {}; this.edges = {}; }
+function Graph() { this.cols = [[], [], [], []]; this.ids = {}; this.edges = {}; this.fromRight = false; }
 Graph.prototype.node = function (col, kind, id, label) {
   var k = kind + ':' + id;
   if (!this.ids[k]) { this.ids[k] = { col: col, kind: kind, id: id, label: label || id }; this.cols[col].push(this.ids[k]); }
@@ -194,11 +194,17 @@ function shape(n, x, y) {
 function drawGraph(g, host) {
   // Columns left to right; each node after the first column sits level with the mean of its
   // neighbours on the left (then pushed down so none overlap), which keeps most edges short.
-  var pos = {}, into = {}, bottom = 0;
-  Object.keys(g.edges).forEach(function (k) { var e = g.edges[k]; (into[e.to] = into[e.to] || []).push(e.from); });
-  g.cols.forEach(function (col, ci) {
+  // A policy's graph is placed from its policy leftwards, so the policy and what it governs sit at the top.
+  var pos = {}, near = {}, bottom = 0;
+  Object.keys(g.edges).forEach(function (k) {
+    var e = g.edges[k], a = g.fromRight ? e.from : e.to, b = g.fromRight ? e.to : e.from;
+    (near[a] = near[a] || []).push(b);
+  });
+  var order = g.fromRight ? [3, 2, 1, 0] : [0, 1, 2, 3];
+  order.forEach(function (ci) {
+    var col = g.cols[ci];
     var want = col.map(function (n, ri) {
-      var from = (into[n.kind + ':' + n.id] || []).filter(function (f) { return pos[f] !== undefined; });
+      var from = (near[n.kind + ':' + n.id] || []).filter(function (f) { return pos[f] !== undefined; });
       var y = from.length ? from.reduce(function (t, f) { return t + pos[f].y; }, 0) / from.length : ri * (H + GAP);
       return { n: n, y: y, ri: ri };
     });
@@ -311,6 +317,7 @@ function agentGraph(a, denyOnly) {
 
 function policyGraph(i) {
   var g = new Graph(), pol = policyNode(g, i), id = D.policies[i][0];
+  g.fromRight = true;
   policyTargets[i].forEach(function (t) {
     if (boundTools[t]) { g.edge(g.node(1, 'tool', t), pol, 'plain'); return; }
     var r = g.node(2, 'resource', t);
@@ -373,6 +380,7 @@ function showDetail() {
     host.appendChild(el('p', null, policyTargets[i].length + ' targets GOVERNED_BY it; reached by ' + Object.keys(reach).length + ' agents on a DENY path.'));
     graphInto(host, function () { return policyGraph(i).graph; }, function () {
       var g = new Graph(), pol = policyNode(g, i);
+      g.fromRight = true;
       D.agents.forEach(function (a) { a.deny.forEach(function (p) { if (p[1] !== i || state.violations && p[3] !== 2) return; var c = CLS[p[3]], t = g.node(1, 'tool', p[0]); g.edge(g.node(0, 'agent', a.id), t, c); if (p[2] === '') g.edge(t, pol, c); else { var r = g.node(2, 'resource', p[2]); g.edge(t, r, c); g.edge(r, pol, c); } }); });
       return g;
     }, 'This policy');

@@ -8,7 +8,7 @@ import type { QueryArg, QueryArgs, QueryDef, ArgValue } from '../queries/table.t
 import { parseCommandArgs, usageError, type OptionSpec } from './args.ts';
 import type { CliIo, Command } from './command.ts';
 import { EXIT } from './exit-codes.ts';
-import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate } from './estate-input.ts';
+import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateArgs } from './estate-input.ts';
 import { printJson } from './output.ts';
 
 const optionName = (a: QueryArg) => a.name.replaceAll('_', '-');
@@ -57,7 +57,7 @@ export function queryCommand(q: QueryDef): Command {
       if (rest ? given.length < positionals.length : given.length !== fixed) usageError(positionalError(q), usage);
       const v = values as Record<string, string | boolean | undefined>;
       if (v.compat !== undefined && !(COMPAT_DIALECTS as readonly string[]).includes(v.compat as string)) usageError(`--compat must be one of ${COMPAT_DIALECTS.join(', ')}, got ${JSON.stringify(v.compat)}`, usage);
-      const source = locateEstate(v as never, io);
+      const source = locateEstate(v as EstateArgs, io);
       const args: Record<string, ArgValue> = {};
       positionals.forEach((a, i) => (args[a.name] = a.kind === 'strings' ? given.slice(i) : given[i]));
       for (const a of q.args) {

@@ -648,6 +648,17 @@ export type JsonLike = null | boolean | number | bigint | string | JsonLike[] | 
 
 /** Converts a JSON-like JS value (as from JSON.parse or a YAML parser with intAsBigInt) into a Value. */
 export function fromJSON(x: unknown): Value {
+  return fromJSONAt(x, 0);
+}
+
+// Past this nesting, arrays and objects are converted with an explicit stack: a gateway's input may
+// nest 10,000 levels (what OPA's JSON reader accepts), deeper than the call stack allows.
+const RECURSIVE_DEPTH = 500;
+
+function fromJSONAt(x: unknown, depth: number): Value {
+  if (depth > RECURSIVE_DEPTH && typeof x === 'object' && x !== null && (Array.isArray(x) || Object.getPrototypeOf(x) === Object.prototype || Object.getPrototypeOf(x) === null)) {
+    return fromJSONIterative(x);
+  }
   if (x === null || x === undefined) return null;
   switch (typeof x) {
     case 'boolean':
@@ -659,20 +670,49 @@ export function fromJSON(x: unknown): Value {
     case 'bigint':
       return normBigInt(x);
     case 'object': {
-      if (Array.isArray(x)) return x.map(fromJSON);
+      if (Array.isArray(x)) return x.map((v) => fromJSONAt(v, depth + 1));
       if (x instanceof SetValue || x instanceof ObjectValue || x instanceof Decimal) return x;
       if (x instanceof Map) {
         const o = new ObjectValue();
-        for (const [k, v] of x) o.set(fromJSON(k), fromJSON(v));
+        for (const [k, v] of x) o.set(fromJSONAt(k, depth + 1), fromJSONAt(v, depth + 1));
         return o;
       }
       const keys = Object.keys(x);
-      const values = keys.map((k) => fromJSON((x as Record<string, unknown>)[k]));
+      const values = keys.map((k) => fromJSONAt((x as Record<string, unknown>)[k], depth + 1));
       return ObjectValue.ofDistinctKeys(keys, values);
     }
     default:
       throw new TypeError(`cannot convert ${typeof x} to a Rego value`);
   }
+}
+
+/** fromJSON for plain arrays and objects without recursion: children first, from a stack of pending containers. */
+function fromJSONIterative(root: object): Value {
+  interface Pending {
+    readonly src: unknown[] | Record<string, unknown>;
+    readonly keys: string[] | null;
+    readonly out: Value[];
+  }
+  const isPlain = (v: unknown): v is unknown[] | Record<string, unknown> =>
+    typeof v === 'object' && v !== null && (Array.isArray(v) || Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
+  const open = (v: unknown[] | Record<string, unknown>): Pending => ({ src: v, keys: Array.isArray(v) ? null : Object.keys(v), out: [] });
+  const stack: Pending[] = [open(root as unknown[] | Record<string, unknown>)];
+  let done: Value = null;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const n = top.keys === null ? (top.src as unknown[]).length : top.keys.length;
+    if (top.out.length < n) {
+      const i = top.out.length;
+      const child = top.keys === null ? (top.src as unknown[])[i] : (top.src as Record<string, unknown>)[top.keys[i]!];
+      if (isPlain(child)) stack.push(open(child));
+      else top.out.push(fromJSONAt(child, 0));
+      continue;
+    }
+    stack.pop();
+    done = top.keys === null ? top.out : ObjectValue.ofDistinctKeys(top.keys, top.out);
+    if (stack.length > 0) stack[stack.length - 1]!.out.push(done);
+  }
+  return done;
 }
 
 /**

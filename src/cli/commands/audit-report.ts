@@ -6,7 +6,6 @@ import { withoutRoots } from '../../audit/html-embed.ts';
 import { renderMarkdown } from '../../audit/markdown.ts';
 import { reportPictures } from '../../audit/pictures.ts';
 import { auditReport } from '../../audit/report.ts';
-import { inspectBundle, readTarball } from '../../bundle/index.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
@@ -46,6 +45,8 @@ ${ESTATE_USAGE}`;
 /** The gateway the html report describes: the bundle's revision and profile when one is given. */
 async function gatewayFromArgs(io: CliIo, bundle: string | undefined, profileArg: string | undefined, configProfile: unknown): Promise<ReportGateway> {
   if (bundle === undefined) return { profile: profileOption(profileArg ?? (configProfile as string | undefined), usage), revision: null };
+  // Only a report that names a bundle pays for the bundle reader (and its signature library).
+  const { inspectBundle, readTarball } = await import('../../bundle/index.ts');
   const files = await readTarball(readBytesFile(resolve(io.cwd, bundle)), bundle);
   const inspected = inspectBundle(files, bundle);
   const meta = (inspected.manifest.metadata as { toolgate?: { profile?: unknown } } | undefined)?.toolgate?.profile;

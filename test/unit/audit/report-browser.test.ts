@@ -143,6 +143,36 @@ describe.skipIf(!present && !inCi)(title, () => {
     });
   });
 
+  it('shows hostile estate names as text: no element, attribute or script of theirs', async () => {
+    const h = join(dir, 'hostile');
+    const name = `a</script><img src=x onerror="alert(1)"><!--'`;
+    const key = `s<b>&amp;::t'</style>`;
+    const manifest = {
+      agents: [{ id: name }],
+      policies: [{ id: `p"><svg onload=alert(1)>`, effect: 'DENY' }],
+      grants: [{ agent: name, tool: key, provenance: { source: 'operator_asserted', confidence: 'high', evidence: 'x' } }],
+      data_access: [{ tool: key, resource: 'res://<x>', mode: 'READS' }],
+      governed_by: { 'res://<x>': [`p"><svg onload=alert(1)>`] },
+    };
+    const catalog = { kind: 'toolgate.catalog', schema_version: 1, servers: [{ name: 's<b>&amp;', tools: [{ name: `t'</style>`, inputSchema: { type: 'object' } }] }] };
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(h, { recursive: true });
+    writeFileSync(join(h, 'governance.yaml'), JSON.stringify(manifest));
+    writeFileSync(join(h, 'catalog.json'), JSON.stringify(catalog));
+    const file = join(h, 'report.html');
+    const r = await runCli(['audit-report', '--format', 'html', '--manifest', join(h, 'governance.yaml'), '--catalog', join(h, 'catalog.json'), '--out', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const { page } = await open(file, undefined, `#agent=${encodeURIComponent(name)}`);
+    await page.waitForSelector('#detail .graph svg');
+    expect(await page.locator('script').count()).toBe(2);
+    expect(await page.locator('img, b').count()).toBe(0);
+    expect(await page.locator('[onerror], [onload]').count()).toBe(0);
+    expect(await page.locator('#agents-table tbody tr td').first().textContent()).toBe(name);
+    expect(await page.locator('#detail-title').textContent()).toBe(`agent ${name}`);
+    expect(await page.locator('#detail .graph g.node_agent title').textContent()).toBe(name);
+    await page.close();
+  }, 60_000);
+
   describe('the 0.1x synthetic estate (2,000 tools, 200 agents)', () => {
     it('weighs under 5 MB, names no local folder, and renders (generation + load) in under 10 s', async ({ annotate }) => {
       const bytes = readFileSync(bigHtml);

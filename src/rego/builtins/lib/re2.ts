@@ -9,8 +9,18 @@
  * Go's iteration rules (no empty match right after a match, `Split`'s edge cases, `Expand`'s `$name`
  * syntax) are reproduced here rather than borrowed from re2js's Java- and JS-flavoured helpers.
  */
-import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { rewriteUnicodeClasses } from './re2-unicode-classes.ts';
+
+type Re2js = typeof import('re2js');
+
+// re2js is loaded on the first compile: most policies never match a regex, and loading it was a
+// visible part of every evaluation's start. Only this module's one instance is used, so its
+// exception classes are the ones the instanceof checks below see.
+const load = createRequire(import.meta.url);
+let lib: Re2js | undefined;
+const re2js = (): Re2js => (lib ??= load('re2js') as Re2js);
 
 /** A pattern Go's regexp/syntax rejects; the message is Go's, `error parsing regexp: …`. */
 export class RegexpSyntaxError extends Error {
@@ -59,6 +69,7 @@ export function compileRegexp(source: string): Regexp {
 function compileProgram(source: string): { program: RE2JS; groupNames: string[] } {
   const classes = rewriteUnicodeClasses(source);
   let renamed: Map<string, string> | undefined;
+  const { RE2JS, RE2JSException, RE2JSSyntaxException } = re2js();
   let program: RE2JS;
   try {
     program = RE2JS.compile(classes.source);
@@ -94,7 +105,7 @@ const WHOLE_PATTERN_ERRORS = new Set(['expression nests too deeply', 'expression
  * pattern the caller wrote (re2js saw a rewritten one).
  */
 function syntaxError(e: RE2JSException, source: string, originalExpr: (expr: string) => string): RegexpSyntaxError {
-  if (!(e instanceof RE2JSSyntaxException)) return new RegexpSyntaxError(e.message, { cause: e });
+  if (!(e instanceof re2js().RE2JSSyntaxException)) return new RegexpSyntaxError(e.message, { cause: e });
   const quoted = e.input ?? '';
   const expr = quoted === '' && WHOLE_PATTERN_ERRORS.has(e.error) ? source : originalExpr(quoted);
   return new RegexpSyntaxError(`error parsing regexp: ${e.error}: \`${expr}\``, { cause: e });

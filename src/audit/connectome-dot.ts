@@ -2,11 +2,11 @@
  * The declared connectome (src/connectome, `buildDeclaredConnectome`) as DOT for the HTML report,
  * each edge coloured by its sign: allow green, deny red, hold orange, ungoverned purple (dashed),
  * unset grey. toolgate itself only writes `unset`; other signs come from a consumer's sign policy.
- * Each edge carries the SVG class `sign_<sign>` (Graphviz escapes a hyphen in a class). Above MAX_PICTURE_NODES nodes only servers and
- * their signed (non-unset) edges are drawn.
+ * Each edge carries the SVG class `sign_<sign>` (Graphviz escapes a hyphen in a class). The whole
+ * graph is drawn: callers check its size against MAX_PICTURE_NODES first.
  */
 import type { Graph } from '../connectome/index.ts';
-import { attrs, MAX_PICTURE_NODES, q } from './dot.ts';
+import { attrs, q } from './dot.ts';
 
 export const SIGN_COLOURS: Readonly<Record<string, string>> = {
   allow: '#2e7d32',
@@ -31,22 +31,17 @@ function labelOf(n: Graph['nodes'][number]): string {
   return typeof name === 'string' ? `${n.kind}: ${name}` : n.id;
 }
 
-export function connectomeDot(graph: Graph): { dot: string; truncated: boolean; signs: Record<string, number> } {
-  const truncated = graph.nodes.length > MAX_PICTURE_NODES;
+export function connectomeDot(graph: Graph): { dot: string; signs: Record<string, number> } {
   const signs: Record<string, number> = {};
-  const edges = graph.edges.filter((e) => !truncated || e.sign !== 'unset');
-  const keep = new Set<string>();
-  for (const e of edges) keep.add(e.from).add(e.to);
   const lines = ['digraph connectome {', '  graph [rankdir=LR, bgcolor="white", fontname="Helvetica"];', '  node [fontname="Helvetica", fontsize=10, style=filled, fillcolor="#f7f7f7"];'];
   for (const n of graph.nodes) {
-    if (truncated && n.kind !== 'server' && !keep.has(n.id)) continue;
     lines.push(`  ${q(n.id)}${attrs({ label: labelOf(n), shape: SHAPES[n.kind] ?? 'ellipse', class: `node_${n.kind}` })};`);
   }
-  for (const e of edges) {
+  for (const e of graph.edges) {
     signs[e.sign] = (signs[e.sign] ?? 0) + 1;
     const color = SIGN_COLOURS[e.sign] ?? '#000000';
     lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: `${e.kind} (${e.sign})`, color, fontcolor: color, style: e.sign === 'ungoverned' ? 'dashed' : 'solid', class: `sign_${e.sign}` })};`);
   }
   lines.push('}', '');
-  return { dot: lines.join('\n'), truncated, signs };
+  return { dot: lines.join('\n'), signs };
 }

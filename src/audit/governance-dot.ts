@@ -3,11 +3,12 @@
  * Resource -GOVERNED_BY-> Policy (and Tool -GOVERNED_BY-> Policy). Edges on a DENY path are
  * coloured: red for a violation, orange where an expected exception authorizes it; each such edge
  * carries the SVG class `deny_path` plus `violation` or `authorized`. DENY policies are drawn red,
- * ALLOW policies green. Above MAX_PICTURE_NODES only the DENY paths are drawn (the picture says so).
+ * ALLOW policies green. It draws the whole estate: callers check governancePictureNodes against
+ * MAX_PICTURE_NODES first (Graphviz takes minutes on thousands of edges and the result is unreadable).
  */
 import { cmp, type Estate } from '../governance/estate.ts';
 import { scrubUri } from '../governance/provenance.ts';
-import { attrs, MAX_PICTURE_NODES, q } from './dot.ts';
+import { attrs, q } from './dot.ts';
 import type { AuditReport } from './report.ts';
 
 type Kind = 'agent' | 'tool' | 'resource' | 'policy';
@@ -24,10 +25,13 @@ const RANK = { plain: 0, authorized: 1, violation: 2 } as const;
 
 export interface GovernancePicture {
   readonly dot: string;
-  /** True when the estate was too large and only DENY paths were drawn. */
-  readonly truncated: boolean;
   readonly nodes: number;
   readonly denyEdges: number;
+}
+
+/** How many nodes the whole governance picture would have, at most (agents, granted and accessing tools, resources, policies). */
+export function governancePictureNodes(estate: Estate): number {
+  return estate.manifest.agents.length + estate.grantsByTool.size + estate.accessByTool.size + estate.resources.size + estate.policies.size;
 }
 
 export function governanceDot(estate: Estate, report: AuditReport): GovernancePicture {
@@ -47,15 +51,12 @@ export function governanceDot(estate: Estate, report: AuditReport): GovernancePi
     edges.set(k, { from, to, kind, ...(next ? { cls: next } : {}) });
   };
 
-  const denyOnly = estate.manifest.agents.length + estate.grantsByTool.size + estate.accessByTool.size + estate.resources.size + estate.policies.size > MAX_PICTURE_NODES;
-  if (!denyOnly) {
-    for (const a of estate.manifest.agents) node('agent', a.id);
-    for (const p of estate.manifest.policies) node('policy', p.id);
-    for (const grants of estate.grantsByAgent.values()) for (const g of grants.values()) edge(node('agent', g.agent), node('tool', g.tool_key), 'CAN_CALL');
-    for (const list of estate.accessByTool.values()) for (const x of list) edge(node('tool', x.tool_key), node('resource', x.resource), x.mode);
-    for (const list of estate.bindingsByPolicy.values()) {
-      for (const b of list) edge(node(b.target_kind === 'tool' ? 'tool' : 'resource', b.target_key), node('policy', b.policy), 'GOVERNED_BY');
-    }
+  for (const a of estate.manifest.agents) node('agent', a.id);
+  for (const p of estate.manifest.policies) node('policy', p.id);
+  for (const grants of estate.grantsByAgent.values()) for (const g of grants.values()) edge(node('agent', g.agent), node('tool', g.tool_key), 'CAN_CALL');
+  for (const list of estate.accessByTool.values()) for (const x of list) edge(node('tool', x.tool_key), node('resource', x.resource), x.mode);
+  for (const list of estate.bindingsByPolicy.values()) {
+    for (const b of list) edge(node(b.target_kind === 'tool' ? 'tool' : 'resource', b.target_key), node('policy', b.policy), 'GOVERNED_BY');
   }
   let denyEdges = 0;
   for (const ex of report.exposure) {
@@ -86,5 +87,5 @@ export function governanceDot(estate: Estate, report: AuditReport): GovernancePi
     lines.push(`  ${q(e.from)} -> ${q(e.to)}${attrs({ label: e.kind, color, fontcolor: color, penwidth: e.cls ? 2.4 : 1, class: e.cls ? `deny_path ${e.cls}` : 'plain' })};`);
   }
   lines.push('}', '');
-  return { dot: lines.join('\n'), truncated: denyOnly, nodes: nodes.size, denyEdges };
+  return { dot: lines.join('\n'), nodes: nodes.size, denyEdges };
 }

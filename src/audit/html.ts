@@ -14,7 +14,8 @@ import type { ReportData } from './html-data.ts';
 import { embedJson, escapeHtml as esc } from './html-embed.ts';
 import type { AuditReport } from './report.ts';
 
-export type Picture = { readonly svg: string; readonly truncated: boolean } | { readonly unavailable: string };
+/** A laid-out SVG, or why there is none (too large, or a catalog the connectome refuses). */
+export type Picture = { readonly svg: string } | { readonly unavailable: string };
 
 export interface ReportPictures {
   /** The whole governance graph, or why it is not drawn (too large: the per-agent views draw it in parts). */
@@ -44,9 +45,9 @@ function shapeLegend(): string {
   return `<svg id="shape-legend" role="img" aria-label="node shapes" viewBox="0 0 980 26" width="980" height="26">${items.join('')}</svg>`;
 }
 
-function picture(id: string, p: Picture, whatTruncated: string): string {
+function picture(id: string, p: Picture): string {
   if ('unavailable' in p) return `<p class="note" id="${id}-unavailable">Not drawn: ${esc(p.unavailable)}</p>`;
-  return `${p.truncated ? `<p class="note">${esc(whatTruncated)}</p>` : ''}<figure class="picture" id="${id}">${p.svg}</figure>`;
+  return `<figure class="picture" id="${id}">${p.svg}</figure>`;
 }
 
 export function renderHtml(r: AuditReport, pictures: ReportPictures, data: ReportData): string {
@@ -112,14 +113,14 @@ export function renderHtml(r: AuditReport, pictures: ReportPictures, data: Repor
   );
 
   parts.push('<h2 id="governance-graph">Governance graph</h2>');
-  parts.push(picture('governance-picture', pictures.governance, 'The estate is too large to draw whole: only the DENY paths are drawn.'));
+  parts.push(picture('governance-picture', pictures.governance));
 
   parts.push('<h2 id="connectome">Connectome</h2>');
   if (!('unavailable' in pictures.connectome)) {
     parts.push(`<p class="legend">${Object.entries(SIGN_COLOURS).map(([s, col]) => swatch(col, `sign ${s}`)).join('')}</p>`);
     parts.push('<p class="note">toolgate writes only <code>unset</code> signs; other signs come from a consumer sign policy.</p>');
   }
-  parts.push(picture('connectome-picture', pictures.connectome, 'The connectome is too large to draw whole: only servers and signed edges are drawn.'));
+  parts.push(picture('connectome-picture', pictures.connectome));
 
   parts.push('<h2 id="findings">Findings</h2>');
   for (const s of auditSections(r)) {

@@ -35,7 +35,7 @@ describe('auditReport', () => {
   it('colours every DENY path edge in the governance DOT, and violations red', () => {
     const e = exampleEstate('quickstart');
     const pic = governanceDot(e, auditReport(e));
-    expect(pic.truncated).toBe(false);
+    expect(pic.nodes).toBeGreaterThan(5);
     expect(pic.dot).toMatch(/"agent:ci-bot" -> "tool:git::git_show" \[[^\]]*class="deny_path violation"/);
     expect(pic.dot).toMatch(/"tool:git::git_show" -> "resource:file:\/\/\/srv\/app\/.env" \[[^\]]*class="deny_path violation"/);
     expect(pic.dot).toMatch(/"agent:ops-agent" -> "tool:filesystem::write_file" \[[^\]]*class="deny_path authorized"/);

@@ -6,8 +6,8 @@
 // The build goes to a private folder and is swapped into place, so a concurrent build or a
 // process running dist/ never sees a half-written tree.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 class BuildFailed extends Error {
@@ -44,8 +44,9 @@ try {
   }
 
   // The JSON Schema validators as ajv standalone code, so a run loads them instead of compiling.
-  const { standaloneValidatorsSource, PRECOMPILED_FILE } = await import(pathToFileURL(join(staged, 'parse', 'schema-validators.js')).href);
-  writeFileSync(join(staged, 'parse', PRECOMPILED_FILE), standaloneValidatorsSource(join(root, 'schemas') + sep));
+  const { standaloneValidatorsSource, PRECOMPILED_FILE, SCHEMA_FILES } = await import(pathToFileURL(join(staged, 'parse', 'schema-validators.js')).href);
+  const schemas = Object.fromEntries(SCHEMA_FILES.map((name) => [name, JSON.parse(readFileSync(join(root, 'schemas', name), 'utf8'))]));
+  writeFileSync(join(staged, 'parse', PRECOMPILED_FILE), standaloneValidatorsSource(schemas));
 
   swapInto(staged, dist, join(work, 'previous'));
 } catch (e) {

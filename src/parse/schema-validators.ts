@@ -6,30 +6,45 @@
  * ajv is CommonJS and loaded through `require`, so neither path loads it before a schema is needed.
  */
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const schemaDir = fileURLToPath(new URL('../../schemas/', import.meta.url));
+
+/**
+ * The files of `schemas/`, loaded as JSON modules (so this module reads no file itself; only cli/
+ * touches the file system). A test holds this list equal to the folder.
+ */
+export const SCHEMA_FILES = [
+  'catalog.schema.json',
+  'connectome.schema.json',
+  'governance.schema.json',
+  'host-graph.schema.json',
+  'registry-server.schema.json',
+  'servers.schema.json',
+  'toolgate-config.schema.json',
+] as const;
 /** The generated module, beside the compiled form of this one. */
 export const PRECOMPILED_FILE = 'schema-validators.cjs';
 
-/** An ajv holding every schema in `dir` under its file name (compiled on first use), so `$ref`s between them resolve. */
-function newAjv(options: { source: boolean }, dir = schemaDir): Ajv2020 {
+/** Each file of SCHEMA_FILES, by name. */
+export type SchemaDocuments = Readonly<Record<(typeof SCHEMA_FILES)[number], object>>;
+
+const loadedSchemas = (): SchemaDocuments =>
+  Object.fromEntries(SCHEMA_FILES.map((name) => [name, require(`../../schemas/${name}`) as object])) as SchemaDocuments;
+
+/** An ajv holding every schema under its file name (compiled on first use), so `$ref`s between them resolve. */
+function newAjv(options: { source: boolean }, schemas: SchemaDocuments = loadedSchemas()): Ajv2020 {
   const { Ajv2020: Ajv } = require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
   const addFormats = (require('ajv-formats') as { default: (a: Ajv2020) => void }).default;
   const ajv = new Ajv({ allErrors: true, strict: true, strictTuples: false, allowUnionTypes: true, code: { source: options.source } });
   addFormats(ajv);
-  for (const name of schemaNames(dir)) ajv.addSchema(JSON.parse(readFileSync(`${dir}${name}`, 'utf8')) as object, name);
+  for (const name of SCHEMA_FILES) ajv.addSchema(schemas[name], name);
   return ajv;
 }
 
-const schemaNames = (dir: string): string[] => readdirSync(dir).filter((n) => n.endsWith('.schema.json')).sort();
-
 function compileFrom(ajv: Ajv2020, name: string): ValidateFunction {
   const v = ajv.getSchema(name);
-  if (!v) throw new Error(`no schema ${name} in ${schemaDir}`);
+  if (!v) throw new Error(`no schema ${name} in schemas/`);
   return v;
 }
 
@@ -62,10 +77,11 @@ export function runtimeValidatorFor(name: string): ValidateFunction {
 }
 
 /**
- * CommonJS source exporting one validator per schema file in `dir` (a path ending in `/`), keyed by
- * file name: what the build writes to PRECOMPILED_FILE.
+ * CommonJS source exporting one validator per schema file, keyed by file name: what the build
+ * writes to PRECOMPILED_FILE. The build passes the schemas it read (its staged copy of this
+ * module has no schemas/ beside it).
  */
-export function standaloneValidatorsSource(dir = schemaDir): string {
+export function standaloneValidatorsSource(schemas?: SchemaDocuments): string {
   const standaloneCode = (require('ajv/dist/standalone/index.js') as { default: (ajv: Ajv2020, refs: Record<string, string>) => string }).default;
-  return standaloneCode(newAjv({ source: true }, dir), Object.fromEntries(schemaNames(dir).map((n) => [n, n])));
+  return standaloneCode(newAjv({ source: true }, schemas), Object.fromEntries(SCHEMA_FILES.map((n) => [n, n])));
 }

@@ -208,7 +208,6 @@ function touches(ast: unknown): Set<'fs' | 'process' | 'clock'> {
 /** Files outside cli/ that touch the file system, the process or the clock today, and why: debt. */
 const ACCEPTED_IO: readonly { file: string; touches: string; reason: string }[] = [
   { file: 'compile/enforcement-rego.ts', touches: 'fs', reason: 'reads the shipped rego/toolgate policy files; cli/ should read them and pass the texts in' },
-  { file: 'parse/schema-validators.ts', touches: 'fs', reason: 'reads schemas/ when running from src/ (no generated validators) and when the build generates them' },
   { file: 'rego/builtins/capabilities.ts', touches: 'fs', reason: 'reads the vendored OPA capabilities JSON beside it; it could be imported as a module' },
   { file: 'crawl/crawl-server.ts', touches: 'process', reason: 'kills a crawled MCP server that outlives its deadline: launching servers is what crawl/ is for' },
   { file: 'bundle/decider.ts', touches: 'clock', reason: 'time.now_ns and token expiry read the wall clock, as OPA does; the caller should pass now' },

@@ -58,7 +58,7 @@ async function gatewayFromArgs(io: CliIo, bundle: string | undefined, profileArg
 
 export const auditReportCommand: Command = {
   name: 'audit-report',
-  summary: 'the whole-estate audit (json, markdown, or self-contained html with search, filters and graphs)',
+  summary: 'the whole-estate audit (json, markdown, or self-contained html with graph pictures)',
   usage,
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs(

@@ -27,7 +27,8 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   if (versions.size > 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle mixes rego versions 0 and 1, which the builtin engine cannot load together`, { at: [{ file: source }] });
   let policy: BoundPolicy;
   try {
-    policy = bindPolicy(loaded.modules.map((m) => ({ name: m.id, text: m.text })), { regoVersion: [...versions][0]! });
+    // The loader parsed every module (with the same name and version) to read its package.
+    policy = bindPolicy(loaded.modules.map((m) => ({ name: m.id, text: m.text, parsed: m.parsed })), { regoVersion: [...versions][0]! });
   } catch (e) {
     // OPA refuses to activate a bundle whose modules do not compile.
     if (e instanceof RegoError || e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });

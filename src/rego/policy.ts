@@ -21,6 +21,12 @@ import { fromJSON, type Value } from './value.ts';
 export interface ModuleSource {
   readonly name: string;
   readonly text: string;
+  /**
+   * The module as `parseModule(text, name, regoVersion)` returned it, when the caller has parsed it
+   * already (a bundle loader reads each module's package): compiling then skips a second parse. The
+   * compiler takes the tree over and may rewrite it.
+   */
+  readonly parsed?: Module;
 }
 
 export interface CompileOptions {
@@ -56,7 +62,7 @@ export interface Policy {
 export function compileModules(modules: readonly ModuleSource[], options: CompileOptions = {}): Policy {
   const version = options.regoVersion ?? 'v1';
   return guardDepth(() => {
-    const parsed: Module[] = modules.map((m) => parseModule(m.text, m.name, version));
+    const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
     rewriteMetadataCalls(parsed, modules.map((m) => m.text));
     return makePolicy(compileAst(parsed), version);
   });

@@ -220,7 +220,8 @@ describe.skipIf(!present && !inCi)(title, () => {
       expect(png.length).toBeGreaterThan(10_000);
       expect(png.readUInt32BE(16)).toBe(viewport.width);
       console.log(`screenshot: ${path}`);
-      await annotate(`screenshot ${viewport.width}x${viewport.height}: ${path}`, { path, contentType: 'image/png' });
+      // Named, not attached: an attachment is copied into the checkout (.vitest-attachments/).
+      await annotate(`screenshot ${viewport.width}x${viewport.height}: ${path}`);
       await page.close();
     });
 

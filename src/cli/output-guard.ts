@@ -11,14 +11,17 @@ import { ToolgateError } from '../errors.ts';
 export interface OutputKind {
   /** What an earlier output of this kind is, for the refusal ("a toolgate catalog (kind toolgate.catalog)"). */
   readonly what: string;
-  /** True when the head of an existing file (at most SNIFF_BYTES) is an earlier output of this kind. */
+  /** True when the sample of an existing file (its first and last SNIFF_BYTES) is an earlier output of this kind. */
   readonly recognise: (head: string) => boolean;
 }
 
-/** How much of an existing file is read to recognise it: every kind is told apart by its start. */
+/** How much of each end of an existing file is read to recognise it. */
 export const SNIFF_BYTES = 64 * 1024;
 
-/** A JSON artifact carrying `"kind": KIND` (canonical key order puts `kind` after a few keys, so it is searched for in the head). */
+/**
+ * A JSON artifact carrying `"kind": KIND`. Canonical key order can put `kind` after a long member
+ * (an audit report's `audits`), so the marker may be in either end of the sample.
+ */
 export function jsonKind(kind: string, what: string): OutputKind {
   const marker = new RegExp(`"kind"\\s*:\\s*"${kind.replace(/\./g, '\\.')}"`);
   return { what: `${what} (JSON with "kind": "${kind}")`, recognise: (head) => head.trimStart().startsWith('{') && marker.test(head) };
@@ -34,12 +37,15 @@ function refuse(path: string, found: string, kind: OutputKind): never {
   });
 }
 
-function head(path: string): string {
+/** The first SNIFF_BYTES of a file, followed by its last SNIFF_BYTES when it is longer than that. */
+function sample(path: string, size: number): string {
   const fd = openSync(path, 'r');
   try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, SNIFF_BYTES, 0);
-    return buf.subarray(0, n).toString('utf8');
+    const read = (at: number) => {
+      const buf = Buffer.alloc(SNIFF_BYTES);
+      return buf.subarray(0, readSync(fd, buf, 0, SNIFF_BYTES, at)).toString('utf8');
+    };
+    return size <= SNIFF_BYTES ? read(0) : `${read(0)}\n${read(Math.max(SNIFF_BYTES, size - SNIFF_BYTES))}`;
   } finally {
     closeSync(fd);
   }
@@ -60,7 +66,7 @@ export function assertReplaceableOutput(path: string, kind: OutputKind): void {
   if (st.isDirectory()) refuse(path, 'a folder', kind);
   if (!st.isFile()) refuse(path, 'not a regular file', kind);
   if (st.size === 0) return;
-  if (!kind.recognise(head(path))) refuse(path, 'a file toolgate did not write', kind);
+  if (!kind.recognise(sample(path, st.size))) refuse(path, 'a file toolgate did not write', kind);
 }
 
 export const CATALOG_OUTPUT = jsonKind('toolgate.catalog', 'a catalog written by toolgate crawl');

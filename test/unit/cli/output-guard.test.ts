@@ -11,6 +11,17 @@ const fresh = () => mkdtempSync(join(tmpdir(), 'toolgate-out-guard-'));
 const Q = ['--example', 'quickstart'];
 
 describe('assertReplaceableOutput', () => {
+  it('recognises a large JSON report whose kind comes after a long member, and nothing with the marker only in its middle', () => {
+    const d = fresh();
+    const big = join(d, 'report.json');
+    const filler = 'x'.repeat(200_000);
+    writeFileSync(big, `{"audits":[${JSON.stringify(filler)}],"kind":"toolgate.audit-report","status":"pass"}`);
+    expect(() => assertReplaceableOutput(big, AUDIT_REPORT_OUTPUT)).not.toThrow();
+    const middle = join(d, 'other.json');
+    writeFileSync(middle, `{"a":${JSON.stringify(filler)},"kind":"toolgate.audit-report","b":${JSON.stringify(filler)}}`);
+    expect(() => assertReplaceableOutput(middle, AUDIT_REPORT_OUTPUT)).toThrow(expect.objectContaining({ code: 'OUTPUT_NOT_ARTIFACT' }));
+  });
+
   it('lets a missing path, an empty file and a dangling link through', () => {
     const d = fresh();
     writeFileSync(join(d, 'empty.json'), '');

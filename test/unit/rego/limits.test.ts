@@ -226,11 +226,12 @@ describe('the limits object of the library API', () => {
 describe('glob.match is linear time', () => {
   it('a pattern that makes a backtracking matcher explode answers at once', () => {
     const subject = 'a'.repeat(100_000);
+    // A backtracking matcher takes longer than the universe's age here; a linear one well under a second, even on a loaded CI machine.
     const t0 = Date.now();
     expect(globMatch('*a*a*a*a*a*a*a*a*a*a*a*a*b', [], subject)).toBe(false);
     expect(globMatch('{*a,*a}{*a,*a}{*a,*a}{*a,*a}{*a,*a}b', ['.'], subject)).toBe(false);
     expect(globMatch('*a*a*a*a*a*a*a*a*a*a*a*a', [], subject)).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(10_000);
   });
   it('keeps newlines and code points as single characters', () => {
     expect(globMatch('a?b', [], 'a\nb')).toBe(true);

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fromJSON, toJSON, valueEquals } from '../../../src/rego/value.ts';
+import { ObjectValue, fromJSON, toJSON, valueEquals, type Value } from '../../../src/rego/value.ts';
+
+/** Undoes `nest`: level i of `depth` is an array at even i, an object {k} at odd i. */
+function unnest(v: Value, depth: number): Value {
+  for (let i = depth - 1; i >= 0; i--) {
+    if (i % 2 === 0) {
+      if (!Array.isArray(v)) throw new Error(`level ${i}: not an array`);
+      v = v[0]!;
+    } else {
+      if (!(v instanceof ObjectValue)) throw new Error(`level ${i}: not an object`);
+      v = v.get('k')!;
+    }
+  }
+  return v;
+}
 
 /** `inner` wrapped `depth` times, alternating arrays and one-key objects. */
 function nest(inner: unknown, depth: number): unknown {
@@ -11,20 +25,14 @@ function nest(inner: unknown, depth: number): unknown {
 
 describe('fromJSON on deeply nested values', () => {
   it('converts 20,000 levels without exhausting the stack', () => {
-    let v = fromJSON(nest('leaf', 20_000));
-    for (let i = 19_999; i >= 0; i--) v = i % 2 === 0 ? (v as unknown[])[0] as never : (v as { get(k: string): never }).get('k');
-    expect(v).toBe('leaf');
+    expect(unnest(fromJSON(nest('leaf', 20_000)), 20_000)).toBe('leaf');
   });
 
   it('gives past the recursive depth what it gives above it (any JSON at the bottom of 600 levels)', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), (j) => {
-        const deep = fromJSON(nest(j, 600));
-        const shallow = fromJSON(nest(j, 3));
-        let a = deep;
-        for (let i = 599; i >= 0; i--) a = i % 2 === 0 ? (a as unknown[])[0] as never : (a as { get(k: string): never }).get('k');
-        let b = shallow;
-        for (let i = 2; i >= 0; i--) b = i % 2 === 0 ? (b as unknown[])[0] as never : (b as { get(k: string): never }).get('k');
+        const a = unnest(fromJSON(nest(j, 600)), 600);
+        const b = unnest(fromJSON(nest(j, 3)), 3);
         expect(valueEquals(a, b)).toBe(true);
         expect(toJSON(a)).toEqual(toJSON(fromJSON(j)));
       }),

@@ -1241,6 +1241,17 @@ function checkRecursion(root: DataNode, funcs: Map<string, CRule[]>, errors: Reg
   collect(root);
   for (const [p, rs] of funcs) all.push({ id: p, rules: rs });
   const byId = new Map(all.map((x) => [x.id, x]));
+  // The ids below each dotted prefix (every id starting with `prefix.`), in byId order: scanning
+  // every id for every data ref made this pass quadratic.
+  const below = new Map<string, string[]>();
+  for (const k of byId.keys()) {
+    for (let i = k.indexOf('.'); i !== -1; i = k.indexOf('.', i + 1)) {
+      const prefix = k.slice(0, i);
+      let list = below.get(prefix);
+      if (!list) below.set(prefix, (list = []));
+      list.push(k);
+    }
+  }
   const deps = new Map<string, Set<string>>();
   for (const { id, rules } of all) {
     const d = new Set<string>();
@@ -1248,18 +1259,17 @@ function checkRecursion(root: DataNode, funcs: Map<string, CRule[]>, errors: Reg
       if (t.type === 'call' && t.target?.kind === 'func') d.add(t.target.path);
       if (t.type === 'ref' && t.head.type === 'var' && t.head.name === 'data') {
         // the longest constant prefix that names a rule node, plus everything below it when it stops early
-        const segs: string[] = ['data'];
+        let prefix = 'data';
         let stoppedOnConst = false;
         for (const p of t.path) {
           if (p.type !== 'value' || typeof p.value !== 'string') {
             stoppedOnConst = p.type === 'value';
             break;
           }
-          segs.push(p.value);
-          if (byId.has(segs.join('.'))) d.add(segs.join('.'));
+          prefix = `${prefix}.${p.value}`;
+          if (byId.has(prefix)) d.add(prefix);
         }
-        const prefix = segs.join('.');
-        if (!stoppedOnConst) for (const k of byId.keys()) if (k.startsWith(`${prefix}.`)) d.add(k);
+        if (!stoppedOnConst) for (const k of below.get(prefix) ?? []) d.add(k);
       }
     };
     for (const r of rules) {

@@ -904,14 +904,24 @@ function orderBody(body: Literal[], bound: Set<number>, outside: Set<number>, oc
   for (const s of litSlots) for (const x of s) counts.set(x, (counts.get(x) ?? 0) + 1);
   const remaining = body.map((l, i) => ({ l, i }));
   const out: Literal[] = [];
+  // What the other literals use does not change while the body is ordered: built once per literal,
+  // not on every attempt to place it.
+  const othersOf = new Map<number, Set<number>>();
+  const othersFor = (i: number): Set<number> => {
+    const known = othersOf.get(i);
+    if (known !== undefined) return known;
+    const others = new Set(outside);
+    litSlots.forEach((s, k) => {
+      if (k !== i) for (const x of s) others.add(x);
+    });
+    othersOf.set(i, others);
+    return others;
+  };
   while (remaining.length) {
     let placed = false;
     for (let j = 0; j < remaining.length; j++) {
       const { l, i } = remaining[j] as { l: Literal; i: number };
-      const others = new Set(outside);
-      litSlots.forEach((s, k) => {
-        if (k !== i) for (const x of s) others.add(x);
-      });
+      const others = othersFor(i);
       prepareNested(l, bound, others, octx);
       const r = placeLiteral(l, bound, others);
       if ('outs' in r) {

@@ -67,7 +67,9 @@ describe('a number out of range in an input', () => {
     writeFileSync(join(dir, 'g.yaml'), 'agents: [a]\n');
     const r = await runCli(['compile', '--manifest', join(dir, 'g.yaml'), '--catalog', join(dir, name), '--out', join(dir, 'out')], { env: { SOURCE_DATE_EPOCH: '0' } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`PARSE_ERROR at ${join(dir, name)}:${lineCol} (/servers/0/tools/0/inputSchema/maximum)`);
+    // JSON is refused by the strict reader as it reads the number, YAML once the value is built (with its pointer)
+    expect(r.stderr).toContain(`PARSE_ERROR at ${join(dir, name)}:${lineCol}`);
+    expect(r.stderr).toMatch(name.endsWith('.json') ? /the number 1e400 is out of range/ : /\(\/servers\/0\/tools\/0\/inputSchema\/maximum\)/);
     expect(r.stderr).not.toContain('<value>');
   });
 });

@@ -12,6 +12,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { bigIntOf, bytesToBigInt, children, DerError, DerReader, oidArcs, readOne, TAG, type DerElement } from './der.ts';
 import { parseGoURL } from './gourl.ts';
+import { formatIP } from './ip.ts';
 
 export class GoX509Error extends Error {
   constructor(message: string) {
@@ -270,27 +271,7 @@ function ipText(b: Uint8Array): string {
   if (b.length === 4) return Array.from(b).join('.');
   if (b.length === 16) {
     if (b.subarray(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return Array.from(b.subarray(12)).join('.');
-    const groups: number[] = [];
-    for (let i = 0; i < 16; i += 2) groups.push((b[i]! << 8) | b[i + 1]!);
-    // the longest run of two or more zero groups becomes `::`, as Go prints it
-    let best = -1;
-    let bestLen = 0;
-    for (let i = 0; i < 8; ) {
-      if (groups[i] !== 0) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j < 8 && groups[j] === 0) j++;
-      if (j - i > bestLen && j - i >= 2) {
-        best = i;
-        bestLen = j - i;
-      }
-      i = j;
-    }
-    const hex = groups.map((g) => g.toString(16));
-    if (best < 0) return hex.join(':');
-    return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+    return formatIP(true, bytesToBigInt(b));
   }
   return `?${Buffer.from(b).toString('hex')}`;
 }

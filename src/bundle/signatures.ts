@@ -8,14 +8,20 @@
  * test/unit/bundle/signatures-opa.test.ts holds the verdicts next to the real OPA's. toolgate never generates, stores or logs a key: the caller
  * passes a PEM it holds, or a signer callback for a key held elsewhere.
  */
-import { constants, createHmac, createPrivateKey, createPublicKey, createSecretKey, timingSafeEqual, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { CompactSign } from 'jose';
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
 import { isOpaHashAlgorithm, opaFileHash, type OpaHashAlgorithm } from './opa-hash.ts';
-import { goFold, JsonError, parseGoJson, type JNode } from './go-json.ts';
+import { parseGoJson } from './go-json.ts';
+import { decodeUtf8, goKind, goList, goString, goStruct } from './go-struct-json.ts';
+import { decodeToken } from './jws-token.ts';
+import { signatureVerifies, verificationKeyOf } from './jws-keys.ts';
+import { goGlobMatch } from './go-glob.ts';
+import { isSignaturesFile, SIGNATURES_FILE, verifyFail } from './signatures-file.ts';
 
-export const SIGNATURES_FILE = '.signatures.json';
+export { isSignaturesFile, SIGNATURES_FILE } from './signatures-file.ts';
+export { goGlobMatch } from './go-glob.ts';
 
 /** JWS algorithms OPA verifies bundles with (EdDSA only from OPA 1.8, see the reference). */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512', 'EdDSA'] as const;
@@ -156,218 +162,6 @@ export interface VerifiedBundle {
   readonly algorithm: SigningAlgorithm;
   readonly files: readonly FileEntry[];
   readonly claims: Record<string, unknown>;
-}
-
-function verifyFail(source: string, message: string, path?: string): never {
-  throw new ToolgateError('BUNDLE_VERIFY_FAILED', `${source}: ${message}`, { at: [{ file: source, ...(path !== undefined ? { path } : {}) }] });
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON as Go's encoding/json reads it into OPA's structs. The verdicts hang on its quirks: field
-// names match case-insensitively and the last match wins, null leaves a string as it was (and
-// empties a list), `iat` must be an integer literal in int64 range, a wrong type is an error, and
-// a json.Decoder (used for .signatures.json) reads the first value and ignores what follows.
-
-/** Go's name for a JSON value's kind, as its unmarshal errors print it. */
-function goKind(node: JNode): string {
-  if (node.t === 'lit') return node.v === null ? 'null' : 'bool';
-  return { obj: 'object', arr: 'array', str: 'string', num: 'number' }[node.t];
-}
-
-/** The members of a Go struct value: `fields` maps each lower-case field name to the last member that folds to it. */
-function goStruct(node: JNode, type: string, fields: readonly string[]): Map<string, JNode> {
-  if (node.t === 'lit' && node.v === null) return new Map();
-  if (node.t !== 'obj') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${type}`);
-  const out = new Map<string, JNode>();
-  for (const [k, v] of node.entries) {
-    const f = goFold(k);
-    if (!fields.includes(f)) continue;
-    // null into a string or number is a no-op in Go; into a slice it empties it.
-    if (v.t === 'lit' && v.v === null && f !== 'files' && f !== 'signatures') continue;
-    out.set(f, v);
-  }
-  return out;
-}
-
-function goString(node: JNode | undefined, where: string): string {
-  if (node === undefined) return '';
-  if (node.t !== 'str') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${where} of type string`);
-  return node.v;
-}
-
-function goInt64(node: JNode | undefined, where: string): number | undefined {
-  if (node === undefined) return undefined;
-  if (node.t !== 'num' || !/^-?\d+$/.test(node.lit)) throw new JsonError(`cannot unmarshal ${node.t === 'num' ? `number ${node.lit}` : goKind(node)} into ${where} of type int64`);
-  const n = BigInt(node.lit);
-  if (n > 9223372036854775807n || n < -9223372036854775808n) throw new JsonError(`cannot unmarshal number ${node.lit} into ${where} of type int64`);
-  return Number(n);
-}
-
-function goList(node: JNode | undefined, where: string): readonly JNode[] {
-  if (node === undefined || (node.t === 'lit' && node.v === null)) return [];
-  if (node.t !== 'arr') throw new JsonError(`cannot unmarshal ${goKind(node)} into ${where} of type list`);
-  return node.items;
-}
-
-function decodeUtf8(bytes: Uint8Array): string {
-  // Keep a BOM: Go's JSON reader refuses one, so must we.
-  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Compact JWS, read as OPA reads it (OPA: v1/bundle/verify.go verifyJWTSignature).
-
-/** base64url without padding, strictly (Go's RawURLEncoding refuses `=`, `+` and `/`). */
-function rawB64url(seg: string): Buffer | undefined {
-  if (!/^[A-Za-z0-9_-]*$/.test(seg) || seg.length % 4 === 1) return undefined;
-  return Buffer.from(seg, 'base64url');
-}
-
-interface DecodedToken {
-  readonly signingInput: Buffer;
-  readonly signature: Buffer;
-  readonly kid: string | undefined;
-  readonly header: Record<string, unknown>;
-  readonly claims: Record<string, unknown>;
-  readonly payloadKeyId: string;
-  readonly scope: string;
-  /** Listed files by name; a repeated name keeps its last entry, as OPA's map does. */
-  readonly files: Map<string, { name: string; hash: string; algorithm: string }>;
-}
-
-function decodeToken(token: string, source: string): DecodedToken {
-  const parts = token.split('.');
-  if (parts.length !== 3) verifyFail(source, `the signature is not a compact JWS (want 3 dot-separated parts, got ${parts.length})`, SIGNATURES_FILE);
-  const [h, p, s] = parts as [string, string, string];
-  const hb = rawB64url(h);
-  if (hb === undefined) verifyFail(source, 'the JWS header is not unpadded base64url', SIGNATURES_FILE);
-  const pb = rawB64url(p);
-  if (pb === undefined) verifyFail(source, 'the JWS payload is not unpadded base64url', SIGNATURES_FILE);
-  const sig = rawB64url(s);
-  if (sig === undefined) verifyFail(source, 'the JWS signature is not unpadded base64url', SIGNATURES_FILE);
-  let header: Record<string, unknown>;
-  try {
-    const v = JSON.parse(decodeUtf8(hb)) as unknown;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
-    header = v as Record<string, unknown>;
-  } catch (e) {
-    verifyFail(source, `the JWS header is not a JSON object: ${(e as Error).message}`, SIGNATURES_FILE);
-  }
-  let claims: Record<string, unknown>;
-  let fields: Map<string, JNode>;
-  let fileNodes: readonly JNode[];
-  const files = new Map<string, { name: string; hash: string; algorithm: string }>();
-  let scope: string;
-  let payloadKeyId: string;
-  try {
-    const text = decodeUtf8(pb);
-    const node = parseGoJson(text, false);
-    claims = node.t === 'obj' ? (JSON.parse(text) as Record<string, unknown>) : {};
-    fields = goStruct(node, 'the signed payload', ['files', 'keyid', 'scope', 'iat', 'iss']);
-    payloadKeyId = goString(fields.get('keyid'), 'payload keyid');
-    scope = goString(fields.get('scope'), 'payload scope');
-    goString(fields.get('iss'), 'payload iss');
-    goInt64(fields.get('iat'), 'payload iat');
-    fileNodes = goList(fields.get('files'), 'payload files');
-    for (const [i, f] of fileNodes.entries()) {
-      const m = goStruct(f, `payload files[${i}]`, ['name', 'hash', 'algorithm']);
-      const e = { name: goString(m.get('name'), `files[${i}].name`), hash: goString(m.get('hash'), `files[${i}].hash`), algorithm: goString(m.get('algorithm'), `files[${i}].algorithm`) };
-      files.set(e.name, e);
-    }
-  } catch (e) {
-    if (e instanceof ToolgateError) throw e;
-    verifyFail(source, `the signed payload is not what OPA reads: ${(e as Error).message}`, SIGNATURES_FILE);
-  }
-  return { signingInput: Buffer.from(`${h}.${p}`, 'ascii'), signature: sig, kid: typeof header.kid === 'string' ? header.kid : undefined, header, claims, payloadKeyId, scope, files };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Keys and signatures under the configured algorithm (OPA: verify.go; Go crypto/rsa, crypto/ecdsa).
-
-const HASH_OF: Record<string, string> = { '256': 'sha256', '384': 'sha384', '512': 'sha512' };
-/** EC curves Go's x509 parses, in Node's names. */
-const GO_EC_CURVES = new Set(['prime256v1', 'secp384r1', 'secp521r1', 'secp224r1']);
-
-function verificationKeyOf(text: string, alg: SigningAlgorithm, source: string): KeyObject {
-  if (alg.startsWith('HS')) return createSecretKey(Buffer.from(text, 'utf8'));
-  let key: KeyObject;
-  try {
-    key = createPublicKey(text);
-  } catch (e) {
-    verifyFail(source, `the verification key is not a usable PEM key for ${alg} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
-  const want = alg === 'EdDSA' ? 'ed25519' : alg.startsWith('ES') ? 'ec' : 'rsa';
-  if (key.asymmetricKeyType !== want) verifyFail(source, `the verification key is ${key.asymmetricKeyType ?? 'of no known type'}, but ${alg} needs ${want}`);
-  const d = key.asymmetricKeyDetails ?? {};
-  // Go's crypto/rsa refuses keys under 1024 bits outright.
-  if (want === 'rsa' && (d.modulusLength ?? 0) < 1024) verifyFail(source, `the ${d.modulusLength}-bit RSA verification key is under the 1024 bits Go (and so OPA) accepts`);
-  if (want === 'ec' && !GO_EC_CURVES.has(d.namedCurve ?? '')) verifyFail(source, `the verification key's curve ${d.namedCurve} is not one OPA reads`);
-  return key;
-}
-
-function signatureVerifies(alg: SigningAlgorithm, key: KeyObject, input: Buffer, sig: Buffer): boolean {
-  if (alg.startsWith('HS')) {
-    const mac = createHmac(HASH_OF[alg.slice(2)]!, key).update(input).digest();
-    return mac.length === sig.length && timingSafeEqual(mac, sig);
-  }
-  if (alg === 'EdDSA') return cryptoVerify(null, input, key, sig);
-  const hash = HASH_OF[alg.slice(2)]!;
-  if (alg.startsWith('PS')) {
-    // jwx verifies RSASSA-PSS with the salt as long as the hash, never "auto" as Node would.
-    return cryptoVerify(hash, input, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(alg.slice(2)) / 8 }, sig);
-  }
-  if (alg.startsWith('ES')) return cryptoVerify(hash, input, { key, dsaEncoding: 'ieee-p1363' }, sig);
-  return cryptoVerify(hash, input, key, sig);
-}
-
-// ---------------------------------------------------------------------------------------------
-
-/** Go's `filepath.Match` (Unix): `*` and `?` never match `/`, `[...]` classes with `^` and ranges, `\` escapes; a malformed pattern matches nothing. */
-export function goGlobMatch(glob: string, name: string): boolean {
-  const esc = (c: string) => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
-  let re = '';
-  const cps = [...glob];
-  for (let i = 0; i < cps.length; i++) {
-    const c = cps[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '\\') {
-      if (i + 1 >= cps.length) return false;
-      re += esc(cps[++i]!);
-    } else if (c === '[') {
-      let cls = '';
-      i++;
-      if (cps[i] === '^') {
-        cls += '^';
-        i++;
-      }
-      let n = 0;
-      for (;;) {
-        if (i >= cps.length) return false;
-        if (cps[i] === ']' && n > 0) break;
-        const lo = cps[i] === '\\' ? cps[++i] : cps[i];
-        if (lo === undefined || lo === '-' || (lo === ']' && cps[i - 1] !== '\\')) return false;
-        i++;
-        if (cps[i] === '-' && cps[i + 1] !== ']') {
-          const hi = cps[i + 1] === '\\' ? cps[i + 2] : cps[i + 1];
-          if (hi === undefined || hi === '-') return false;
-          if (lo > hi) return false;
-          i += cps[i + 1] === '\\' ? 3 : 2;
-          cls += `${esc(lo)}-${esc(hi)}`;
-        } else {
-          cls += esc(lo);
-        }
-        n++;
-      }
-      re += `[${cls}]`;
-    } else re += esc(c);
-  }
-  return new RegExp(`^${re}$`, 'u').test(name);
-}
-
-/** Whether OPA takes this entry for the bundle's signatures file (its base name is `.signatures.json`). */
-export function isSignaturesFile(name: string): boolean {
-  return name === SIGNATURES_FILE || name.endsWith(`/${SIGNATURES_FILE}`);
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { refuse, type Where } from './entry-fault.ts';
 import { isObject, setOwn } from './data-file.ts';
-import { cleanPath } from './read-tarball.ts';
+import { cleanPath } from './entry-names.ts';
 
 /** Go's path.Dir followed by OPA's trimming of leading `/` and `.` characters. */
 export function dataKey(entryName: string): string[] {

@@ -34,7 +34,8 @@
  *   goyaml v3 corner cases (null keys, float keys) may differ.
  */
 import { parseModule, type Module, type RegoVersion } from '../rego/index.ts';
-import { cleanPath, type TarballFile } from './read-tarball.ts';
+import { cleanPath } from './entry-names.ts';
+import type { TarballFile } from './read-tarball.ts';
 import { goFold, type JNode } from './go-json.ts';
 import { refuse, type Where } from './entry-fault.ts';
 import { readJsonFile, readJsonFirst, readYamlFile, toJS } from './data-file.ts';

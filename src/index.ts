@@ -65,7 +65,7 @@ export type { Preflight, PreflightOptions, PreflightDecision } from './preflight
 
 // Compile: the estate into policy-bundle.json, data.json and bundle.tar.gz (bytes, no files written)
 export { compileEstate } from './compile/compile.ts';
-export type { CompileOptions, CompileResult, CompiledArtifact, RegoModuleFile } from './compile/compile.ts';
+export type { EstateCompileOptions as CompileOptions, CompileResult, CompiledArtifact, RegoModuleFile } from './compile/compile.ts';
 export { enforcementRego } from './compile/enforcement-rego.ts';
 
 // Connectome
@@ -124,7 +124,7 @@ export type { TarballFile, TarballLimits, LoadedBundle, BundleManifest, BundleIn
 
 // The Rego engine (toolgate's own interpreter, OPA v1.22 semantics) and the engine adapters
 export { compileModules, parseModule, bindPolicy, RegoError, RegoLimitError, UNTRUSTED_LIMITS, fromJSON as regoValueFromJSON, toJSON as regoValueToJSON } from './rego/index.ts';
-export type { ModuleSource, Policy as RegoPolicy, CompileOptions as RegoCompileOptions, PreparedQuery, QueryResult, EvalOptions, RegoVersion, RegoLimits, RegoErrorCode, Value as RegoValue, BoundPolicy } from './rego/index.ts';
+export type { ModuleSource, Policy as RegoPolicy, RegoCompileOptions, PreparedQuery, QueryResult, EvalOptions, RegoVersion, RegoLimits, RegoErrorCode, Value as RegoValue, BoundPolicy } from './rego/index.ts';
 export { loadPolicy, ENGINES } from './engines/engine.ts';
 export type { EngineName, PolicySource, LoadedPolicy, LoadOptions, Evaluation } from './engines/engine.ts';
 

@@ -20,7 +20,7 @@ export interface RegoModuleFile {
   readonly text: string;
 }
 
-export interface CompileOptions {
+export interface EstateCompileOptions {
   readonly profile: Profile;
   /** RFC 3339 time written as created_at; used only when the inputs changed (see `keepCreatedAt`). */
   readonly createdAt: string;
@@ -54,6 +54,6 @@ export interface CompileResult {
 export { jsonFileBytes } from './json-file.ts';
 
 /** A full compile: every piece computed (src/compile/incremental/ reuses a previous compile's). */
-export async function compileEstate(estate: Estate, options: CompileOptions): Promise<CompileResult> {
+export async function compileEstate(estate: Estate, options: EstateCompileOptions): Promise<CompileResult> {
   return (await recompileEstate(undefined, estate, options)).result;
 }

@@ -12,7 +12,7 @@ import { dataOnlyNodes } from './data-only.ts';
 import { RegoError } from './errors.ts';
 import type { SharedDocs } from './eval.ts';
 import type { RegoLimits } from './limits.ts';
-import { compileModules, type CompileOptions, type ModuleSource, type Policy } from './policy.ts';
+import { compileModules, type RegoCompileOptions, type ModuleSource, type Policy } from './policy.ts';
 import { fromJSON, type Value } from './value.ts';
 
 export interface BoundEvaluation {
@@ -31,7 +31,7 @@ export interface BoundPolicy {
   evaluate(ref: string, options?: BoundEvaluation): Value | undefined;
 }
 
-export function bindPolicy(modules: readonly ModuleSource[], options: CompileOptions = {}): BoundPolicy {
+export function bindPolicy(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): BoundPolicy {
   const policy = compileModules(modules, options);
   const dataOnly = dataOnlyNodes(policy.compiled);
   const sharedFor = (d: Value): SharedDocs | undefined => (dataOnly.size > 0 ? { nodes: dataOnly, data: d, docs: new Map() } : undefined);

@@ -1023,12 +1023,7 @@ function constPrefix(r: Rule): { consts: string[]; rest: Term[] } {
   return { consts, rest: r.ref.slice(i) };
 }
 
-export interface CompileOptions {
-  /** Builtin names to treat as unknown (e.g. capabilities). */
-  readonly unknownBuiltins?: readonly string[];
-}
-
-export function compileModules(modules: readonly Module[]): CompiledPolicy {
+export function compiledPolicyOf(modules: readonly Module[]): CompiledPolicy {
   const errors: RegoError[] = [];
   const root: DataNode = { path: [], children: new Map(), rules: [], funcs: [], hasRules: false };
   const funcs = new Map<string, CRule[]>();

@@ -12,7 +12,7 @@
  */
 import { rewriteMetadataCalls } from './annotations.ts';
 import type { Module, Term } from './ast.ts';
-import { compileModules as compileAst, compileQuery, type CompiledPolicy, type CompiledQuery } from './compiler.ts';
+import { compiledPolicyOf, compileQuery, type CompiledPolicy, type CompiledQuery } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator, type EvalOptions } from './eval.ts';
 import { parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
@@ -29,7 +29,7 @@ export interface ModuleSource {
   readonly parsed?: Module;
 }
 
-export interface CompileOptions {
+export interface RegoCompileOptions {
   readonly regoVersion?: RegoVersion;
 }
 
@@ -59,12 +59,12 @@ export interface Policy {
   evalRule(ref: string, opts?: EvalOptions): Value | undefined;
 }
 
-export function compileModules(modules: readonly ModuleSource[], options: CompileOptions = {}): Policy {
+export function compileModules(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): Policy {
   const version = options.regoVersion ?? 'v1';
   return guardDepth(() => {
     const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
     rewriteMetadataCalls(parsed, modules.map((m) => m.text));
-    return makePolicy(compileAst(parsed), version);
+    return makePolicy(compiledPolicyOf(parsed), version);
   });
 }
 

@@ -20,7 +20,7 @@ import { toolContracts } from '../gateway-data.ts';
 import { nextGraphState } from '../graph-state.ts';
 import { bundleToolEntry, compilePolicyBundle, exposedTools, type BundleHeader } from '../policy-bundle.ts';
 import { compileToolgraphV1 } from '../toolgraph-v1.ts';
-import type { CompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
+import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical } from './canonical-memo.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type ToolPieces } from './compile-state.ts';
@@ -38,7 +38,7 @@ const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
 
 /** Why a state cannot be used for these inputs, or undefined when it can. */
-export function stateRefusal(state: CompileState | undefined, options: CompileOptions): string | undefined {
+export function stateRefusal(state: CompileState | undefined, options: EstateCompileOptions): string | undefined {
   if (state === undefined) return 'no compile state';
   if (state.version !== COMPILE_STATE_VERSION) return `compile state version ${String(state.version)}, this toolgate writes ${COMPILE_STATE_VERSION}`;
   if (state.profile !== options.profile) return `compile state is for profile ${state.profile}, this compile is ${options.profile}`;
@@ -80,7 +80,7 @@ function canonicalDigest(text: string): string {
  * const first = await recompileEstate(undefined, estate, options);        // full
  * const next = await recompileEstate(first.state, editedEstate, options); // only what changed
  */
-export async function recompileEstate(previous: CompileState | undefined, estate: Estate, options: CompileOptions): Promise<RecompileResult> {
+export async function recompileEstate(previous: CompileState | undefined, estate: Estate, options: EstateCompileOptions): Promise<RecompileResult> {
   const refusal = stateRefusal(previous, options);
   const prev = refusal === undefined ? previous : undefined;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parseManifest } from '../../../src/manifest/parse.ts';
 import { parseCatalog } from '../../../src/catalog/parse.ts';
 import { buildEstate } from '../../../src/governance/estate.ts';
-import { compileEstate, type CompileOptions, type CompileResult } from '../../../src/compile/compile.ts';
+import { compileEstate, type EstateCompileOptions, type CompileResult } from '../../../src/compile/compile.ts';
 import { recompileEstate, stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/compile/enforcement-rego.ts';
@@ -104,7 +104,7 @@ const edit: fc.Arbitrary<[string, Edit]> = fc.oneof(
 
 const rego = enforcementRego();
 
-async function optionsFor(model: Model, profile: Profile, previous: CompileResult | undefined): Promise<CompileOptions> {
+async function optionsFor(model: Model, profile: Profile, previous: CompileResult | undefined): Promise<EstateCompileOptions> {
   const connectome = await connectomeArtifacts(parseCatalog('catalog.json', JSON.stringify(model.catalog)));
   return {
     profile,

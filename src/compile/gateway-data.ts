@@ -3,7 +3,8 @@
  * document besides the per-agent decisions:
  *
  * - `identity`: the manifest's `identity:` section (schemas/governance.schema.json) with defaults
- *   filled in, so the Rego never guesses: `{sources, principals, max_body_bytes}`. No section means
+ *   filled in, so the Rego never guesses: `{sources, by_gateway, principals, max_body_bytes}`
+ *   (`by_gateway`: per gateway, its sources and the headers they read). No section means
  *   no source, and every gateway call is AGENT_UNAUTHENTICATED (never a default agent).
  * - `tools_by_name`: bare MCP tool name -> the qualified keys that expose it (sorted). A gateway
  *   sees the name the upstream server advertises; it resolves only when exactly one server exposes
@@ -88,7 +89,27 @@ export function identityDocument(estate: Estate): Record<string, unknown> {
     }
     principals[p] = agent;
   }
-  return { sources: sources.map(normaliseSource), principals, max_body_bytes: raw.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES };
+  const normalised = sources.map(normaliseSource);
+  return { sources: normalised, by_gateway: sourcesByGateway(normalised), principals, max_body_bytes: raw.max_body_bytes ?? DEFAULT_MAX_BODY_BYTES };
+}
+
+/**
+ * Per gateway, the sources it accepts and the request headers they read. Precomputed because OPA
+ * converts every data value a decision reads: an entrypoint reading only its own small part stays
+ * cheap, where filtering all sources per request would not.
+ */
+function sourcesByGateway(sources: readonly Record<string, unknown>[]): Record<string, { sources: Record<string, unknown>[]; headers: string[] }> {
+  const out: Record<string, { sources: Record<string, unknown>[]; headers: string[] }> = {};
+  for (const gateway of ALL_GATEWAYS) {
+    const own = sources.filter((s) => (s.gateways as string[]).includes(gateway));
+    const headers = new Set<string>();
+    for (const s of own) {
+      if (s.kind === 'header') headers.add(String(s.name));
+      if (s.kind === 'jwt') headers.add('authorization');
+    }
+    out[gateway] = { sources: own, headers: [...headers].sort(cmp) };
+  }
+  return out;
 }
 
 /** Bare tool name -> qualified keys, sorted. */

@@ -26,7 +26,7 @@ kind_method := {
 
 proofs := {
 	"contextforge_user": user,
-	"contextforge_context": {k: v | some src in core.identity_sources; k := src.context_key; is_string(k); v := context[k]},
+	"contextforge_context": {k: v | some src in core.gateway_identity("contextforge").sources; k := src.context_key; is_string(k); v := context[k]},
 }
 
 user := u if {

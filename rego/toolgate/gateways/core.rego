@@ -50,9 +50,11 @@ resource_templates := t if {
 	t := data.toolgate.resource_templates
 } else := []
 
-identity_sources := s if {
-	s := data.toolgate.identity.sources
-} else := []
+# One gateway's sources and the headers they read, precomputed by the compiler: OPA converts
+# each data value a decision reads, so an entrypoint reads only its own part.
+gateway_identity(gateway) := g if {
+	g := data.toolgate.identity.by_gateway[gateway]
+} else := {"sources": [], "headers": []}
 
 # --- who is calling ---------------------------------------------------------------------------
 
@@ -61,8 +63,7 @@ identity_sources := s if {
 # certificate's SPIFFE id), jwt_metadata (Envoy jwt_authn's verified payloads), kong_consumer,
 # contextforge_user, contextforge_context, docker_agent.
 identify(gateway, proofs) := identity_verdict([c |
-	some src in identity_sources
-	gateway in src.gateways
+	some src in gateway_identity(gateway).sources
 	c := claim(src.kind, src, proofs)
 ])
 
@@ -213,16 +214,9 @@ contract_of(meta_tool, meta_digest) := {"tool": meta_tool} if {
 	not meta_digest in {null, false}
 } else := null
 
-# The headers an identity source may read: a header source's name, and authorization for JWTs.
-identity_headers contains src.name if {
-	some src in identity_sources
-	src.kind == "header"
-}
-
-identity_headers contains "authorization" if {
-	some src in identity_sources
-	src.kind == "jwt"
-}
+# The headers a gateway's identity sources may read: a header source's name, and authorization
+# for JWTs.
+identity_headers(gateway) := gateway_identity(gateway).headers
 
 # --- the verdict --------------------------------------------------------------------------------
 

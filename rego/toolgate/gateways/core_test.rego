@@ -25,11 +25,14 @@ by_name := {"read_file": ["fs::read_file"], "write_file": ["fs::write_file"], "s
 
 signs := {"fs::stat": {"deny": false, "hold": true}}
 
+envoy_sources := [
+	{"kind": "header", "name": "x-agent", "gateways": ["envoy"]},
+	{"kind": "jwt", "from": "authorization", "claim": ["sub"], "verified_by": "opa", "constraints": {"cert": "jwks"}, "metadata_key": "jwt_payload", "gateways": ["envoy"]},
+]
+
 identity := {
-	"sources": [
-		{"kind": "header", "name": "x-agent", "gateways": ["envoy"]},
-		{"kind": "jwt", "from": "authorization", "claim": ["sub"], "verified_by": "opa", "constraints": {"cert": "jwks"}, "metadata_key": "jwt_payload", "gateways": ["envoy"]},
-	],
+	"sources": envoy_sources,
+	"by_gateway": {"envoy": {"sources": envoy_sources, "headers": ["authorization", "x-agent"]}},
 	"principals": {"svc-planner": "planner"},
 	"max_body_bytes": 4096,
 }

@@ -37,7 +37,7 @@ mcp_metadata := md if {
 } else := {}
 
 proofs := {
-	"headers": {k: v | some k in core.identity_headers; v := headers[k]},
+	"headers": {k: v | some k in core.identity_headers("envoy"); v := headers[k]},
 	"principal": principal,
 	"jwt_metadata": jwt_metadata,
 }

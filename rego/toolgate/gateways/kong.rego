@@ -20,7 +20,7 @@ headers := h if {
 	h := http.headers
 } else := {}
 
-proofs := {"headers": {k: v | some k in core.identity_headers; v := headers[k]}, "kong_consumer": consumer}
+proofs := {"headers": {k: v | some k in core.identity_headers("kong"); v := headers[k]}, "kong_consumer": consumer}
 
 consumer := c if {
 	c := input.consumer

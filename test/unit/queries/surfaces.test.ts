@@ -8,12 +8,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectServe } from '../../helpers/serve-client.ts';
 import { QUERIES } from '../../../src/queries/table.ts';
 import { loadEstate, locateEstate } from '../../../src/cli/estate-input.ts';
 import { queryUsage } from '../../../src/cli/query-command.ts';
 import { runCli } from '../../helpers/cli.ts';
-import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 import { cliArgv, queryCases } from './cases.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
@@ -58,8 +57,7 @@ for (const example of ['quickstart', 'fleet']) {
   describe(`every query on the ${example} example, CLI and MCP`, () => {
     let client: Client;
     beforeAll(async () => {
-      client = new Client({ name: 'surfaces-test', version: '1.0.0' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: [TOOLGATE, 'serve', '--example', example], cwd: REPO, stderr: 'pipe' }));
+      client = await connectServe(['--example', example], 'surfaces-test');
     }, 30_000);
     afterAll(async () => {
       await client?.close();

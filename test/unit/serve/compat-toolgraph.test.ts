@@ -12,9 +12,8 @@ import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectServe } from '../../helpers/serve-client.ts';
 import { runCli } from '../../helpers/cli.ts';
-import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -31,11 +30,7 @@ const PEER_TOOLS = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'un
 // The peer's evidence path spelling (its preflight fixtures): (tool) -KIND-> (node) ... -GOVERNED_BY-> (policy:ID:EFFECT).
 const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))+ -GOVERNED_BY-> \(policy:[^:()]+:(DENY|ALLOW)\)$/;
 
-async function connect(args: string[]): Promise<Client> {
-  const client = new Client({ name: 'peer-consumer', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [TOOLGATE, 'serve', '--compat', 'toolgraph', ...args], cwd: REPO, stderr: 'pipe' }));
-  return client;
-}
+const connect = (args: string[]) => connectServe(['--compat', 'toolgraph', ...args], 'peer-consumer');
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
   const r = await client.callTool({ name, arguments: args });

@@ -4,9 +4,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectServe } from '../../helpers/serve-client.ts';
 import { main } from '../../../src/cli/main.ts';
-import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const QUICKSTART = join(REPO, 'examples/quickstart');
@@ -20,12 +19,7 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
   return { code, json: out === '' ? undefined : JSON.parse(out) };
 }
 
-async function connect(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [TOOLGATE, 'serve', ...args], cwd: REPO, stderr: 'pipe' });
-  const client = new Client({ name: 'serve-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = (args: string[]) => connectServe(args, 'serve-test');
 
 type Structured = { result: unknown; graph_state: { instance_id: string; generation: number }; governance_digest: string; catalog_digest: string };
 

@@ -13,7 +13,8 @@ import { createRequire } from 'node:module';
 import type { Module, Rule, Term } from './ast.ts';
 import { walkLiteral, walkTerms } from './compiler.ts';
 import { RegoError } from './errors.ts';
-import { ObjectValue, fromJSON, type Value } from './value.ts';
+import { ObjectValue, type Value } from './value.ts';
+import { fromJSON } from './value-json.ts';
 
 // `yaml` loads on the first METADATA block, not with the engine: importing it costs ~100 ms per run.
 const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');

@@ -13,7 +13,8 @@ import { RegoError } from './errors.ts';
 import type { SharedDocs } from './eval.ts';
 import type { RegoLimits } from './limits.ts';
 import { compileModules, type RegoCompileOptions, type ModuleSource, type Policy } from './policy.ts';
-import { fromJSON, type Value } from './value.ts';
+import { type Value } from './value.ts';
+import { fromJSON } from './value-json.ts';
 
 export interface BoundEvaluation {
   /** Plain JSON input; absent means `input` is undefined. */

@@ -20,3 +20,6 @@ export type { BuiltinContext, BuiltinDef, BuiltinFn, RelationFn } from './builti
 export { builtinCoverage, engineCapabilities, pinnedOpaCapabilities } from './builtins/capabilities.ts';
 export type { Coverage, CoverageEntry, CoverageStatus, OpaCapabilities } from './builtins/capabilities.ts';
 export * from './value.ts';
+export * from './number-value.ts';
+export * from './value-json.ts';
+export * from './value-key.ts';

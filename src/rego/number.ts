@@ -1,21 +1,12 @@
 /**
- * Rego arithmetic as OPA computes it (see `value.ts` for the representation). Integer + - * % are exact at
+ * Rego arithmetic as OPA computes it (see `number-value.ts` for the representation). Integer + - * % are exact at
  * any size. Anything else runs, like OPA's `big.Float` path, on binary floats with a 64-bit mantissa
  * (round to nearest even): each operand is rounded to 64 bits, the result is rounded to 64 bits, and
  * the value kept is the shortest decimal that rounds back to it (Go's `Text('g', -1)`). So
  * `0.1 + 0.2` is 0.3 and `1 / 3` is 0.3333333333333333333, as in OPA. Division is exact only for
  * integers in OPA's int32 window that divide evenly; other quotients take the float path too.
  */
-import {
-  type NumberValue,
-  Decimal,
-  fromDecimalParts,
-  normBigInt,
-  normDouble,
-  toBigInt,
-  toDecimalParts,
-  toDouble,
-} from './value.ts';
+import { type NumberValue, Decimal, fromDecimalParts, normBigInt, normDouble, toBigInt, toDecimalParts, toDouble } from './number-value.ts';
 
 function bothSafeInts(a: NumberValue, b: NumberValue): boolean {
   return typeof a === 'number' && typeof b === 'number' && Number.isInteger(a) && Number.isInteger(b);

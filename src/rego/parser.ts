@@ -6,7 +6,8 @@
 import type { Expr, Import, Literal, Loc, Module, Rule, Term, With } from './ast.ts';
 import { RegoError } from './errors.ts';
 import { tokenize, type Token } from './lexer.ts';
-import { parseNumber, SetValue, ObjectValue, valueEquals, type Value } from './value.ts';
+import { SetValue, ObjectValue, valueEquals, type Value } from './value.ts';
+import { parseNumber } from './number-value.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 

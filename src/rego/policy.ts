@@ -16,7 +16,8 @@ import { compiledPolicyOf, compileQuery, type CompiledPolicy, type CompiledQuery
 import { RegoError } from './errors.ts';
 import { Evaluator, type EvalOptions } from './eval.ts';
 import { parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
-import { fromJSON, type Value } from './value.ts';
+import { type Value } from './value.ts';
+import { fromJSON } from './value-json.ts';
 
 export interface ModuleSource {
   readonly name: string;

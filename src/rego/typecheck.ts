@@ -13,7 +13,8 @@
 import type { Literal, Term } from './ast.ts';
 import { pinnedOpaCapabilities } from './builtins/capabilities.ts';
 import { RegoError } from './errors.ts';
-import { ObjectValue, SetValue, typeName, valueKey, type Value } from './value.ts';
+import { ObjectValue, SetValue, typeName, type Value } from './value.ts';
+import { valueKey } from './value-key.ts';
 
 type Shape =
   | { k: 'any' }

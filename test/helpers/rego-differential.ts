@@ -26,14 +26,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileModules, RegoError } from '../../src/rego/index.ts';
-import {
-  ObjectValue,
-  SetValue,
-  parseNumber,
-  scalarText,
-  toJSONText,
-  type Value,
-} from '../../src/rego/value.ts';
+import { ObjectValue, SetValue, type Value } from '../../src/rego/value.ts';
+import { parseNumber } from '../../src/rego/number-value.ts';
+import { scalarText, toJSONText } from '../../src/rego/value-json.ts';
 import { runOpa, startOpaServer, type OpaServer } from './opa.ts';
 
 export interface DiffModule {

@@ -1,5 +1,6 @@
 /** Aggregates: count, sum, product, max, min, sort, all, any. */
-import { type NumberValue, type Value, ObjectValue, SetValue, compareValues, isNumber } from '../value.ts';
+import { type Value, ObjectValue, SetValue, compareValues, isNumber } from '../value.ts';
+import { type NumberValue } from '../number-value.ts';
 import { numAdd, numMul } from '../number.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { arg, elementError, oneOfError, runes } from './args.ts';

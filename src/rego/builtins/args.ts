@@ -1,7 +1,6 @@
 /** Operand checks shared by the builtin families, with OPA's error wording. */
-import {
-  type NumberValue, type Value, ObjectValue, SetValue, isNumber, toBigInt, typeName, normBigInt, parseNumber,
-} from '../value.ts';
+import { type Value, ObjectValue, SetValue, isNumber, typeName } from '../value.ts';
+import { type NumberValue, toBigInt, normBigInt, parseNumber } from '../number-value.ts';
 import { BuiltinError, builtinError, operandError } from './registry.ts';
 
 export { BuiltinError, builtinError, operandError };

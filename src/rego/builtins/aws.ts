@@ -6,7 +6,8 @@
  * the time taken from the third operand, so the answer is a pure function of its operands.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { ObjectValue, SetValue, isNumber, toBigInt, typeName, type Value } from '../value.ts';
+import { ObjectValue, SetValue, isNumber, typeName, type Value } from '../value.ts';
+import { toBigInt } from '../number-value.ts';
 import { BuiltinError, builtinError, registerBuiltins, type BuiltinDef } from './registry.ts';
 import { formatValue } from './core.ts';
 import { GoURLError, parseGoURL } from './lib/gourl.ts';

@@ -1,5 +1,5 @@
 /** Bitwise builtins over arbitrary-size integers (two's complement semantics, as Go's big.Int). */
-import { normBigInt } from '../value.ts';
+import { normBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { builtinError, int } from './args.ts';
 

@@ -3,16 +3,8 @@
  * set union/intersection (`| &`), membership (`in` -> internal.member_2 / internal.member_3) and `print`.
  */
 import { numAdd, numDiv, numMul, numRem, numSub } from '../number.ts';
-import {
-  type Value,
-  SetValue,
-  ObjectValue,
-  compareValues,
-  isNumber,
-  isSet,
-  toJSONText,
-  valueEquals,
-} from '../value.ts';
+import { type Value, SetValue, ObjectValue, compareValues, isNumber, isSet, valueEquals } from '../value.ts';
+import { toJSONText } from '../value-json.ts';
 import { builtinError, operandError, registerBuiltins, type BuiltinDef } from './registry.ts';
 
 function num(name: string, args: Value[], i: number) {

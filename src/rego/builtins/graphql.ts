@@ -5,7 +5,8 @@
  * them (`MESSAGE in GraphQL string at location L:C`).
  */
 import type { GraphQLError, GraphQLSchema, ASTNode, DocumentNode, ValidationContext, ValidationRule } from 'graphql';
-import { ObjectValue, fromJSON, type Value } from '../value.ts';
+import { ObjectValue, type Value } from '../value.ts';
+import { fromJSON } from '../value-json.ts';
 import { builtinError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { oneOfError, str } from './args.ts';
 // Not re-exported from the package root: the SDL checks buildASTSchema runs, with their locations.

@@ -3,7 +3,8 @@
  * (see lib/gojsonschema.ts). A schema or document operand is JSON text or a Rego value (sets read as
  * arrays). A schema is compiled once per evaluation and kept in the query cache.
  */
-import { ObjectValue, SetValue, isNumber, scalarText, type Value } from '../value.ts';
+import { ObjectValue, SetValue, isNumber, type Value } from '../value.ts';
+import { scalarText } from '../value-json.ts';
 import { builtinError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { compileSchema, SchemaError, validateDocument, type CompiledSchema, type JsonValue } from './lib/gojsonschema.ts';
 import { JsonSyntaxError, parseJsonValue } from './lib/json.ts';

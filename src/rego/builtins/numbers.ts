@@ -1,5 +1,6 @@
 /** Number builtins: abs, round, ceil, floor, numbers.range, numbers.range_step, rand.intn. */
-import { type NumberValue, type Value, normBigInt, toDecimalParts, toBigInt } from '../value.ts';
+import { type Value } from '../value.ts';
+import { type NumberValue, normBigInt, toDecimalParts, toBigInt } from '../number-value.ts';
 import { numNeg } from '../number.ts';
 import { registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { builtinError, int, num, str } from './args.ts';

@@ -3,7 +3,8 @@
  * builtins json.filter, json.remove and json.patch (RFC 6902, as OPA applies it: a failing patch
  * makes the call undefined).
  */
-import { type Value, ObjectValue, SetValue, isNumber, toBigInt, valueEquals } from '../value.ts';
+import { type Value, ObjectValue, SetValue, isNumber, valueEquals } from '../value.ts';
+import { toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, arr, elementError, obj, oneOfError } from './args.ts';
 

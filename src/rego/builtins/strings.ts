@@ -1,5 +1,6 @@
 /** String builtins (OPA topdown/strings.go semantics; indices and lengths count code points). */
-import { type Value, SetValue, isNumber, toBigInt } from '../value.ts';
+import { type Value, SetValue, isNumber } from '../value.ts';
+import { toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import {
   BuiltinError, arg, arr, builtinError, elementError, int, num, obj, oneOfError, runes, str,

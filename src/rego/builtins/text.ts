@@ -1,5 +1,6 @@
 /** Rego's own text for a value (OPA's `ast.Value.String()`), used by sprintf and error messages. */
-import { type Value, ObjectValue, SetValue, scalarText } from '../value.ts';
+import { type Value, ObjectValue, SetValue } from '../value.ts';
+import { scalarText } from '../value-json.ts';
 import { goQuote } from './lib/gofmt.ts';
 
 export function regoText(v: Value): string {

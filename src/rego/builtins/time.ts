@@ -2,7 +2,8 @@
  * time.* builtins over Go's time semantics (lib/gotime.ts). The clock is the context's injected
  * `now()`; zone names resolve through Intl; "Local" is UTC so that results never depend on the host.
  */
-import { type Value, isNumber, normBigInt, toBigInt } from '../value.ts';
+import { type Value, isNumber } from '../value.ts';
+import { normBigInt, toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, int, oneOfError, str } from './args.ts';
 import {

@@ -1,5 +1,6 @@
 /** Type builtins (is_*, type_name) and casts (to_number and the deprecated cast_*). */
-import { type Value, ObjectValue, SetValue, isNumber, parseNumber, typeName } from '../value.ts';
+import { type Value, ObjectValue, SetValue, isNumber, typeName } from '../value.ts';
+import { parseNumber } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, oneOfError } from './args.ts';
 

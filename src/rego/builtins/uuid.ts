@@ -1,5 +1,6 @@
 /** uuid.parse (Go google/uuid field layout) and uuid.rfc4122 (version 4 from the context's seeded random source). */
-import { type Value, ObjectValue, normBigInt } from '../value.ts';
+import { type Value, ObjectValue } from '../value.ts';
+import { normBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { str } from './args.ts';
 

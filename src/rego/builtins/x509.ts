@@ -7,7 +7,9 @@
  * unless `KeyUsages` says otherwise.
  */
 import { X509Certificate } from 'node:crypto';
-import { ObjectValue, SetValue, fromJSON, toBigInt, isNumber, type Value } from '../value.ts';
+import { ObjectValue, SetValue, isNumber, type Value } from '../value.ts';
+import { toBigInt } from '../number-value.ts';
+import { fromJSON } from '../value-json.ts';
 import { builtinError, operandError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { obj, str } from './args.ts';
 import { decodeGoBase64, decodePemBlocks, GoBase64Error } from './lib/gobase64.ts';

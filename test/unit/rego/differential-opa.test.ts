@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseCorpusFile } from '../../../src/cli/rego-conformance/corpus-file.ts';
-import { fromJSON, ObjectValue, type Value } from '../../../src/rego/value.ts';
+import { ObjectValue, type Value } from '../../../src/rego/value.ts';
+import { fromJSON } from '../../../src/rego/value-json.ts';
 import { describeWithOpa } from '../../helpers/opa.ts';
 import {
   compareOutcomes,

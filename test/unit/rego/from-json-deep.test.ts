@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ObjectValue, fromJSON, toJSON, valueEquals, type Value } from '../../../src/rego/value.ts';
+import { ObjectValue, valueEquals, type Value } from '../../../src/rego/value.ts';
+import { fromJSON, toJSON } from '../../../src/rego/value-json.ts';
 
 /** Undoes `nest`: level i of `depth` is an array at even i, an object {k} at odd i. */
 function unnest(v: Value, depth: number): Value {

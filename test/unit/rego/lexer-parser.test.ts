@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/rego/lexer.ts';
 import { parseModule, parseQuery } from '../../../src/rego/parser.ts';
 import { RegoError } from '../../../src/rego/errors.ts';
-import { parseNumber, valueEquals } from '../../../src/rego/value.ts';
+import { valueEquals } from '../../../src/rego/value.ts';
+import { parseNumber } from '../../../src/rego/number-value.ts';
 import { regoError } from './helpers.ts';
 
 describe('lexer', () => {

@@ -1,18 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  compareValues,
-  fromJSON,
-  ObjectValue,
-  parseNumber,
-  SetValue,
-  toJSON,
-  toJSONText,
-  typeName,
-  valueEquals,
-  valueKey,
-  type Value,
-} from '../../../src/rego/value.ts';
+import { compareValues, ObjectValue, SetValue, typeName, valueEquals, type Value } from '../../../src/rego/value.ts';
+import { parseNumber } from '../../../src/rego/number-value.ts';
+import { fromJSON, toJSON, toJSONText } from '../../../src/rego/value-json.ts';
+import { valueKey } from '../../../src/rego/value-key.ts';
 import { numAdd, numDiv, numMul, numSub } from '../../../src/rego/number.ts';
 
 const scalar: fc.Arbitrary<Value> = fc.oneof(

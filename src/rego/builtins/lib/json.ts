@@ -1,5 +1,7 @@
 /** JSON text <-> Rego values, exact for numbers of any size (Go's encoding/json as OPA uses it). */
-import { type Value, ObjectValue, SetValue, parseNumber, scalarText } from '../../value.ts';
+import { type Value, ObjectValue, SetValue } from '../../value.ts';
+import { parseNumber } from '../../number-value.ts';
+import { scalarText } from '../../value-json.ts';
 
 export class JsonSyntaxError extends Error {}
 

@@ -1,7 +1,8 @@
 /** Test helper: call a registered builtin directly with a fixed context. */
 import '../../../../src/rego/builtins/index.ts';
 import { type BuiltinContext, lookupBuiltin } from '../../../../src/rego/builtins/registry.ts';
-import { type Value, fromJSON } from '../../../../src/rego/value.ts';
+import { type Value } from '../../../../src/rego/value.ts';
+import { fromJSON } from '../../../../src/rego/value-json.ts';
 
 export function ctx(now = 1_703_444_325_734_390_000n): BuiltinContext {
   let seed = 42;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { compileModules, RegoError } from '../../../../src/rego/index.ts';
-import { fromJSON } from '../../../../src/rego/value.ts';
+import { fromJSON } from '../../../../src/rego/value-json.ts';
 
 function evalWith(body: string, input: unknown, maxSteps: number) {
   const p = compileModules([{ name: 'l.rego', text: `package l\n\n${body}\n` }], { regoVersion: 'v1' });

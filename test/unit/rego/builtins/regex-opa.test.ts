@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { afterAll, expect, it } from 'vitest';
 import { describeWithOpa, runOpa } from '../../../helpers/opa.ts';
 import { BuiltinError } from '../../../../src/rego/builtins/registry.ts';
-import { toJSON } from '../../../../src/rego/value.ts';
+import { toJSON } from '../../../../src/rego/value-json.ts';
 import { call, j } from './call.ts';
 
 type Json = string | number | boolean | null | Json[];

@@ -17,7 +17,7 @@ import {
 } from '../../../../src/rego/builtins/lib/re2.ts';
 import { globsIntersect } from '../../../../src/rego/builtins/lib/glob-intersection.ts';
 import { globMatch, globQuoteMeta } from '../../../../src/rego/builtins/lib/glob.ts';
-import { toJSON } from '../../../../src/rego/value.ts';
+import { toJSON } from '../../../../src/rego/value-json.ts';
 import { call, j } from './call.ts';
 
 const UNICODE = fc.string({ unit: fc.constantFrom('a', 'b', '.', '*', '+', '(', ')', '[', ']', '{', '}', '$', '\\', '^', '|', '?', 'é', '😀', '中', '\n'), maxLength: 8 });

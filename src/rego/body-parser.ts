@@ -1,0 +1,145 @@
+/**
+ * Rego bodies and queries: literals (`some`, `every`, `not`, `with`), expressions (`:=`, `=`, a term),
+ * and a rule body after `if` or in braces, read as OPA reads the ambiguous `if {` forms.
+ */
+import type { Expr, Literal, Term, With } from './ast.ts';
+import { TermParser } from './term-parser.ts';
+import { SetValue } from './value.ts';
+
+export abstract class BodyParser extends TermParser {
+  /**
+   * Body after `if`, as OPA reads it: first a single literal; if that fails or is a set literal
+   * (`p if { true }`), a braced body. So `p if { 1 | 1 }` has one literal, a set comprehension.
+   */
+  protected parseIfBody(): Literal[] {
+    if (!this.isOp('{')) return [this.parseLiteral()];
+    const save = this.pos;
+    const lit = this.attempt(() => this.parseLiteral());
+    if (lit !== undefined) {
+      const t = lit.expr.kind === 'term' ? lit.expr.term : undefined;
+      const isSet = t !== undefined && (t.type === 'set' || (t.type === 'value' && t.value instanceof SetValue));
+      if (!isSet) return [lit];
+    }
+    this.pos = save;
+    return this.parseBraceBody();
+  }
+
+  protected parseBraceBody(): Literal[] {
+    this.expectOp('{');
+    const body = this.parseLiterals('}');
+    this.expectOp('}');
+    if (body.length === 0) this.fail('found empty body');
+    return body;
+  }
+
+
+  protected parseLiterals(close: string): Literal[] {
+    const out: Literal[] = [];
+    while (!this.atEnd(close)) {
+      out.push(this.parseLiteral());
+      if (this.isOp(';')) {
+        this.next();
+        continue;
+      }
+      if (this.atEnd(close)) break;
+      if (!this.tok.nl) this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    }
+    return out;
+  }
+
+  protected atEnd(close: string): boolean {
+    return this.isOp(close) || this.tok.type === 'eof';
+  }
+
+  parseQuery(): Literal[] {
+    const body = this.parseLiterals('\u0000');
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    if (body.length === 0) this.fail('empty query');
+    return body;
+  }
+
+
+  // ------------------------------------------------------------ literals
+  protected parseLiteral(): Literal {
+    const start = this.tok;
+    const loc = this.loc(start);
+    if (this.isIdent('some') && this.peek().type !== 'eof' && !this.peek().nl && !(this.peek().type === 'op' && !['[', '{', '-'].includes(this.peek().text))) {
+      this.next();
+      const terms: Term[] = [this.parseRelation()];
+      while (this.isOp(',')) {
+        this.next();
+        terms.push(this.parseRelation());
+      }
+      if (this.isIdent('in')) {
+        this.next();
+        if (terms.length > 2) this.fail('unexpected , in some ... in');
+        let coll = this.parseRelation();
+        // as OPA's parser: `some x in a in b` is `some (x in a) in b` (a line starting with `-`
+        // continues the one before: `some x in {"a"}` then `-2.5 in set()` is one literal)
+        while (terms.length === 1 && this.isIdent('in')) {
+          const t = this.tok;
+          this.next();
+          terms[0] = { type: 'call', name: 'internal.member_2', args: [terms[0] as Term, coll], loc: this.loc(t) };
+          coll = this.parseRelation();
+        }
+        const expr: Expr =
+          terms.length === 2
+            ? { kind: 'somein', key: terms[0], value: terms[1] as Term, coll }
+            : { kind: 'somein', key: undefined, value: terms[0] as Term, coll };
+        return { negated: false, expr, withs: this.parseWiths(), loc };
+      }
+      for (const t of terms) if (t.type !== 'var') this.fail('expected var in some declaration', start);
+      return { negated: false, expr: { kind: 'some', vars: terms }, withs: [], loc };
+    }
+    if (this.isIdent('every') && this.peek().type === 'ident') {
+      this.next();
+      const a = this.parsePrimary();
+      let key: Term | undefined;
+      let value = a;
+      if (this.isOp(',')) {
+        this.next();
+        key = a;
+        value = this.parsePrimary();
+      }
+      if (!this.isIdent('in')) this.fail('expected in after every');
+      this.next();
+      const domain = this.parseRelation();
+      const body = this.parseBraceBody();
+      for (const v of key ? [key, value] : [value]) if (v.type !== 'var') this.fail('expected var in every', start);
+      return { negated: false, expr: { kind: 'every', key, value, domain, body }, withs: this.parseWiths(), loc };
+    }
+    let negated = false;
+    if (this.isIdent('not')) {
+      this.next();
+      negated = true;
+    }
+    const expr = this.parseExpr();
+    return { negated, expr, withs: this.parseWiths(), loc };
+  }
+
+  protected parseWiths(): With[] {
+    const out: With[] = [];
+    while (this.isIdent('with')) {
+      const t = this.next();
+      const target = this.parsePrimary();
+      if (!this.isIdent('as')) this.fail('expected as in with');
+      this.next();
+      const value = this.parseInExpr();
+      out.push({ target, value, loc: this.loc(t) });
+    }
+    return out;
+  }
+
+  protected parseExpr(): Expr {
+    const left = this.parseMember3(this.parseInExpr());
+    if (this.isOp(':=')) {
+      this.next();
+      return { kind: 'assign', left, right: this.parseMember3(this.parseInExpr()) };
+    }
+    if (this.isOp('=')) {
+      this.next();
+      return { kind: 'unify', left, right: this.parseMember3(this.parseInExpr()) };
+    }
+    return { kind: 'term', term: left };
+  }
+}

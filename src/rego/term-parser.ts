@@ -1,0 +1,372 @@
+/**
+ * Rego terms with OPA's operator precedence: `in`, relations, `|`, `&`, `+ -`, `* / %`, unary minus,
+ * then primaries (scalars, vars, refs, calls, arrays, sets, objects and comprehensions). A
+ * comprehension's body is literals, which the body parser above reads.
+ */
+import type { Literal, Loc, Term } from './ast.ts';
+import { parseNumber } from './number-value.ts';
+import { TokenCursor } from './token-cursor.ts';
+import { ObjectValue, SetValue, valueEquals, type Value } from './value.ts';
+
+const INFIX_REL: Record<string, string> = { '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' };
+const INFIX_OR: Record<string, string> = { '|': 'or' };
+const INFIX_AND: Record<string, string> = { '&': 'and' };
+const INFIX_ADD: Record<string, string> = { '+': 'plus', '-': 'minus' };
+const INFIX_MUL: Record<string, string> = { '*': 'mul', '/': 'div', '%': 'rem' };
+
+export abstract class TermParser extends TokenCursor {
+  /** Literals separated by `;` or newlines, until the closing token (not consumed). */
+  protected abstract parseLiterals(close: string): Literal[];
+
+  parseSingleTerm(): Term {
+    const t = this.parseInExpr();
+    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    return t;
+  }
+
+  /** `k, v in coll` at expression level (internal.member_3). */
+  protected parseMember3(first: Term): Term {
+    if (!this.isOp(',') || this.tok.nl) return first;
+    const save = this.pos;
+    this.next();
+    const value = this.parseRelation();
+    if (!this.isIdent('in') || this.tok.nl) {
+      this.pos = save;
+      return first;
+    }
+    const t = this.next();
+    const coll = this.parseRelation();
+    return { type: 'call', name: 'internal.member_3', args: [first, value, coll], loc: this.loc(t) };
+  }
+
+  // ------------------------------------------------------------ terms with operators
+  parseInExpr(noOr = false): Term {
+    let lhs = this.parseRelation(noOr);
+    while (this.isIdent('in')) {
+      const t = this.next();
+      const rhs = this.parseRelation(noOr);
+      lhs = { type: 'call', name: 'internal.member_2', args: [lhs, rhs], loc: this.loc(t) };
+    }
+    // `k, v in coll` inside expressions is only supported via `some`.
+    return lhs;
+  }
+
+  protected parseRelation(noOr = false): Term {
+    return this.parseBinary(INFIX_REL, () => this.parseOr(noOr));
+  }
+
+  protected parseOr(noOr: boolean): Term {
+    return noOr ? this.parseAnd() : this.parseBinary(INFIX_OR, () => this.parseAnd());
+  }
+
+  protected parseAnd(): Term {
+    return this.parseBinary(INFIX_AND, () => this.parseArith());
+  }
+
+  protected parseArith(): Term {
+    return this.parseBinary(INFIX_ADD, () => this.parseFactor());
+  }
+
+  protected parseFactor(): Term {
+    return this.parseBinary(INFIX_MUL, () => this.parseUnary());
+  }
+
+  /** `operand (op operand)*` for the operators of one level, left-associative: each op becomes a call of its builtin. */
+  protected parseBinary(ops: Record<string, string>, operand: () => Term): Term {
+    let lhs = operand();
+    for (;;) {
+      const name = this.tok.type === 'op' ? ops[this.tok.text] : undefined;
+      if (name === undefined) return lhs;
+      this.next();
+      const rhs = operand();
+      lhs = { type: 'call', name, args: [lhs, rhs], loc: lhs.loc };
+    }
+  }
+
+  /** A single term: OPA allows `-` only in front of a numeric literal (whitespace may separate them). */
+  protected parseUnary(): Term {
+    if (this.isOp('-')) {
+      const t = this.next();
+      if (this.tok.type !== 'number') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected number`);
+      const n = this.next();
+      const v = parseNumber(`-${n.text}`);
+      if (v === undefined) this.fail(`invalid number ${n.text}`, n);
+      return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
+    }
+    return this.parsePrimary();
+  }
+
+  // ------------------------------------------------------------ primary terms
+  parsePrimary(): Term {
+    const t = this.tok;
+    const loc = this.loc(t);
+    let term: Term;
+    switch (t.type) {
+      case 'number': {
+        this.next();
+        const v = parseNumber(t.text);
+        if (v === undefined) this.fail(`invalid number ${t.text}`, t);
+        term = { type: 'value', value: v, loc };
+        break;
+      }
+      case 'string':
+        this.next();
+        term = { type: 'value', value: t.text, loc };
+        break;
+      case 'ident': {
+        this.next();
+        if (t.text === 'true' || t.text === 'false') term = { type: 'value', value: t.text === 'true', loc };
+        else if (t.text === 'null') term = { type: 'value', value: null, loc };
+        else if (t.text === 'set' && this.isOp('(') && !this.tok.ws && this.isOp(')', this.peek())) {
+          this.next();
+          this.next();
+          term = { type: 'set', items: [], loc };
+        } else term = { type: 'var', name: t.text, loc };
+        break;
+      }
+      case 'op':
+        if (t.text === '(') {
+          this.next();
+          term = this.parseInExpr();
+          this.expectOp(')');
+          break;
+        }
+        if (t.text === '[') {
+          term = this.parseArrayLike();
+          break;
+        }
+        if (t.text === '{') {
+          term = this.parseBraceLike();
+          break;
+        }
+        return this.fail(`unexpected ${this.tokenName(t)} token`);
+      default:
+        return this.fail(`unexpected ${this.tokenName(t)} token`);
+    }
+    return this.parseSuffixes(term);
+  }
+
+  protected parseSuffixes(term: Term): Term {
+    // The ref this loop made, whose path it may extend in place (copying it per segment was quadratic).
+    let own: (Term & { type: 'ref' }) | undefined;
+    const extend = (seg: Term): Term => {
+      if (own === undefined) own = term.type === 'ref' ? { type: 'ref', head: term.head, path: [...term.path], loc: term.loc } : { type: 'ref', head: term, path: [], loc: term.loc };
+      own.path.push(seg);
+      return own;
+    };
+    for (;;) {
+      const t = this.tok;
+      if (t.ws) return term;
+      if (this.isOp('.')) {
+        this.next();
+        const id = this.next();
+        if (id.type !== 'ident') this.fail('expected name after .', id);
+        if (id.ws) this.fail('invalid whitespace between . and identifier', id);
+        const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
+        this.dotted.add(seg);
+        term = extend(seg);
+      } else if (this.isOp('[')) {
+        this.next();
+        const k = this.parseInExpr();
+        this.expectOp(']');
+        term = extend(k);
+      } else if (this.isOp('(')) {
+        const name = callName(term);
+        if (name === undefined) this.fail('invalid function name');
+        term = { type: 'call', name, args: this.parseArgs(), loc: term.loc };
+        own = undefined;
+      } else return term;
+    }
+  }
+
+  /** `(term, ...)` from the opening parenthesis on: a call's arguments or a function head's parameters. */
+  protected parseArgs(): Term[] {
+    this.next();
+    const args: Term[] = [];
+    if (!this.isOp(')')) {
+      for (;;) {
+        args.push(this.parseInExpr());
+        if (!this.isOp(',')) break;
+        this.next();
+        // OPA allows a trailing comma before the closing parenthesis
+        if (this.isOp(')')) break;
+      }
+    }
+    this.expectOp(')');
+    return args;
+  }
+
+  /**
+   * `[ ... ]` as OPA reads it: a comprehension only when the first item is a single term (no operators)
+   * followed by `|`; if its body does not parse and the parser stopped at a `,`, the brackets hold an array
+   * whose first item is a set union (`[a | b, c]`); otherwise (`[a - b | c]`) an array of expressions.
+   */
+  protected parseArrayLike(): Term {
+    const open = this.next();
+    const loc = this.loc(open);
+    if (this.isOp(']')) {
+      this.next();
+      return { type: 'array', items: [], loc };
+    }
+    const startPos = this.pos;
+    const head = this.parseUnary();
+    if (this.isOp('|')) {
+      const c = this.tryComprehension(']', (body) => ({ type: 'arraycompr', term: head, body, loc }));
+      if (c) return c;
+    }
+    this.pos = startPos;
+    const items = this.parseItems(']');
+    return foldConst({ type: 'array', items, loc });
+  }
+
+  /** After a comprehension head, at `|`: the comprehension, or undefined to fall back (OPA: only at a `,`). */
+  protected tryComprehension(close: string, make: (body: Literal[]) => Term, anyFailure = false): Term | undefined {
+    this.next();
+    if (anyFailure) {
+      return this.attempt(() => {
+        const body = this.parseLiterals(close);
+        if (body.length === 0) this.fail('found empty body');
+        this.expectOp(close);
+        return make(body);
+      });
+    }
+    try {
+      const body = this.parseLiterals(close);
+      if (body.length === 0) this.fail('found empty body');
+      this.expectOp(close);
+      return make(body);
+    } catch (e) {
+      // Inside an outer attempt the failure is AttemptFailed, which the outer attempt catches.
+      if (this.isOp(',')) return undefined;
+      throw e;
+    }
+  }
+
+  /** Comma-separated expressions up to the closing token (consumed); a trailing comma is allowed. */
+  protected parseItems(close: string, first?: Term): Term[] {
+    const items = [first ?? this.parseInExpr()];
+    while (this.isOp(',')) {
+      this.next();
+      if (this.isOp(close)) break;
+      items.push(this.parseInExpr());
+    }
+    this.expectOp(close);
+    return items;
+  }
+
+  /** `{ ... }`: object, set, or a comprehension, with OPA's preference rules (see parseArrayLike). */
+  protected parseBraceLike(): Term {
+    const open = this.next();
+    const loc = this.loc(open);
+    if (this.isOp('}')) {
+      this.next();
+      return { type: 'value', value: new ObjectValue(), loc };
+    }
+    const startPos = this.pos;
+    let head = this.parseUnary();
+    if (this.isOp('|')) {
+      const c = this.tryComprehension('}', (body) => ({ type: 'setcompr', term: head, body, loc }));
+      if (c) return c;
+      this.pos = startPos;
+      return foldConst({ type: 'set', items: this.parseItems('}'), loc });
+    }
+    if (this.isOp('}') || this.isOp(',')) return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
+    if (this.isOp(':')) return this.parseObjectRest(head, loc);
+    this.pos = startPos;
+    head = this.parseInExpr();
+    if (this.isOp(':')) return this.parseObjectRest(head, loc);
+    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated set');
+    return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
+  }
+
+  /** At the `:` after an object's first key: an object comprehension (single-term value then `|`) or an object. */
+  protected parseObjectRest(key: Term, loc: Loc): Term {
+    this.expectOp(':');
+    const s = this.pos;
+    const v = this.parseUnary();
+    if (this.isOp('|')) {
+      const c = this.tryComprehension('}', (body) => ({ type: 'objectcompr', key, value: v, body, loc }), true);
+      if (c) return c;
+    } else if (this.isOp('}') || this.isOp(',')) {
+      return this.parseObjectEntries(key, v, loc);
+    }
+    this.pos = s;
+    const v2 = this.parseInExpr();
+    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated object');
+    return this.parseObjectEntries(key, v2, loc);
+  }
+
+  protected parseObjectEntries(key: Term, value: Term, loc: Loc): Term {
+    const entries: [Term, Term][] = [[key, value]];
+    while (this.isOp(',')) {
+      this.next();
+      if (this.isOp('}')) break;
+      const k = this.parseInExpr();
+      this.expectOp(':');
+      const v = this.parseInExpr();
+      // as OPA's parser (ast.Object.Insert): a repeated key term keeps the last value, `{x: 1, x: 2}` is `{x: 2}`
+      const same = entries.find(([k0]) => sameTerm(k0, k));
+      if (same) same[1] = v;
+      else entries.push([k, v]);
+    }
+    this.expectOp('}');
+    return foldConst({ type: 'object', entries, loc });
+  }
+}
+
+/** Two terms written the same (locations aside); comprehensions and `_` never are. */
+function sameTerm(a: Term, b: Term): boolean {
+  switch (a.type) {
+    case 'value':
+      return b.type === 'value' && valueEquals(a.value, b.value);
+    case 'var':
+      return b.type === 'var' && a.name === b.name && a.name !== '_';
+    case 'ref':
+      return b.type === 'ref' && sameTerm(a.head, b.head) && a.path.length === b.path.length && a.path.every((p, i) => sameTerm(p, b.path[i] as Term));
+    case 'array':
+    case 'set':
+      return b.type === a.type && a.items.length === b.items.length && a.items.every((x, i) => sameTerm(x, b.items[i] as Term));
+    case 'object':
+      return (
+        b.type === 'object' &&
+        a.entries.length === b.entries.length &&
+        a.entries.every(([k, v], i) => sameTerm(k, (b.entries[i] as [Term, Term])[0]) && sameTerm(v, (b.entries[i] as [Term, Term])[1]))
+      );
+    case 'call':
+      return b.type === 'call' && a.name === b.name && a.args.length === b.args.length && a.args.every((x, i) => sameTerm(x, b.args[i] as Term));
+    default:
+      return false;
+  }
+}
+
+function callName(term: Term): string | undefined {
+  if (term.type === 'var') return term.name;
+  if (term.type === 'ref' && term.head.type === 'var') {
+    const parts = [term.head.name];
+    for (const p of term.path) {
+      if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
+      parts.push(p.value);
+    }
+    return parts.join('.');
+  }
+  return undefined;
+}
+
+/** Turns composite literals whose parts are all constants into a single value term. */
+function foldConst(t: Term): Term {
+  if (t.type === 'array') {
+    if (!t.items.every((i) => i.type === 'value')) return t;
+    return { type: 'value', value: t.items.map((i) => (i as { value: Value }).value), loc: t.loc };
+  }
+  if (t.type === 'set') {
+    if (!t.items.every((i) => i.type === 'value')) return t;
+    return { type: 'value', value: new SetValue(t.items.map((i) => (i as { value: Value }).value)), loc: t.loc };
+  }
+  if (t.type === 'object') {
+    if (!t.entries.every(([k, v]) => k.type === 'value' && v.type === 'value')) return t;
+    const o = new ObjectValue();
+    for (const [k, v] of t.entries) o.set((k as { value: Value }).value, (v as { value: Value }).value);
+    return { type: 'value', value: o, loc: t.loc };
+  }
+  return t;
+}

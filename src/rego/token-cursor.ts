@@ -1,0 +1,96 @@
+/**
+ * The token cursor under the Rego parser: where it is in the token stream, how it names a token in an
+ * error as OPA's parser does, and trying one reading of ambiguous syntax with a cheap failure.
+ */
+import type { Loc, Term } from './ast.ts';
+import { RegoError } from './errors.ts';
+import { tokenize, type Token } from './lexer.ts';
+
+const OPA_KEYWORDS: ReadonlySet<string> = new Set(['package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'null', 'true', 'false', 'every', 'contains', 'if', 'in']);
+
+/** OPA's names of operator tokens (its scanner's token strings). */
+const OPA_OPERATOR_NAMES: ReadonlyMap<string, string> = new Map([
+  ['+', 'plus'], ['-', 'minus'], ['*', 'mul'], ['/', 'div'], ['%', 'rem'], ['&', 'and'], ['|', 'or'],
+  ['=', 'eq'], ['==', 'equal'], [':=', 'assign'], ['!=', 'neq'], ['>', 'gt'], ['<', 'lt'], ['>=', 'gte'], ['<=', 'lte'],
+]);
+
+/**
+ * A failed attempt at one reading of ambiguous syntax, thrown only while the parser is trying an
+ * alternative it will fall back from. It is not an Error: it never escapes the parser, and capturing a
+ * stack for every `if {` body that turns out not to be a set literal dominated parsing.
+ */
+class AttemptFailed {
+  static readonly instance = new AttemptFailed();
+}
+
+export class TokenCursor {
+  protected pos = 0;
+  /** Depth of alternatives being tried; while above 0, a parse failure is the cheap AttemptFailed. */
+  private attempting = 0;
+  /** Ref segments written `.name` (as opposed to `["name"]`), which some rule heads tell apart. */
+  protected readonly dotted = new WeakSet<Term>();
+  private readonly toks: Token[];
+
+  constructor(
+    src: string,
+    readonly file: string,
+    /** Rego v1 rules apply (a module's `import rego.v1` switches it on). */
+    public v1: boolean,
+  ) {
+    this.toks = tokenize(src, file);
+  }
+
+  protected get tok(): Token {
+    return this.toks[this.pos] as Token;
+  }
+  protected peek(k = 1): Token {
+    return (this.toks[this.pos + k] ?? this.toks[this.toks.length - 1]) as Token;
+  }
+  protected next(): Token {
+    const t = this.tok;
+    if (t.type !== 'eof') this.pos++;
+    return t;
+  }
+  protected loc(t: Token = this.tok): Loc {
+    return { file: this.file, line: t.line, col: t.col };
+  }
+  fail(msg: string, t: Token = this.tok): never {
+    if (this.attempting > 0) throw AttemptFailed.instance;
+    throw new RegoError('rego_parse_error', msg, this.loc(t));
+  }
+  protected isOp(text: string, t: Token = this.tok): boolean {
+    return t.type === 'op' && t.text === text;
+  }
+  protected isIdent(text: string, t: Token = this.tok): boolean {
+    return t.type === 'ident' && t.text === text;
+  }
+  protected expectOp(text: string): Token {
+    if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
+    return this.next();
+  }
+  /** A token as OPA's parser names it in "unexpected X token". */
+  protected tokenName(t: Token): string {
+    if (t.type === 'eof') return 'eof';
+    if (t.type === 'string') return 'string';
+    if (t.type === 'number') return 'number';
+    if (t.type === 'ident') return OPA_KEYWORDS.has(t.text) ? t.text : 'identifier';
+    return OPA_OPERATOR_NAMES.get(t.text) ?? t.text;
+  }
+  protected describe(t: Token): string {
+    if (t.type === 'eof') return 'end of input';
+    if (t.type === 'string') return 'string';
+    return JSON.stringify(t.text);
+  }
+
+  /** One reading of ambiguous syntax, or undefined when it does not parse (whatever was thrown). */
+  protected attempt<T>(read: () => T): T | undefined {
+    this.attempting++;
+    try {
+      return read();
+    } catch {
+      return undefined;
+    } finally {
+      this.attempting--;
+    }
+  }
+}

@@ -13,7 +13,10 @@ import { fromJSON } from '../value-json.ts';
 import { builtinError, operandError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { obj, str } from './args.ts';
 import { decodeGoBase64, decodePemBlocks, GoBase64Error } from './lib/gobase64.ts';
-import { assertKeysMatch, EXT_KEY_USAGE_NAMES, GoX509Error, parseCertificateRequest, parseCertificates, privateKeyJson, privateKeyJwk } from './lib/gox509.ts';
+import { parseCertificateRequest, parseCertificates } from './lib/gox509.ts';
+import { EXT_KEY_USAGE_NAMES } from './lib/gox509-extensions.ts';
+import { GoX509Error } from './lib/gox509-fields.ts';
+import { assertKeysMatch, privateKeyJson, privateKeyJwk } from './lib/gox509-private-key.ts';
 
 /** Go-style failures of these builtins, reported as `name: message`. */
 function attempt<T>(name: string, body: () => T): T {

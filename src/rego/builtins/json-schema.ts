@@ -6,7 +6,9 @@
 import { ObjectValue, SetValue, isNumber, type Value } from '../value.ts';
 import { scalarText } from '../value-json.ts';
 import { builtinError, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
-import { compileSchema, SchemaError, validateDocument, type CompiledSchema, type JsonValue } from './lib/gojsonschema.ts';
+import { validateDocument } from './lib/gojsonschema.ts';
+import { compileSchema, type CompiledSchema } from './lib/gojsonschema-schema.ts';
+import { SchemaError, type JsonValue } from './lib/gojsonschema-values.ts';
 import { JsonSyntaxError, parseJsonValue } from './lib/json.ts';
 
 class LoadError extends Error {}

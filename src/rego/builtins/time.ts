@@ -6,10 +6,8 @@ import { type Value, isNumber } from '../value.ts';
 import { normBigInt, toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, int, oneOfError, str } from './args.ts';
-import {
-  MAX_NS, MIN_NS, RFC3339, RFC3339_NANO, TimeError, WEEKDAY_NAMES, addDate, breakDown, daysFromCivil,
-  civilFromDays, formatTime, parseDuration, parseTime,
-} from './lib/gotime.ts';
+import { MAX_NS, MIN_NS, TimeError, WEEKDAY_NAMES, addDate, breakDown, civilFromDays, daysFromCivil, parseDuration } from './lib/gotime.ts';
+import { RFC3339, RFC3339_NANO, formatTime, parseTime } from './lib/gotime-layout.ts';
 
 interface TimeArg {
   ns: bigint;

@@ -6,7 +6,8 @@
  * Go parses bytes, so the text is handled as a byte string (one char per UTF-8 byte) and decoded
  * back at the end; a %-escape may yield invalid UTF-8, which Go's JSON shows as U+FFFD per bad byte.
  */
-import { goQuote } from './gofmt.ts';
+import { parseAddr } from './gourl-addr.ts';
+import { goDecode, isAlnum, isHex, quoteBytes, unhex } from './gourl-bytes.ts';
 
 export interface GoURL {
   readonly scheme: string;
@@ -29,20 +30,6 @@ export class GoURLError extends Error {
 }
 
 type Mode = 'path' | 'pathSegment' | 'host' | 'zone' | 'userPassword' | 'queryComponent' | 'fragment';
-
-function isAlnum(c: number): boolean {
-  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
-}
-
-function unhex(c: number): number {
-  if (c <= 0x39) return c - 0x30;
-  if (c >= 0x61) return c - 0x61 + 10;
-  return c - 0x41 + 10;
-}
 
 /** Go's shouldEscape: whether byte c must be %-escaped in the given part of a URL. */
 function shouldEscape(c: number, mode: Mode): boolean {
@@ -68,13 +55,6 @@ function shouldEscape(c: number, mode: Mode): boolean {
   }
   if (mode === 'fragment' && '!()*'.includes(ch)) return false;
   return true;
-}
-
-/** strconv.Quote of a byte string: bytes of invalid UTF-8 are shown as `\xNN`. */
-function quoteBytes(s: string): string {
-  let out = '';
-  for (const r of decodeRunes(s)) out += typeof r === 'number' ? `\\x${r.toString(16).padStart(2, '0')}` : goQuote(r).slice(1, -1);
-  return `"${out}"`;
 }
 
 function escapeError(s: string): GoURLError {
@@ -155,104 +135,6 @@ function validOptionalPort(port: string): boolean {
 function validUserinfo(s: string): boolean {
   // Go iterates runes; every non-ASCII byte starts or continues a rune that is refused.
   return /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/.test(s);
-}
-
-/** netip.ParseAddr's verdict on an address text: 4, 6, or Go's error text. */
-function parseAddr(s: string): 4 | 6 | string {
-  const err = (msg: string, at?: string) => `ParseAddr(${quoteBytes(s)}): ${msg}${at ? ` (at ${quoteBytes(at)})` : ''}`;
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === '.') {
-      const e = ipv4Fields(s, 0, s.length, err);
-      return e ?? 4;
-    }
-    if (s[i] === ':') return parseIPv6(s, err);
-    if (s[i] === '%') return err('missing IPv6 address');
-  }
-  return err('unable to parse IP');
-}
-
-type ErrFn = (msg: string, at?: string) => string;
-
-function ipv4Fields(input: string, off: number, end: number, err: ErrFn): string | undefined {
-  const s = input.slice(off, end);
-  let val = 0;
-  let pos = 0;
-  let digLen = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c >= '0' && c <= '9') {
-      if (digLen === 1 && val === 0) return err('IPv4 field has octet with leading zero');
-      val = val * 10 + (c.charCodeAt(0) - 0x30);
-      digLen++;
-      if (val > 255) return err('IPv4 field has value >255');
-    } else if (c === '.') {
-      if (i === 0 || i === s.length - 1 || s[i - 1] === '.') return err('IPv4 field must have at least one digit', s.slice(i));
-      if (pos === 3) return err('IPv4 address too long');
-      pos++;
-      val = 0;
-      digLen = 0;
-    } else return err('unexpected character', s.slice(i));
-  }
-  if (pos < 3) return err('IPv4 address too short');
-  return undefined;
-}
-
-function parseIPv6(input: string, err: ErrFn): 6 | string {
-  let s = input;
-  let zone = '';
-  const z = s.indexOf('%');
-  if (z !== -1) {
-    zone = s.slice(z + 1);
-    s = s.slice(0, z);
-    if (zone === '') return err('zone must be a non-empty string');
-  }
-  let ellipsis = -1;
-  if (s.startsWith('::')) {
-    ellipsis = 0;
-    s = s.slice(2);
-    if (s === '') return 6;
-  }
-  let i = 0;
-  while (i < 16) {
-    let off = 0;
-    let acc = 0;
-    for (; off < s.length; off++) {
-      const c = s.charCodeAt(off);
-      if (!isHex(c)) break;
-      acc = acc * 16 + unhex(c);
-      if (off > 3) return err('each group must have 4 or less digits', s);
-      if (acc > 0xffff) return err('IPv6 field has value >=2^16', s);
-    }
-    if (off === 0) return err('each colon-separated field must have at least one digit', s);
-    if (off < s.length && s[off] === '.') {
-      if (ellipsis < 0 && i !== 12) return err('embedded IPv4 address must replace the final 2 fields of the address', s);
-      if (i + 4 > 16) return err('too many hex fields to fit an embedded IPv4 at the end of the address', s);
-      let end = input.length;
-      if (zone.length > 0) end -= zone.length + 1;
-      const e = ipv4Fields(input, end - s.length, end, err);
-      if (e !== undefined) return e;
-      s = '';
-      i += 4;
-      break;
-    }
-    i += 2;
-    s = s.slice(off);
-    if (s === '') break;
-    if (s[0] !== ':') return err('unexpected character, want colon', s);
-    if (s.length === 1) return err('colon must be followed by more characters', s);
-    s = s.slice(1);
-    if (s[0] === ':') {
-      if (ellipsis >= 0) return err('multiple :: in address', s);
-      ellipsis = i;
-      s = s.slice(1);
-      if (s === '') break;
-    }
-  }
-  if (s !== '') return err('trailing garbage after address', s);
-  if (i < 16) {
-    if (ellipsis < 0) return err('address string too short');
-  } else if (ellipsis >= 0) return err('the :: must expand to at least one field of zeros');
-  return 6;
 }
 
 function parseHost(scheme: string, host: string): string {
@@ -352,36 +234,6 @@ function parseReference(raw: string): Parts {
   return u;
 }
 
-/** The runes of a byte string as Go's utf8.DecodeRune reads them: a string per valid rune, the byte of each invalid one. */
-function decodeRunes(bytes: string): (string | number)[] {
-  const out: (string | number)[] = [];
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes.charCodeAt(i);
-    const need = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
-    if (need === 0) {
-      out.push(bytes[i]!);
-      i++;
-      continue;
-    }
-    let ok = need > 0;
-    let cp = need === 1 ? b & 0x1f : need === 2 ? b & 0x0f : b & 0x07;
-    for (let k = 1; ok && k <= need; k++) {
-      const c = i + k < bytes.length ? bytes.charCodeAt(i + k) : -1;
-      if (c < 0 || (c & 0xc0) !== 0x80) ok = false;
-      else cp = (cp << 6) | (c & 0x3f);
-    }
-    const min = need === 1 ? 0x80 : need === 2 ? 0x800 : 0x10000;
-    if (ok && cp >= min && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff)) {
-      out.push(String.fromCodePoint(cp));
-      i += need + 1;
-    } else {
-      out.push(b);
-      i++;
-    }
-  }
-  return out;
-}
-
 function validEncoded(s: string, mode: Mode): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s[i]!;
@@ -401,13 +253,6 @@ function escapedPath(p: Parts): string {
   }
   if (p.path === '*') return '*';
   return escape(p.path, 'path');
-}
-
-/** Go's UTF-8 decoding of a byte string: each byte of an invalid sequence becomes U+FFFD (as Go's JSON shows it). */
-function goDecode(bytes: string): string {
-  // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(bytes)) return bytes;
-  return decodeRunes(bytes).map((r) => (typeof r === 'number' ? '\ufffd' : r)).join('');
 }
 
 /**

@@ -12,6 +12,7 @@ import './glob.ts';
 import './sets.ts';
 import './arrays.ts';
 import './objects.ts';
+import './json-document.ts';
 import './types.ts';
 import './units.ts';
 import './semver.ts';

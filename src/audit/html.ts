@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { SIGN_COLOURS } from './connectome-dot.ts';
 import { auditSections } from './findings-text.ts';
-import { CLIENT_CSS, CLIENT_JS, EDGE_COLOURS, NODE_SHAPES } from './html-client.ts';
+import { CLIENT_JS } from './html-client.ts';
+import { CLIENT_CSS, EDGE_COLOURS, NODE_SHAPES } from './html-style.ts';
 import type { ReportData } from './html-data.ts';
 import { embedJson, escapeHtml as esc } from './html-embed.ts';
 import type { AuditReport } from './report.ts';

@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { ToolgateError } from '../errors.ts';
 import { refuse, type Where } from './entry-fault.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
 import { goUtf8, JsonError, parseGoJson, type JNode } from './go-json.ts';
 
 export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
@@ -29,10 +30,6 @@ export function toJS(n: JNode): unknown {
     case 'lit':
       return n.v;
   }
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function readJsonFile(bytes: Uint8Array, w: Where): unknown {
@@ -91,7 +88,7 @@ function jsonable(v: unknown, w: Where): unknown {
     for (const [k, x] of v) setOwn(o, String(k), jsonable(x, w));
     return o;
   }
-  if (isObject(v)) {
+  if (isJsonObject(v)) {
     const o: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) setOwn(o, k, jsonable(x, w));
     return o;

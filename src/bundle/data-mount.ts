@@ -3,7 +3,8 @@
  * folder, deep-merged, two values for one key that are not both objects refused.
  */
 import { refuse, type Where } from './entry-fault.ts';
-import { isObject, setOwn } from './data-file.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
+import { setOwn } from './data-file.ts';
 import { cleanPath } from './entry-names.ts';
 
 /** Go's path.Dir followed by OPA's trimming of leading `/` and `.` characters. */
@@ -20,7 +21,7 @@ function hasConflict(a: Record<string, unknown>, b: Record<string, unknown>): st
     if (!Object.hasOwn(a, k)) continue;
     const x = a[k];
     const y = b[k];
-    if (!isObject(x) || !isObject(y)) return [k];
+    if (!isJsonObject(x) || !isJsonObject(y)) return [k];
     const deeper = hasConflict(x, y);
     if (deeper) return [k, ...deeper];
   }
@@ -31,7 +32,7 @@ function mergeInto(a: Record<string, unknown>, b: Record<string, unknown>): void
   for (const k of Object.keys(b)) {
     const x = a[k];
     const y = b[k];
-    if (Object.hasOwn(a, k) && isObject(x) && isObject(y)) mergeInto(x, y);
+    if (Object.hasOwn(a, k) && isJsonObject(x) && isJsonObject(y)) mergeInto(x, y);
     else setOwn(a, k, y);
   }
 }
@@ -40,7 +41,7 @@ function mergeInto(a: Record<string, unknown>, b: Record<string, unknown>): void
 export function insertData(data: Record<string, unknown>, key: string[], value: unknown, w: Where): void {
   let tree: Record<string, unknown>;
   if (key.length === 0) {
-    if (!isObject(value)) refuse(w, 'a data file at the bundle root must hold a JSON object');
+    if (!isJsonObject(value)) refuse(w, 'a data file at the bundle root must hold a JSON object');
     tree = value;
   } else {
     tree = {};

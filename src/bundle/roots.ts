@@ -3,7 +3,8 @@
  * check that every data value sits under a root, and the part of the data OPA keeps.
  */
 import { refuse, type Where } from './entry-fault.ts';
-import { isObject, setOwn } from './data-file.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
+import { setOwn } from './data-file.ts';
 
 function rootContains(root: readonly string[], other: readonly string[]): boolean {
   if (root.length === 1 && root[0] === '') return true;
@@ -27,7 +28,7 @@ export function rootPathsOverlap(a: string, b: string): boolean {
 export function checkDataRoots(value: unknown, path: string, roots: readonly string[], w: Where): void {
   const p = path.replace(/^\/+|\/+$/g, '');
   if (rootPathsContain(roots, p)) return;
-  if (isObject(value)) {
+  if (isJsonObject(value)) {
     if (!roots.some((r) => rootPathsContain(p.split('/'), r))) {
       refuse(w, `manifest roots ${JSON.stringify(roots)} do not permit data at path /${p}`);
     }
@@ -44,12 +45,12 @@ export function underRoots(data: Record<string, unknown>, roots: readonly string
   for (const r of roots) {
     const key = r.split('/');
     let v: unknown = data;
-    for (const k of key) v = isObject(v) && Object.hasOwn(v, k) ? v[k] : undefined;
+    for (const k of key) v = isJsonObject(v) && Object.hasOwn(v, k) ? v[k] : undefined;
     if (v === undefined) continue;
     let node = out;
     for (let i = 0; i < key.length - 1; i++) {
       const k = key[i]!;
-      if (!isObject(node[k])) setOwn(node, k, {});
+      if (!isJsonObject(node[k])) setOwn(node, k, {});
       node = node[k] as Record<string, unknown>;
     }
     setOwn(node, key[key.length - 1]!, v);

@@ -25,6 +25,7 @@
  *
  * Pure: data documents and parsed packages in, operations out.
  */
+import { isJsonObject } from '../canonical/json-object.ts';
 import { ToolgateError } from '../errors.ts';
 
 export type PatchOperation =
@@ -39,15 +40,11 @@ export function patchPathSegment(key: string): string {
 
 const pointer = (segments: readonly string[]) => segments.map((s) => `/${patchPathSegment(s)}`).join('');
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
     return ka.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
@@ -68,7 +65,7 @@ const sortedKeys = (o: Record<string, unknown>) => Object.keys(o).sort();
  * //  { op: 'replace', path: '/a/l', value: [1, 2] }, { op: 'remove', path: '/a/c' }]
  */
 export function diffData(before: unknown, after: unknown): PatchOperation[] {
-  if (!isObject(before) || !isObject(after)) throw new ToolgateError('DELTA_REFUSED', 'the data document root is not an object on both sides');
+  if (!isJsonObject(before) || !isJsonObject(after)) throw new ToolgateError('DELTA_REFUSED', 'the data document root is not an object on both sides');
   // A new key's upsert reads its parent, which exists: the first one under a parent is free, a
   // later one may copy the parent. A member of a new object has a parent that does not exist yet.
   const newKeys: PatchOperation[] = [];
@@ -81,9 +78,9 @@ export function diffData(before: unknown, after: unknown): PatchOperation[] {
       if (!Object.hasOwn(b, k)) removed.push({ op: 'remove', path: pointer(path) });
       else if (!Object.hasOwn(a, k)) {
         const v = b[k];
-        if (isObject(v) && Object.keys(v).length > 0) for (const m of sortedKeys(v)) newMembers.push({ op: 'upsert', path: pointer([...path, m]), value: v[m] });
+        if (isJsonObject(v) && Object.keys(v).length > 0) for (const m of sortedKeys(v)) newMembers.push({ op: 'upsert', path: pointer([...path, m]), value: v[m] });
         else newKeys.push({ op: 'upsert', path: pointer(path), value: v });
-      } else if (isObject(a[k]) && isObject(b[k])) walk(a[k], b[k], path);
+      } else if (isJsonObject(a[k]) && isJsonObject(b[k])) walk(a[k], b[k], path);
       else if (!deepEqual(a[k], b[k])) replaced.push({ op: 'replace', path: pointer(path), value: b[k] });
     }
   };
@@ -102,7 +99,7 @@ export interface PackageRules {
 function valueAt(doc: unknown, path: readonly string[]): { found: boolean; objectsOnTheWay: boolean } {
   let v: unknown = doc;
   for (const s of path) {
-    if (!isObject(v)) return { found: false, objectsOnTheWay: false };
+    if (!isJsonObject(v)) return { found: false, objectsOnTheWay: false };
     if (!Object.hasOwn(v, s)) return { found: false, objectsOnTheWay: true };
     v = v[s];
   }

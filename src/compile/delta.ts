@@ -15,10 +15,11 @@
 import { createHash } from 'node:crypto';
 import { readTarball, type TarballFile } from '../bundle/read-tarball.ts';
 import { loadBundle, type LoadedModule } from '../bundle/load.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
 import { canonicalBytes } from '../canonical/json.ts';
 import { emitTarGz } from '../emit/opa-tarball.ts';
 import { ToolgateError } from '../errors.ts';
-import { deepEqual, diffData, isObject, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
+import { deepEqual, diffData, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
 
 export const DELTA_TARBALL_FILE = 'delta.tar.gz';
 export const DELTA_RECORD_FILE = 'delta.json';
@@ -121,8 +122,8 @@ export function parseDeltaRecord(text: string, source: string): DeltaRecord {
     throw new ToolgateError('PARSE_ERROR', `${source}: not JSON: ${(e as Error).message}`, { at: [{ file: source }] });
   }
   const hex = (x: unknown) => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
-  const side = (x: unknown) => isObject(x) && hex(x.sha256) && (x.revision === null || typeof x.revision === 'string');
-  if (!isObject(v) || v.kind !== 'toolgate.delta-bundle' || v.schema_version !== 1 || !side(v.from) || !side(v.to) || !hex(v.sha256)) {
+  const side = (x: unknown) => isJsonObject(x) && hex(x.sha256) && (x.revision === null || typeof x.revision === 'string');
+  if (!isJsonObject(v) || v.kind !== 'toolgate.delta-bundle' || v.schema_version !== 1 || !side(v.from) || !side(v.to) || !hex(v.sha256)) {
     throw new ToolgateError('DELTA_REFUSED', `${source}: not a toolgate.delta-bundle record (schema_version 1)`, { at: [{ file: source }] });
   }
   return v as unknown as DeltaRecord;

@@ -115,7 +115,7 @@ export type {
   DiffRecord,
   DiffOptions,
   DigestEnvelope,
-  Provenance as ConnectomeProvenance,
+  ConnectomeProvenance,
 } from './connectome/index.ts';
 
 // OPA bundles: read, inspect, sign, verify, decide
@@ -124,7 +124,7 @@ export type { TarballFile, TarballLimits, LoadedBundle, BundleManifest, BundleIn
 
 // The Rego engine (toolgate's own interpreter, OPA v1.22 semantics) and the engine adapters
 export { compileModules, parseModule, bindPolicy, RegoError, RegoLimitError, UNTRUSTED_LIMITS, fromJSON as regoValueFromJSON, toJSON as regoValueToJSON } from './rego/index.ts';
-export type { ModuleSource, Policy as RegoPolicy, RegoCompileOptions, PreparedQuery, QueryResult, EvalOptions, RegoVersion, RegoLimits, RegoErrorCode, Value as RegoValue, BoundPolicy } from './rego/index.ts';
+export type { ModuleSource, RegoPolicy, RegoCompileOptions, PreparedQuery, QueryResult, EvalOptions, RegoVersion, RegoLimits, RegoErrorCode, Value as RegoValue, BoundPolicy } from './rego/index.ts';
 export { loadPolicy, ENGINES } from './engines/engine.ts';
 export type { EngineName, PolicySource, LoadedPolicy, LoadOptions, Evaluation } from './engines/engine.ts';
 

@@ -27,7 +27,7 @@ import {
   type EdgeKind,
   type Level,
   type NodeKind,
-  type Provenance,
+  type ConnectomeProvenance,
   type Sign,
 } from './vocabulary.ts';
 
@@ -51,7 +51,7 @@ export interface ConnectomeEdge {
   readonly from: string;
   readonly to: string;
   readonly kind: EdgeKind;
-  readonly provenance: Provenance;
+  readonly provenance: ConnectomeProvenance;
   readonly sign: Sign;
   /** Travels in the sidecar only. */
   readonly weight?: Weight;
@@ -450,7 +450,7 @@ function edgeNamed(from: string, to: string): string {
 // Ranks in string order: invoke < message < read < supervise; declared < observed.
 /** @internal Edge kinds by rank: the order canonical edges sort by within one (from, to). */
 export const KINDS_BY_RANK: readonly EdgeKind[] = [...EDGE_KINDS].sort();
-const PROVENANCES_BY_RANK: readonly Provenance[] = [...PROVENANCES].sort();
+const PROVENANCES_BY_RANK: readonly ConnectomeProvenance[] = [...PROVENANCES].sort();
 const EDGE_KIND_RANK = new Map<unknown, number>(KINDS_BY_RANK.map((k, i) => [k, i] as const));
 const PROVENANCE_RANK = new Map<unknown, number>(PROVENANCES_BY_RANK.map((k, i) => [k, i] as const));
 const SIGN_RANK = new Map<unknown, number>(SIGNS.map((k, i) => [k, i] as const));
@@ -507,7 +507,7 @@ export interface GraphCodes {
   /** The sign's position in SIGNS. */
   readonly sign: Uint8Array;
   /** The provenance every edge has, or undefined when they differ (or there are none). */
-  readonly provenance: Provenance | undefined;
+  readonly provenance: ConnectomeProvenance | undefined;
   /** Whether some node id holds a code unit past U+D7FF (where UTF-16 and code-point order part). */
   readonly anyHigh: boolean;
 }
@@ -535,6 +535,6 @@ export function nodeFromIdentity(identity: Identity, labels: Labels = {}): Conne
 }
 
 /** An edge as toolgate writes it: sign `unset`. */
-export function edgeOf(from: string, to: string, kind: EdgeKind, provenance: Provenance = 'declared'): ConnectomeEdge {
+export function edgeOf(from: string, to: string, kind: EdgeKind, provenance: ConnectomeProvenance = 'declared'): ConnectomeEdge {
   return { from, to, kind, provenance, sign: 'unset' };
 }

@@ -4,7 +4,7 @@
  * declared-vs-observed diff and reachability. See README.md in this folder.
  */
 export { SCHEMA_VERSION, READABLE_SCHEMA_VERSIONS, NODE_KINDS, EDGE_KINDS, SIGNS, PROVENANCES, LEVELS, BOUNDARY_SOURCES, levelRank } from './vocabulary.ts';
-export type { NodeKind, EdgeKind, Sign, Provenance, Level, BoundarySource } from './vocabulary.ts';
+export type { NodeKind, EdgeKind, Sign, ConnectomeProvenance, Level, BoundarySource } from './vocabulary.ts';
 export { nodeId, escapeComponent, inspectModule, kindOf, levelOf } from './identity.ts';
 export type { Identity, NamedIdentity, ModuleAtom } from './identity.ts';
 export { Graph, buildGraph, checkGraph, isGraph, nodeFromIdentity, edgeOf } from './graph.ts';

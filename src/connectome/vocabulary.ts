@@ -21,7 +21,8 @@ export const SIGNS = ['allow', 'deny', 'hold', 'ungoverned', 'unset'] as const;
 export type Sign = (typeof SIGNS)[number];
 
 export const PROVENANCES = ['declared', 'observed'] as const;
-export type Provenance = (typeof PROVENANCES)[number];
+/** Where a connectome edge comes from (the manifest's `Provenance` is an authored edge's evidence). */
+export type ConnectomeProvenance = (typeof PROVENANCES)[number];
 
 /** Levels, finest first: `mfa` < `module` < `boundary` < `server`. */
 export const LEVELS = ['mfa', 'module', 'boundary', 'server'] as const;

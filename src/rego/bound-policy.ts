@@ -12,7 +12,7 @@ import { dataOnlyNodes } from './data-only.ts';
 import { RegoError } from './errors.ts';
 import type { SharedDocs } from './eval.ts';
 import type { RegoLimits } from './limits.ts';
-import { compileModules, type RegoCompileOptions, type ModuleSource, type Policy } from './policy.ts';
+import { compileModules, type RegoCompileOptions, type ModuleSource, type RegoPolicy } from './policy.ts';
 import { type Value } from './value.ts';
 import { fromJSON } from './value-json.ts';
 
@@ -25,7 +25,7 @@ export interface BoundEvaluation {
 }
 
 export interface BoundPolicy {
-  readonly policy: Policy;
+  readonly policy: RegoPolicy;
   /** Replaces the whole `data` document (plain JSON). */
   setData(data: unknown): void;
   /** The document at a data ref such as `data.toolgate.authz.decision`, or undefined. */

@@ -4,7 +4,7 @@
  * Re-exports only; the engine imports nothing from the rest of toolgate.
  */
 export { compileModules, parseValueTerm } from './policy.ts';
-export type { RegoCompileOptions, ExpressionSource, ModuleSource, Policy, PreparedQuery, QueryResult } from './policy.ts';
+export type { RegoCompileOptions, ExpressionSource, ModuleSource, RegoPolicy, PreparedQuery, QueryResult } from './policy.ts';
 export { bindPolicy } from './bound-policy.ts';
 export type { BoundEvaluation, BoundPolicy } from './bound-policy.ts';
 export type { EvalOptions } from './eval.ts';

@@ -53,14 +53,14 @@ export interface PreparedQuery {
   evaluate(opts?: EvalOptions): QueryResult[];
 }
 
-export interface Policy {
+export interface RegoPolicy {
   readonly compiled: CompiledPolicy;
   prepareQuery(query: string): PreparedQuery;
   /** Value of the document at a data ref such as `data.toolgate.authz.decision`, or undefined. */
   evalRule(ref: string, opts?: EvalOptions): Value | undefined;
 }
 
-export function compileModules(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): Policy {
+export function compileModules(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): RegoPolicy {
   const version = options.regoVersion ?? 'v1';
   return guardDepth(() => {
     const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
@@ -81,7 +81,7 @@ function guardDepth<T>(fn: () => T): T {
   }
 }
 
-function makePolicy(compiled: CompiledPolicy, version: RegoVersion): Policy {
+function makePolicy(compiled: CompiledPolicy, version: RegoVersion): RegoPolicy {
   const paths = new Map<string, string[]>();
   return {
     compiled,

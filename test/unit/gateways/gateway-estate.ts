@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
-import { compileModules, fromJSON, toJSON, type Policy } from '../../../src/rego/index.ts';
+import { compileModules, fromJSON, toJSON, type RegoPolicy } from '../../../src/rego/index.ts';
 import { enforcementRego } from '../../../src/cli/commands/compile.ts';
 
 export const FIXTURES = 'test/fixtures/gateways';
@@ -57,9 +57,9 @@ export async function compileEstate(options: { profile?: string; manifest?: stri
   return { out, bundle: join(out, 'bundle.tar.gz'), data: JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')) };
 }
 
-let shipped: Policy | undefined;
+let shipped: RegoPolicy | undefined;
 /** The shipped enforcement Rego (authz.rego and gateways/*.rego) under the builtin engine. */
-export function builtinPolicy(): Policy {
+export function builtinPolicy(): RegoPolicy {
   shipped ??= compileModules(enforcementRego().map((m) => ({ name: m.path, text: m.text })));
   return shipped;
 }

@@ -11,7 +11,7 @@ import type { ExposedTool } from '../../../src/compile/policy-bundle.ts';
 import { compileEstate } from '../../../src/compile/compile.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { nodeId } from '../../../src/connectome/index.ts';
-import { compileModules, fromJSON, toJSON, type Policy } from '../../../src/rego/index.ts';
+import { compileModules, fromJSON, toJSON, type RegoPolicy } from '../../../src/rego/index.ts';
 import { enforcementRego } from '../../../src/cli/commands/compile.ts';
 import { exampleEstate } from '../../helpers/estates.ts';
 
@@ -47,7 +47,7 @@ describe('signsByTool', () => {
 
 describe('authz.rego over signs_by_tool agrees with a scan of every edge', () => {
   const estate = exampleEstate('quickstart');
-  let policy: Policy;
+  let policy: RegoPolicy;
   let baseEdges: readonly DataEdge[];
   let toolNode: Map<string, string>;
   beforeAll(async () => {

@@ -52,7 +52,6 @@ import { parseCatalog } from '../src/catalog/parse.ts';
 import type { CliIo } from '../src/cli/command.ts';
 import { main } from '../src/cli/main.ts';
 import { cachedEstateLoader } from '../src/cli/commands/serve.ts';
-import { readDiffInputs } from '../src/cli/commands/diff.ts';
 import { checkAccess } from '../src/governance/check-access.ts';
 import { buildEstate } from '../src/governance/estate.ts';
 import { parseManifest } from '../src/manifest/parse.ts';
@@ -151,7 +150,11 @@ console.log(`${line('eligibleTools batch, warm index (mean of 10)', median(warm)
 // 2. Consumer level: MCP tool calls over an in-process linked transport.
 const quiet: CliIo = { stdout: () => {}, stderr: () => {}, cwd: dir, env: {}, stdin: async () => '' };
 const loader = cachedEstateLoader({ manifestPath: files.manifest, catalogPath: files.catalog }, quiet, false);
-const server = createServeServer({ load: loader.load, loadDiff: (f) => readDiffInputs(quiet, f), serverInfo: { name: 'toolgate', version: 'bench' } });
+// The bench asks no tool that names a file.
+const noFiles = (): never => {
+  throw new Error('no file tool in this bench');
+};
+const server = createServeServer({ load: loader.load, files: { read: noFiles, readOptional: noFiles, realPath: noFiles }, createdAt: () => '2026-01-01T00:00:00Z', serverInfo: { name: 'toolgate', version: 'bench' } });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await server.connect(serverSide);
 const client = new Client({ name: 'selector-bench', version: '1.0.0' });

@@ -18,7 +18,9 @@ import { ToolgateError } from '../errors.ts';
 import { withFileLock } from './file-lock.ts';
 import { writeFilesAtomic } from './fs-io.ts';
 
-export const SIDECAR_SUFFIX = '.toolgraph-review.json';
+import { SIDECAR_SUFFIX } from '../review/annotations.ts';
+
+export { SIDECAR_SUFFIX };
 
 /** The real path of `path`, or of its folder joined with its name when the file does not exist yet. */
 export function realPathOf(path: string): string {

@@ -6,14 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { digestHex } from '../canonical/digest.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
-import { buildDeclaredConnectome, encodeGraph } from '../connectome/index.ts';
-import { isToolgateError, ToolgateError } from '../errors.ts';
+import { ToolgateError } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
+import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 
@@ -43,15 +42,6 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
   };
 }
 
-function connectomeDigest(estate: Estate): string | null {
-  try {
-    return digestHex(encodeGraph(buildDeclaredConnectome(estate.catalog), { algorithm: 'sha256' }));
-  } catch (e) {
-    if (isToolgateError(e)) return null;
-    throw e;
-  }
-}
-
 export interface RunState {
   readonly graph_state: GraphState;
   readonly digests: InputDigests;
@@ -62,6 +52,6 @@ export function runState(estate: Estate, io: CliIo, args: { state?: string | und
   const outPath = args.out === undefined ? undefined : resolve(io.cwd, args.out);
   const statePath = args.state !== undefined ? resolve(io.cwd, args.state) : outPath !== undefined && existsSync(outPath) ? outPath : undefined;
   const previous = statePath === undefined ? undefined : readPreviousState(statePath, args.state !== undefined, io);
-  const digests: InputDigests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: connectomeDigest(estate) };
+  const digests: InputDigests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: declaredConnectomeDigest(estate) };
   return { graph_state: nextGraphState(estate, digests, previous).graph_state, digests };
 }

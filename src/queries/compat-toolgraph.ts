@@ -7,8 +7,15 @@
  * - Argument names: the README's unsafe-tools note (`include_authorized` for our `all`) and the
  *   blast-radius note (`node` for our `target`); ADR-0005 for `eligible_tools(agent, candidates,
  *   profile)` and `rank_features(agent, candidates)`.
+ * - The tool list: the README's thirteen tools (`audit_report` among them); our other queries
+ *   (preflight, control-preflight, visible-tools, review-candidates, diff) are not peer tools.
  * - Results unwrapped, with `graph_generation` (integer) beside the answer: README "MCP responses
- *   carry graph_generation" and ADR-0004; our graph_state.generation is that counter.
+ *   carry graph_generation" and ADR-0004; our graph_state.generation is that counter. Beside it
+ *   `graph_instance_id` (the pair a consumer caches on) and `graph_state_verified`: always true
+ *   here, since every answer is computed from one loaded estate, never from a graph moving under
+ *   the read.
+ * - `audit_report(include_grants)`: our report, which carries the peer's `status` (pass, warn,
+ *   fail) and `blocking_findings`, with its evidence paths in the peer's spelling.
  * - `eligible` as qualified tool keys and rejected rows `{candidate, tool_key, reason, candidates?,
  *   paths?}`: contracts/preflight.schema.json, which wraps the same selector rules.
  * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (policy:ID:EFFECT)`: the preflight
@@ -20,12 +27,26 @@
  * Pure: rewrites names and values; no I/O.
  */
 import type { Estate } from '../governance/estate.ts';
-import type { QueryDef } from './table.ts';
+import type { GraphState } from '../governance/types.ts';
+import type { QueryDef } from './query-def.ts';
 
 export const COMPAT_DIALECTS = ['toolgraph'] as const;
 export type CompatDialect = (typeof COMPAT_DIALECTS)[number];
 
 const TOOL_NAMES: Readonly<Record<string, string>> = { drift: 'drifted_tools' };
+
+/** The peer's MCP tools, in its README's order, by our tool name. */
+const PEER_TOOLS: readonly string[] = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drift', 'destructive_unsafeguarded', 'annotation_contradictions', 'audit_report', 'rank_features', 'eligible_tools', 'selection_explain'];
+
+/** Does the peer have this query as an MCP tool? */
+export function isPeerTool(q: QueryDef): boolean {
+  return PEER_TOOLS.includes(q.tool);
+}
+
+/** Our rows the peer has, in the peer's order. */
+export function peerRows<T extends QueryDef>(rows: readonly T[]): T[] {
+  return PEER_TOOLS.map((t) => rows.find((q) => q.tool === t)).filter((q): q is T => q !== undefined);
+}
 const ARG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   unsafe_callable_tools: { all: 'include_authorized' },
   blast_radius: { target: 'node' },
@@ -48,7 +69,7 @@ const EDGE = /-\[:([A-Z_]+)\]->/;
  * agent's CAN_CALL hop is implied by the question), edges read ` -KIND-> `, and the policy at the
  * end is `policy:ID:EFFECT`.
  */
-export function peerPath(path: string, estate: Estate): string {
+export function peerPath(path: string, estate: Estate | undefined): string {
   const parts = path.split(EDGE);
   // parts: node, edge, node, edge, node, ...
   const nodes = parts.filter((_, i) => i % 2 === 0).map((n) => n.replace(/^\(/, '').replace(/\)$/, ''));
@@ -60,7 +81,7 @@ export function peerPath(path: string, estate: Estate): string {
     let node = nodes[i]!;
     if (i === start && node.includes('::')) node = node.slice(node.indexOf('::') + 2);
     if (i > start && edges[i - 1] === 'GOVERNED_BY') {
-      const effect = estate.policies.get(node)?.effect;
+      const effect = estate?.policies.get(node)?.effect;
       if (effect !== undefined) node = `policy:${node}:${effect}`;
     }
     out.push(i === start ? `(${node})` : ` -${edges[i - 1]}-> (${node})`);
@@ -68,7 +89,8 @@ export function peerPath(path: string, estate: Estate): string {
   return out.join('');
 }
 
-function rewritePaths(value: unknown, estate: Estate): unknown {
+function rewritePaths(value: unknown, estate: Estate | undefined): unknown {
+  if (estate === undefined) return value;
   if (Array.isArray(value)) return value.map((v) => rewritePaths(v, estate));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
@@ -81,11 +103,13 @@ function rewritePaths(value: unknown, estate: Estate): unknown {
 }
 
 /**
- * Our result of `q` in the peer's shape: over MCP unwrapped with graph_generation; on the CLI
- * (no generation: each run reads the files afresh) the same object without it.
+ * Our result of `q` in the peer's shape: over MCP unwrapped with graph_generation, graph_instance_id
+ * and graph_state_verified; on the CLI (no generation: each run reads the files afresh) the same
+ * object without them. A query the peer does not have keeps our shape.
  */
-export function peerResult(q: QueryDef, result: unknown, estate: Estate, generation?: number): Record<string, unknown> {
+export function peerResult(q: QueryDef, result: unknown, estate: Estate | undefined, state?: GraphState): unknown {
+  if (!isPeerTool(q)) return result;
   let r = rewritePaths(result, estate) as Record<string, unknown>;
   if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
-  return generation === undefined ? r : { ...r, graph_generation: generation };
+  return state === undefined ? r : { ...r, graph_generation: state.generation, graph_instance_id: state.instance_id, graph_state_verified: true };
 }

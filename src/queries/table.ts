@@ -1,78 +1,36 @@
 /**
- * Every estate query, declared once: its names on both surfaces (the CLI command and the MCP tool),
- * its typed arguments and how each surface takes them, the pure function that answers it, the file
- * under schemas/results/ its result validates against, and the CLI exit policy. The CLI commands
- * (cli/query-command.ts) and the MCP tools (serve/server.ts) are generated from this table, so a
- * query cannot take different arguments or answer differently on the two surfaces.
+ * Every read-only query, declared once: its names on both surfaces (the CLI command and the MCP
+ * tool), its typed arguments and how each surface takes them, the pure function that answers it,
+ * the file under schemas/results/ its result validates against, and the CLI exit policy (the row's
+ * shape: query-def.ts). The CLI commands (cli/query-command.ts) and the MCP tools
+ * (serve/server.ts) are generated from this table, so a query cannot take different arguments or
+ * answer differently on the two surfaces.
  *
- * Pure: no I/O; the estate is loaded by the caller.
+ * The commands that write are not queries and stay plain CLI commands: `compile` writes the bundle
+ * set, `review-candidates annotate` appends to a sidecar under a lock, `policy review-plan` writes
+ * its plan (--out is required) and `policy propose --out` writes a patched manifest. A tool that
+ * changes files has no place among read-only, idempotent MCP tools. A query's CLI command may still
+ * write its answer to a file (--out) or render it (audit-report --format): the CLI's choice of
+ * where the same answer goes, declared beside the command (cli/commands/), not a second query.
+ *
+ * Pure: no I/O; the estate, the files and the clock come from the surface (QueryEnv).
  */
 import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gateway-decision.ts';
 import { blastRadius } from '../governance/blast-radius.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
-import { PROFILES, type Profile } from '../governance/types.ts';
+import type { Profile } from '../governance/types.ts';
 import { eligibleTools } from '../selector/eligible-tools.ts';
 import { rankFeatures } from '../selector/rank-features.ts';
 import { selectionExplain } from '../selector/selection-explain.ts';
+import { ADVISORY_HELP, AGENT, CANDIDATES, advisory, agentFound, profileArg, profileOf } from './common.ts';
+import { auditReportQuery } from './audit-report-query.ts';
+import { diffQuery } from './diff-query.ts';
+import { controlPreflightQuery, preflightQuery } from './run-queries.ts';
+import { reviewCandidatesQuery } from './review-query.ts';
+import { visibleToolsQuery } from './visible-tools-query.ts';
+import type { QueryDef } from './query-def.ts';
 
-export type ArgKind = 'string' | 'boolean' | 'strings';
-
-export interface QueryArg {
-  /** The MCP argument name (snake_case); the CLI spells an option with dashes. */
-  readonly name: string;
-  readonly kind: ArgKind;
-  readonly description: string;
-  readonly values?: readonly string[];
-  /** On the CLI a positional with this metavar (a `strings` positional takes the rest), else an option. */
-  readonly positional?: string;
-  /** Must the caller give it: on both surfaces, or only on the CLI (MCP then has a default). */
-  readonly required?: 'both' | 'cli';
-  /** The CLI's default comes from this key of toolgate.yaml before the built-in default. */
-  readonly configDefault?: string;
-}
-
-export type ArgValue = string | boolean | readonly string[] | undefined;
-export type QueryArgs = Readonly<Record<string, ArgValue>>;
-
-/** What the CLI does with a result: print it or not, its exit, and a line for stderr. */
-export interface CliOutcome {
-  readonly print: boolean;
-  readonly exit: 'OK' | 'FAILED' | 'USAGE';
-  readonly stderr?: string;
-}
-
-export interface QueryDef {
-  /** The CLI command (`eligible-tools`). */
-  readonly name: string;
-  /** The MCP tool (`eligible_tools`). */
-  readonly tool: string;
-  readonly title: string;
-  /** One line for `toolgate --help`. */
-  readonly summary: string;
-  /** What it answers, for the MCP tool description. */
-  readonly description: string;
-  /** The CLI help body after the usage line (options are described here too). */
-  readonly help: string;
-  readonly args: readonly QueryArg[];
-  /** CLI-only boolean flags that steer the exit policy (`--fail-on-deny`). */
-  readonly cliFlags?: readonly string[];
-  /** The schema of the result, `schemas/results/<result>.schema.json`. */
-  readonly result: string;
-  readonly run: (estate: Estate, args: QueryArgs) => unknown | Promise<unknown>;
-  readonly exit: (result: any, flags: Readonly<Record<string, boolean>>) => CliOutcome;
-}
-
-const ADVISORY_HELP = 'Advisory: exit 0 whatever it finds; 1 when an input is refused, 2 on bad usage.';
-
-const advisory = (): CliOutcome => ({ print: true, exit: 'OK' });
-
-/** Selection must stop on a typo'd agent: nothing on stdout, AGENT_NOT_FOUND on stderr, exit 1. */
-const agentFound = (r: { agent_found: boolean; agent: string }): CliOutcome =>
-  r.agent_found ? { print: true, exit: 'OK' } : { print: false, exit: 'FAILED', stderr: `AGENT_NOT_FOUND: ${r.agent}` };
-
-const AGENT: QueryArg = { name: 'agent', kind: 'string', description: 'agent id', positional: 'AGENT', required: 'both' };
-const profileArg = (description: string, configDefault?: string): QueryArg => ({ name: 'profile', kind: 'string', description, values: PROFILES, ...(configDefault ? { configDefault } : {}) });
-const profileOf = (args: QueryArgs): Profile => ((args.profile as string | undefined) ?? 'strict') as Profile;
+export type { ArgKind, ArgValue, CliOutcome, QueryArg, QueryArgs, QueryDef, QueryEnv, RunState } from './query-def.ts';
 
 // The audits load on first use: a selector query should not pay for them.
 const audits = {
@@ -85,7 +43,7 @@ const audits = {
 };
 
 function audit(name: string, title: string, summary: string, fn: () => Promise<(estate: Estate) => unknown>): QueryDef {
-  return { name, tool: name.replaceAll('-', '_'), title, summary, description: `${summary[0]!.toUpperCase()}${summary.slice(1)}.`, help: `${summary}. ${ADVISORY_HELP}`, args: [], result: name, run: async (estate) => (await fn())(estate), exit: advisory };
+  return { name, tool: name.replaceAll('-', '_'), title, summary, description: `${summary[0]!.toUpperCase()}${summary.slice(1)}.`, help: `${summary}. ${ADVISORY_HELP}`, args: [], result: name, run: async ({ estate }) => (await fn())(estate()), exit: advisory };
 }
 
 export const QUERIES: readonly QueryDef[] = [
@@ -105,7 +63,7 @@ is the key the answer is for); a bare name there is NOT_GRANTED (see docs/gatewa
     args: [AGENT, { name: 'tool', kind: 'string', description: 'tool, qualified server::tool or a bare name exposed by exactly one server', positional: 'TOOL', required: 'both' }, profileArg('profile the gateway enforces (default strict)', 'profile')],
     cliFlags: ['fail-on-deny'],
     result: 'check-access',
-    run: (estate, a) => checkAccessWithGateway(estate, a.agent as string, a.tool as string, profileOf(a)),
+    run: ({ estate }, a) => checkAccessWithGateway(estate(), a.agent as string, a.tool as string, profileOf(a)),
     exit: (r: { verdict: string; agent: string; tool: string; gateway: { allow: boolean } }, flags) => {
       if (!flags['fail-on-deny']) return { print: true, exit: 'OK' };
       if (r.verdict === 'AGENT_NOT_FOUND' || r.verdict === 'TOOL_NOT_FOUND' || r.verdict === 'AMBIGUOUS_TOOL') return { print: true, exit: 'USAGE', stderr: `${r.verdict}: ${r.verdict === 'AGENT_NOT_FOUND' ? r.agent : r.tool}` };
@@ -127,7 +85,7 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
     args: [AGENT, { name: 'all', kind: 'boolean', description: 'include authorized_but_governed rows' }, profileArg('profile the gateway enforces (default strict)', 'profile')],
     cliFlags: ['fail-on-violation'],
     result: 'unsafe-tools',
-    run: (estate, a) => unsafeToolsWithGateway(estate, a.agent as string, (a.all as boolean | undefined) ?? false, profileOf(a)),
+    run: ({ estate }, a) => unsafeToolsWithGateway(estate(), a.agent as string, (a.all as boolean | undefined) ?? false, profileOf(a)),
     exit: (r: { agent_found: boolean; agent: string; violations: number }, flags) => {
       if (!r.agent_found) return agentFound(r);
       return { print: true, exit: flags['fail-on-violation'] && r.violations > 0 ? 'FAILED' : 'OK' };
@@ -142,7 +100,7 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
     help: 'An unknown name prints found: false (exit 0).',
     args: [{ name: 'target', kind: 'string', description: 'resource URI or policy id', positional: 'RESOURCE_OR_POLICY', required: 'both' }],
     result: 'blast-radius',
-    run: (estate, a) => blastRadius(estate, a.target as string),
+    run: ({ estate }, a) => blastRadius(estate(), a.target as string),
     exit: advisory,
   },
   {
@@ -156,7 +114,7 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
 ${ADVISORY_HELP}`,
     args: [{ name: 'all', kind: 'boolean', description: 'every tool the catalog exposes or the manifest names, granted or not' }],
     result: 'unmapped-tools',
-    run: async (estate, a) => (await audits.unmappedTools())(estate, (a.all as boolean | undefined) ?? false),
+    run: async ({ estate }, a) => (await audits.unmappedTools())(estate(), (a.all as boolean | undefined) ?? false),
     exit: advisory,
   },
   audit('orphan-policies', 'Orphan policies', 'policies no agent reaches, with where the chain breaks', audits.orphanPolicies),
@@ -170,12 +128,13 @@ ${ADVISORY_HELP}`,
 ${ADVISORY_HELP}`,
     args: [{ name: 'include_grants', kind: 'boolean', description: 'also report CAN_CALL grants that cite no evidence' }],
     result: 'unbacked-edges',
-    run: async (estate, a) => (await audits.unbackedEdges())(estate, (a.include_grants as boolean | undefined) ?? false),
+    run: async ({ estate }, a) => (await audits.unbackedEdges())(estate(), (a.include_grants as boolean | undefined) ?? false),
     exit: advisory,
   },
   audit('drift', 'Drift', 'governance references to tools no server in the catalog exposes', audits.drift),
   audit('destructive-unsafeguarded', 'Destructive, unsafeguarded', 'tools claiming destructiveHint with no GOVERNED_BY path (direct or via a resource)', audits.destructiveUnsafeguarded),
   audit('annotation-contradictions', 'Annotation contradictions', 'authored WRITES edges on tools claiming readOnlyHint, citing both provenances', audits.annotationContradictions),
+  auditReportQuery,
   {
     name: 'rank-features',
     tool: 'rank_features',
@@ -184,9 +143,9 @@ ${ADVISORY_HELP}`,
     description: 'Per candidate, in input order: resolution, grant, verdict, DENY classification with evidence paths, drift, mapping, evidence coverage, annotation self-claims and the rule-based risk_score. agent_found: false for an unknown agent.',
     help: `One row per candidate, in input order. An unknown or ambiguous candidate is a row, not an error.
 Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
-    args: [AGENT, { name: 'candidates', kind: 'strings', description: 'candidate tools, qualified server::tool or bare names; answered in input order', positional: 'CANDIDATE', required: 'both' }],
+    args: [AGENT, CANDIDATES],
     result: 'rank-features',
-    run: (estate, a) => rankFeatures(estate, a.agent as string, a.candidates as string[]),
+    run: ({ estate }, a) => rankFeatures(estate(), a.agent as string, a.candidates as string[]),
     exit: agentFound,
   },
   {
@@ -199,10 +158,11 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
     help: `Splits the candidates (input order kept) into eligible and rejected with the reason and, for a
 DENY reason, the evidence paths. --profile defaults to strict. Advisory: exit 0 whatever is rejected.
 Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
-    args: [AGENT, { name: 'candidates', kind: 'strings', description: 'candidate tools, qualified server::tool or bare names; answered in input order', positional: 'CANDIDATE', required: 'cli' }, profileArg('selector profile (default strict)')],
+    args: [AGENT, { ...CANDIDATES, required: 'cli' }, profileArg('selector profile (default strict)')],
     result: 'eligible-tools',
-    run: (estate, a) => {
+    run: (env, a) => {
       const agent = a.agent as string;
+      const estate = env.estate();
       const candidates = (a.candidates as readonly string[] | undefined) ?? [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
       return eligibleTools(estate, agent, candidates, profileOf(a));
     },
@@ -219,9 +179,14 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
 Unknown AGENT: AGENT_NOT_FOUND on stderr, nothing on stdout, exit 1.`,
     args: [AGENT, { name: 'tool', kind: 'string', description: 'tool, qualified server::tool or a bare name', positional: 'TOOL', required: 'both' }, profileArg('also explain the decision under this profile')],
     result: 'selection-explain',
-    run: (estate, a) => selectionExplain(estate, a.agent as string, a.tool as string, a.profile as Profile | undefined),
+    run: ({ estate }, a) => selectionExplain(estate(), a.agent as string, a.tool as string, a.profile as Profile | undefined),
     exit: agentFound,
   },
+  preflightQuery,
+  controlPreflightQuery,
+  visibleToolsQuery,
+  reviewCandidatesQuery,
+  diffQuery,
 ];
 
 export function queryNamed(name: string): QueryDef {

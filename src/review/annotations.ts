@@ -15,6 +15,8 @@ import { candidateId, projectCandidate, TRACEGRAPH_KIND, type ReviewCandidate, t
 
 export const ANNOTATIONS_KIND = 'toolgraph.review-annotations';
 export const LIST_KIND = 'toolgraph.review-candidate-list';
+/** Where a report's sidecar is by default: `<REPORT>` + this. */
+export const SIDECAR_SUFFIX = '.toolgraph-review.json';
 export const DISPOSITIONS = ['open', 'accepted', 'dismissed'] as const;
 export type Disposition = (typeof DISPOSITIONS)[number];
 

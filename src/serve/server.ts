@@ -9,20 +9,23 @@
  * the call fails with a typed envelope `{error_kind, retryable, message, code}` instead of a
  * protocol error.
  *
+ * Every tool is a row of the query table (queries/table.ts): the tool list, the input and output
+ * schemas and each answer are generated from it, so a query is written once for both surfaces.
+ * The files a query names (a plan, a report, a connectome) are read through the caller's `files`,
+ * which resolves each path and refuses what the server must not read.
+ *
  * The transport is the caller's (cli/): this module does no I/O of its own.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DIGEST_ALGORITHMS, digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
 import { catalogDigest, governanceDigest } from '../compile/digests.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
-import { diffConnectomes, encodeDiff, type Graph, type GraphInput } from '../connectome/index.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
-import { withSourceNames } from '../parse/source-names.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
-import { peerArgName, peerResult, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
-import { QUERIES, type QueryArg, type QueryArgs, type QueryDef } from '../queries/table.ts';
+import { peerArgName, peerResult, peerRows, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
+import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
+import { QUERIES, type QueryArg, type QueryArgs, type QueryDef, type QueryEnv } from '../queries/table.ts';
 
 /** What one call computes from: the estate and the diagnostics loading it produced. */
 export interface LoadedEstate {
@@ -31,18 +34,11 @@ export interface LoadedEstate {
   readonly notices: readonly string[];
 }
 
-/** The files a `diff` call names, as the client wrote them. */
-export interface DiffFiles {
-  readonly declared: string;
-  readonly observed: string;
-  readonly window: string;
-}
-
-/** What `diff` computes from: the two graphs and the window, read and decoded by the caller. */
-export interface DiffInputs {
-  readonly declared: Graph | GraphInput;
-  readonly observed: Graph | GraphInput;
-  readonly window: unknown;
+/** How the server reads the files a call names; each function throws ToolgateError (FILE_UNREADABLE, USAGE for a path it must not read). */
+export interface ServeFiles {
+  readonly read: QueryEnv['readFile'];
+  readonly readOptional: QueryEnv['readOptionalFile'];
+  readonly realPath: QueryEnv['realPath'];
 }
 
 export interface ServeOptions {
@@ -52,8 +48,10 @@ export interface ServeOptions {
    * identity): the digests and the selector index are then reused as well.
    */
   readonly load: () => LoadedEstate;
-  /** Reads and decodes the files of one `diff` call; throws ToolgateError (FILE_UNREADABLE, DIFF_REFUSED, ...). */
-  readonly loadDiff: (files: DiffFiles) => DiffInputs;
+  /** Reads the files a call names (a query's `file` arguments). */
+  readonly files: ServeFiles;
+  /** The created_at of an artifact answered now (RFC 3339 UTC); the caller owns the clock. */
+  readonly createdAt: () => string;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** Shared between the servers of one process (HTTP makes one per request) so generations count across calls. */
   readonly state?: GraphStateTracker;
@@ -104,15 +102,10 @@ interface ToolDef {
   readonly description: string;
   readonly args: Readonly<Record<string, ArgSchema>>;
   readonly required: readonly string[];
-  readonly run: (ctx: RunContext) => unknown;
-  /** The table row behind it (every tool but diff). */
-  readonly query?: QueryDef;
-}
-
-interface RunContext {
-  readonly estate: Estate;
-  readonly args: Readonly<Record<string, unknown>>;
-  readonly options: ServeOptions;
+  /** Our argument names of the tool's arguments. */
+  readonly ours: (args: Readonly<Record<string, unknown>>) => QueryArgs;
+  /** The table row behind it. */
+  readonly query: QueryDef;
 }
 
 const str = (description: string, values?: readonly string[]): ArgSchema => ({ type: 'string', minLength: 1, description, ...(values ? { enum: values } : {}) });
@@ -120,6 +113,7 @@ const str = (description: string, values?: readonly string[]): ArgSchema => ({ t
 function argSchema(a: QueryArg): ArgSchema {
   switch (a.kind) {
     case 'string':
+    case 'file':
       return str(a.description, a.values);
     case 'boolean':
       return { type: 'boolean', description: a.description };
@@ -136,7 +130,7 @@ function queryTool(q: QueryDef): ToolDef {
     description: `${q.description} Same answer as \`toolgate ${q.name}\`.`,
     args: Object.fromEntries(q.args.map((a) => [a.name, argSchema(a)])),
     required: q.args.filter((a) => a.required === 'both').map((a) => a.name),
-    run: ({ estate, args }) => q.run(estate, args as QueryArgs),
+    ours: (args) => args as QueryArgs,
     query: q,
   };
 }
@@ -150,36 +144,15 @@ function peerTool(q: QueryDef): ToolDef {
     description: q.description,
     args: Object.fromEntries(q.args.map((a) => [peer(a.name), argSchema(a)])),
     required: q.args.filter((a) => a.required === 'both').map((a) => peer(a.name)),
-    run: ({ estate, args }) => q.run(estate, Object.fromEntries(q.args.map((a) => [a.name, args[peer(a.name)]])) as QueryArgs),
+    ours: (args) => Object.fromEntries(q.args.map((a) => [a.name, args[peer(a.name)]])) as QueryArgs,
     query: q,
   };
 }
 
-const DIFF_TOOL: ToolDef = {
-  name: 'diff',
-  title: 'Connectome diff',
-  description:
-    'The declared-vs-observed record (four edge classes, coverage counts, the window carried verbatim) of two connectome files over a window file, with its digest. Paths are resolved against the server\'s working directory and must lie under the estate\'s folders or a folder given with --diff-root at start; any other path is refused. Same record as `toolgate diff --declared D --observed O --window W [--algorithm A]`. The graph_state and digests beside it are the served estate\'s, as for every tool; the record itself comes from the three files only.',
-  args: {
-    declared: str('path to the declared connectome (canonical JSON)'),
-    observed: str('path to the observed connectome (canonical JSON)'),
-    window: str('path to the window JSON file the observation covers'),
-    algorithm: str('digest algorithm (default sha256)', DIGEST_ALGORITHMS),
-  },
-  required: ['declared', 'observed', 'window'],
-  run: ({ args, options }) => {
-    const inputs = options.loadDiff({ declared: args.declared as string, observed: args.observed as string, window: args.window as string });
-    const algorithm = ((args.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
-    const names = { declared: args.declared as string, observed: args.observed as string, window: args.window as string, default: args.window as string };
-    const bytes = encodeDiff(withSourceNames(names, () => diffConnectomes(inputs.declared, inputs.observed, { window: inputs.window, algorithm })));
-    return { record: JSON.parse(new TextDecoder().decode(bytes)) as unknown, digest: `${algorithm}:${digestHex(bytes, algorithm)}` };
-  },
-};
+const DEFS: readonly ToolDef[] = QUERIES.map(queryTool);
 
-const DEFS: readonly ToolDef[] = [...QUERIES.map(queryTool), DIFF_TOOL];
-
-// The peer has no diff tool.
-const PEER_DEFS: readonly ToolDef[] = QUERIES.map(peerTool);
+// Only the queries the peer has, under its names.
+const PEER_DEFS: readonly ToolDef[] = peerRows(QUERIES).map(peerTool);
 
 /** A tool's answer: the envelope around the query's result, or the error envelope. */
 function outputSchema(resultSchema: object): Tool['outputSchema'] {
@@ -204,7 +177,7 @@ function outputSchema(resultSchema: object): Tool['outputSchema'] {
 
 function toolList(defs: readonly ToolDef[], resultSchemas: ReadonlyMap<string, object> | undefined): readonly Tool[] {
   return defs.map((d) => {
-    const schema = d.query && resultSchemas?.get(d.query.result);
+    const schema = resultSchemas?.get(d.query.result);
     return {
       name: d.name,
       title: d.title,
@@ -281,7 +254,7 @@ function inputDigests(estate: Estate): InputDigests & { governance_digest: strin
  * An MCP server answering toolgate's queries. Connect it to any server transport.
  *
  * @example
- * const server = createServeServer({ load, loadDiff, serverInfo: { name: 'toolgate', version: '0.1.0' } });
+ * const server = createServeServer({ load, files, createdAt, serverInfo: { name: 'toolgate', version: '0.1.0' } });
  * await server.connect(new StdioServerTransport());
  */
 export function createServeServer(options: ServeOptions): Server {
@@ -304,7 +277,7 @@ export function createServeServer(options: ServeOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const def = defs.find((t) => t.name === req.params.name);
     if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${defs.map((d) => d.name).join(', ')}`);
-    const bad = checkArguments(def, req.params.arguments);
+    const bad = checkArguments(def, req.params.arguments) ?? def.query.check?.(def.ours(req.params.arguments ?? {}));
     if (bad) return fail({ error_kind: 'invalid_arguments', retryable: false, message: `${def.name}: ${bad}`, code: null });
     let loaded: LoadedEstate;
     try {
@@ -316,9 +289,19 @@ export function createServeServer(options: ServeOptions): Server {
       const { estate } = loaded;
       const digests = inputDigests(estate);
       const graph_state = state.next(estate, digests);
-      const result = await def.run({ estate, args: req.params.arguments ?? {}, options });
+      const env: QueryEnv = {
+        estate: () => estate,
+        readFile: options.files.read,
+        readOptionalFile: options.files.readOptional,
+        realPath: options.files.realPath,
+        createdAt: options.createdAt,
+        runState: () => ({ graph_state, digests: { ...digests, connectome_digest: declaredConnectomeDigest(estate) } }),
+      };
+      const q = def.query;
+      const raw = await q.run(env, def.ours(req.params.arguments ?? {}));
+      const result = q.answer ? await q.answer(raw) : raw;
       if (peer) {
-        const answer = peerResult(def.query!, result, estate, graph_state.generation);
+        const answer = peerResult(q, result, estate, graph_state) as Record<string, unknown>;
         return { structuredContent: answer, content: [{ type: 'text', text: JSON.stringify(answer) }] };
       }
       const structured = { result, graph_state, governance_digest: digests.governance_digest, catalog_digest: digests.catalog_digest, notices: [...loaded.notices] };

@@ -61,7 +61,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   signs: ['connectome', 'engines', 'errors', 'rego'],
   compile: ['bundle', 'canonical', 'catalog', 'connectome', 'errors', 'governance'],
   emit: ['errors'],
-  queries: ['audit', 'compile', 'governance', 'selector'],
+  queries: ['audit', 'bundle', 'canonical', 'compile', 'connectome', 'control', 'errors', 'governance', 'parse', 'preflight', 'rego', 'review', 'selector'],
   serve: ['audit', 'canonical', 'compile', 'connectome', 'errors', 'governance', 'parse', 'queries', 'selector'],
   'bundle-service': ['errors'],
   publish: ['canonical', 'errors'],

@@ -1,10 +1,13 @@
 /**
  * `toolgate review-candidates list REPORT` and `review-candidates annotate REPORT CANDIDATE_ID`:
- * the human review of a Tracegraph review-candidate report. `list` reads only; `annotate` appends
- * one disposition event to the report's sidecar under a lock, atomically and durably
- * (cli/review-store.ts). Neither reads the estate, edits the report, or changes governance.
+ * the human review of a Tracegraph review-candidate report. `list` reads only: it is generated
+ * from its row in the query table (queries/review-query.ts). `annotate` appends one disposition
+ * event to the report's sidecar under a lock, atomically and durably (cli/review-store.ts): it
+ * writes, so it is a command, not a query. Neither reads the estate, edits the report, or changes
+ * governance.
  */
-import { appendEvent, DISPOSITIONS, emptyAnnotations, listCandidates, normaliseNote, normaliseReviewer, readAnnotations, type Annotations, type Disposition } from '../../review/annotations.ts';
+import { queryNamed } from '../../queries/table.ts';
+import { appendEvent, DISPOSITIONS, emptyAnnotations, normaliseNote, normaliseReviewer, readAnnotations, type Annotations, type Disposition } from '../../review/annotations.ts';
 import { readReviewReport, type ReviewReport } from '../../review/tracegraph-report.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -13,18 +16,12 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readBytesFile } from '../fs-io.ts';
 import { printJson } from '../output.ts';
+import { queryCommand } from '../query-command.ts';
 import { readSidecarText, replaceDurably, reviewPaths, withSidecarLock, SIDECAR_SUFFIX } from '../review-store.ts';
 import { resolve } from 'node:path';
 
 const common = `  --annotations FILE  the sidecar (default: REPORT${SIDECAR_SUFFIX}); symlinks are resolved first
 Exit 0 on valid JSON output; 1 on an invalid or stale report or sidecar, or a failed write; 2 on bad usage.`;
-
-const listUsage = `usage: toolgate review-candidates list REPORT [--status open|accepted|dismissed] [--annotations FILE]
-The candidates of a Tracegraph review-candidates report (schema v1), each projected to run_id,
-pattern_id, pattern_version, tool_key and artifact_digest, with its candidate_id (UUIDv5 of the
-exact tuple), current disposition and history from the sidecar. Nothing is written.
-  --status S          only candidates whose current disposition is S
-${common}`;
 
 const annotateUsage = `usage: toolgate review-candidates annotate REPORT CANDIDATE_ID --status open|accepted|dismissed --reviewer NAME [--note TEXT] [--annotations FILE]
 Appends one disposition event to the sidecar bound to the SHA-256 of the report's exact bytes,
@@ -50,20 +47,7 @@ function load(reportPath: string, sidecar: string): { report: ReviewReport; anno
   return { report, annotations: text === undefined ? emptyAnnotations(report) : readAnnotations(sidecar, text, report) };
 }
 
-export const reviewCandidatesListCommand: Command = {
-  name: 'review-candidates list',
-  summary: 'the candidates of a Tracegraph review report, with their review dispositions',
-  usage: listUsage,
-  async run(args: string[], io: CliIo): Promise<number> {
-    const { values, positionals } = parseCommandArgs(args, { status: { type: 'string' }, annotations: { type: 'string' } }, listUsage);
-    if (positionals.length !== 1) usageError('expected one REPORT file', listUsage);
-    const status = dispositionOption(values.status, listUsage, false);
-    const paths = reviewPaths(resolve(io.cwd, positionals[0]!), values.annotations === undefined ? undefined : resolve(io.cwd, values.annotations));
-    const { report, annotations } = load(paths.report, paths.sidecar);
-    printJson(io, listCandidates(report, annotations, status));
-    return EXIT.OK;
-  },
-};
+export const reviewCandidatesListCommand = queryCommand(queryNamed('review-candidates list'));
 
 export const reviewCandidatesAnnotateCommand: Command = {
   name: 'review-candidates annotate',

@@ -6,7 +6,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ToolgateError } from '../../errors.ts';
 import { COMPAT_DIALECTS, type CompatDialect } from '../../queries/compat-toolgraph.ts';
-import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type DiffFiles, type DiffInputs, type LoadedEstate } from '../../serve/server.ts';
+import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type LoadedEstate, type ServeFiles } from '../../serve/server.ts';
 import { JSONRPC_INVALID_REQUEST, MAX_BATCH, MAX_BODY_BYTES, checkBody, checkOrigin, refusalBody, type Refusal } from '../../serve/http-guard.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
@@ -14,23 +14,26 @@ import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
 import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
 import { GuardedStdioTransport } from '../stdio-transport.ts';
-import { readDiffInputs } from './diff.ts';
+import { createdAtFromEnv } from '../clock.ts';
+import { readBytesFile } from '../fs-io.ts';
+import { existsSync } from 'node:fs';
 
 const usage = `usage: toolgate serve [estate] [--http PORT] [--diff-root DIR ...] [--compat toolgraph]
 Serves toolgate's queries as MCP tools (${SERVE_TOOL_NAMES.join(', ')}), each read-only and
 idempotent, answering with structured content that carries the graph_state and input digests it
 was computed from. The estate is kept between calls while its files are unchanged (same device,
 inode, size, mtime and ctime) and read again as soon as one changes; an input that cannot be read
-gives a typed error envelope {error_kind, retryable, message, code}. The diff tool's file paths
-are resolved against the working directory and must lie, symlinks followed, under the estate's
-folders (those of the manifest and the catalog) or a --diff-root; any other path is refused.
+gives a typed error envelope {error_kind, retryable, message, code}. The file paths a tool takes
+(diff's connectomes and window, control_preflight's plan, review_candidates' report, visible_tools'
+bundle) are resolved against the working directory and must lie, symlinks followed, under the
+estate's folders (those of the manifest and the catalog) or a --diff-root; any other path is refused.
   --http PORT       streamable HTTP on http://127.0.0.1:PORT/mcp (PORT 0 picks a free port; the
                     address is printed on stderr) instead of stdio. Host must be 127.0.0.1:PORT or
                     localhost:PORT and an Origin, if sent, http:// one of those (403 otherwise); a
                     POST body is at most ${MAX_BODY_BYTES} bytes (413) and one JSON-RPC message or a
                     batch of 1 to ${MAX_BATCH} (400 with a JSON-RPC error otherwise). Over stdio the
                     same limits hold per line, each refusal answered with a JSON-RPC error line
-  --diff-root DIR   another folder the diff tool may read files under (repeatable)
+  --diff-root DIR   another folder the tools may read files under (repeatable)
   --compat toolgraph  answer as the peer toolgraph's MCP server does, for a consumer written for it:
                     its tool and argument names (drifted_tools; node, include_authorized), results
                     unwrapped with graph_generation, its evidence path strings, and only an
@@ -67,9 +70,10 @@ export const serveCommand: Command = {
     // Refuse a broken estate at start (and warm the cache); after that each call reports its own faults.
     for (const n of load().notices) io.stderr(`toolgate: ${n}\n`);
     const roots = diffRoots(source, (values['diff-root'] ?? []).map((d) => resolve(io.cwd, d)));
-    const loadDiff = (files: DiffFiles): DiffInputs => readDiffInputs(io, confineDiffFiles(io, files, roots));
-    const state = new GraphStateTracker();
-    return port === undefined ? serveStdio(load, loadDiff, state, compat) : serveHttp(port, load, loadDiff, state, io, compat);
+    const files = confinedFiles(io, roots);
+    const createdAt = () => createdAtFromEnv(io.env);
+    const serving: Serving = { load, files, createdAt, state: new GraphStateTracker(), compat };
+    return port === undefined ? serveStdio(serving) : serveHttp(port, serving, io);
   },
 };
 
@@ -92,23 +96,30 @@ function isUnder(path: string, root: string): boolean {
 }
 
 /**
- * The diff call's files, each refused unless its real path (symlinks followed) lies under one of
- * `roots`: a client must not read arbitrary files of the machine through serve. A file that does
- * not exist under a root is left for the reader to report as unreadable.
+ * A call's file, refused unless its real path (symlinks followed) lies under one of `roots`: a
+ * client must not read arbitrary files of the machine through serve. A file that does not exist
+ * under a root is left for the reader to report as unreadable. The path checked is the path read
+ * (a symlink swapped after the check is not followed anew).
  */
-function confineDiffFiles(io: CliIo, files: DiffFiles, roots: readonly string[]): DiffFiles {
-  const out: Record<string, string> = {};
-  for (const [side, p] of Object.entries(files) as [keyof DiffFiles, string][]) {
-    const abs = resolve(io.cwd, p);
-    // Roots are real paths, so the file is compared by its own real path (or its folder's).
-    const real = realpathOrUndefined(abs) ?? join(realpathOrUndefined(dirname(abs)) ?? dirname(abs), basename(abs));
-    if (!roots.some((r) => isUnder(real, r))) {
-      throw new ToolgateError('USAGE', `diff: ${side} ${JSON.stringify(p)} is outside the folders this server reads (${roots.join(', ')}); start serve with --diff-root DIR to allow another`);
-    }
-    // The path checked is the path read (a symlink swapped after the check is not followed anew).
-    out[side] = realpathOrUndefined(abs) === undefined ? p : real;
+function confine(io: CliIo, roots: readonly string[], arg: string, p: string): string {
+  const abs = resolve(io.cwd, p);
+  // Roots are real paths, so the file is compared by its own real path (or its folder's).
+  const real = realpathOrUndefined(abs) ?? join(realpathOrUndefined(dirname(abs)) ?? dirname(abs), basename(abs));
+  if (!roots.some((r) => isUnder(real, r))) {
+    throw new ToolgateError('USAGE', `${arg} ${JSON.stringify(p)} is outside the folders this server reads (${roots.join(', ')}); start serve with --diff-root DIR to allow another`);
   }
-  return out as unknown as DiffFiles;
+  return realpathOrUndefined(abs) === undefined ? abs : real;
+}
+
+function confinedFiles(io: CliIo, roots: readonly string[]): ServeFiles {
+  return {
+    read: (arg, p) => readBytesFile(confine(io, roots, arg, p)),
+    readOptional: (arg, p) => {
+      const path = confine(io, roots, arg, p);
+      return existsSync(path) ? readBytesFile(path) : undefined;
+    },
+    realPath: (arg, p) => confine(io, roots, arg, p),
+  };
 }
 
 function realpathOrUndefined(p: string): string | undefined {
@@ -136,8 +147,17 @@ function loadQuietly(source: EstateSource, io: CliIo, strictDrift: boolean): Loa
   return { estate: loadEstate(source, quiet, { strictDrift }), notices };
 }
 
-async function serveStdio(load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, compat: CompatDialect | undefined): Promise<number> {
-  const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat, resultSchemas: readResultSchemas() });
+/** What every server of one `serve` process shares. */
+interface Serving {
+  readonly load: () => LoadedEstate;
+  readonly files: ServeFiles;
+  readonly createdAt: () => string;
+  readonly state: GraphStateTracker;
+  readonly compat: CompatDialect | undefined;
+}
+
+async function serveStdio(serving: Serving): Promise<number> {
+  const server = createServeServer({ ...serving, serverInfo: SERVER_INFO, resultSchemas: readResultSchemas() });
   const transport = new GuardedStdioTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
@@ -174,7 +194,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | undefined> {
   });
 }
 
-async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (files: DiffFiles) => DiffInputs, state: GraphStateTracker, io: CliIo, compat: CompatDialect | undefined): Promise<number> {
+async function serveHttp(port: number, serving: Serving, io: CliIo): Promise<number> {
   let bound = port;
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     const refuse = (r: Refusal) => {
@@ -189,7 +209,7 @@ async function serveHttp(port: number, load: () => LoadedEstate, loadDiff: (file
     }
     const answer = (parsedBody: unknown) => {
       // Stateless: one server and transport per request, sharing the graph-state tracker.
-      const server = createServeServer({ load, loadDiff, serverInfo: SERVER_INFO, state, compat, resultSchemas: readResultSchemas() });
+      const server = createServeServer({ ...serving, serverInfo: SERVER_INFO, resultSchemas: readResultSchemas() });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       res.on('close', () => {
         void transport.close();

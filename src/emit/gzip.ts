@@ -2,16 +2,27 @@
  * Deterministic gzip (RFC 1952, https://www.rfc-editor.org/rfc/rfc1952): the same input gives the
  * same bytes on every platform and every Node build.
  *
- * Why not node:zlib: Node links Chromium's zlib fork, whose deflate picks its string hash at run
- * time from the CPU (a CRC32C hash where SSE4.2 or ARMv8 CRC is present, the classic rolling hash
- * otherwise: contrib/optimizations/insert_string.h), and a Node built with `--shared-zlib` uses the
- * system zlib instead; the three give different (all valid) deflate streams for the same input. The
- * gzip header also carries the OS byte from zutil.h's OS_CODE (3 on Unix, 10 on Windows, 19 on
+ * Why not node:zlib's deflate: Node links Chromium's zlib fork, whose deflate picks its string hash
+ * at run time from the CPU (a CRC32C hash where SSE4.2 or ARMv8 CRC is present, the classic rolling
+ * hash otherwise: contrib/optimizations/insert_string.h), and a Node built with `--shared-zlib` uses
+ * the system zlib instead; the three give different (all valid) deflate streams for the same input.
+ * The gzip header also carries the OS byte from zutil.h's OS_CODE (3 on Unix, 10 on Windows, 19 on
  * macOS). So the deflate stream comes from pako, a pure-JS port of zlib, with the classic zlib hash
  * (`legacyHash`), which reproduces canonical zlib 1.2.x output byte for byte; every parameter that
- * changes the stream is spelled out below, and the header fields are written by us.
+ * changes the stream is spelled out below, and the header fields are written by us. (The CRC-32 is
+ * arithmetic, the same from any implementation, so node:zlib computes it.)
+ *
+ * Chunks: the input is cut where its content says (a rolling hash of the last 32 bytes, see
+ * `chunkEnds`), not at fixed offsets, and each chunk is deflated on its own by a fresh deflater,
+ * ending in a sync flush (the last one in the final block), as `pigz --independent` does. So a
+ * chunk's compressed bytes depend on that chunk alone: a recompile whose tarball differs from the
+ * previous one in a few places deflates only the chunks around them and copies the rest (`reuse`),
+ * and the bytes are those of compressing everything afresh. An input shorter than the smallest
+ * chunk is one chunk, whose stream is exactly what plain zlib gzip writes.
  */
-import { gzip as pakoGzip, Z_DEFAULT_STRATEGY } from 'pako';
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { Deflate, deflateRaw, Z_DEFAULT_STRATEGY, Z_SYNC_FLUSH } from 'pako';
 
 /** The deflate parameters, pinned: each one changes the compressed bytes. */
 export const GZIP_PARAMETERS = {
@@ -26,12 +37,115 @@ export const GZIP_PARAMETERS = {
   legacyHash: true,
 } as const;
 
+/** Where chunks may end, pinned like the deflate parameters: each one changes the bytes. */
+export const CHUNKING = {
+  /** No chunk is shorter (but the last): a fresh dictionary costs little over this much input. */
+  minBytes: 256 * 1024,
+  /** Past the minimum, a chunk ends where the rolling hash's top 20 bits are all zero (1 MiB apart on average). */
+  mask: 0xfffff000 | 0,
+  /** No chunk is longer. */
+  maxBytes: 4 * 1024 * 1024,
+} as const;
+
 /**
  * The pinned member header: ID1 ID2 CM=8 (deflate), FLG=0 (no name, comment, extra or header CRC),
  * MTIME=0 (no timestamp: the archive's own entries carry the time), XFL=0 (what zlib writes for
  * level 6), OS=3 (Unix, what Node on Linux always wrote, so earlier bundles keep their digests).
  */
 export const GZIP_HEADER: readonly number[] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
+
+/** One chunk of a gzip member: the SHA-256 (hex) of its input bytes and its deflated bytes. */
+export interface DeflatedChunk {
+  readonly digest: string;
+  readonly deflated: Uint8Array;
+}
+
+/** A fixed table of 256 pseudo-random 32-bit words for the rolling hash (xorshift32 from a constant seed). */
+const GEAR = (() => {
+  const table = new Int32Array(256);
+  let x = 0x9e3779b9 | 0;
+  for (let i = 0; i < 256; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    table[i] = x;
+  }
+  return table;
+})();
+
+/** The end offset of every chunk of `bytes`, in order (the last is `bytes.length`; none for empty input). */
+export function chunkEnds(bytes: Uint8Array): number[] {
+  const ends: number[] = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const limit = Math.min(bytes.length, start + CHUNKING.maxBytes);
+    let end = limit;
+    let h = 0;
+    // The hash shifts one bit per byte, so only the last 32 bytes decide a boundary; the top bits
+    // are tested because they mix all 32 (the low bits see only the last few).
+    for (let i = start + CHUNKING.minBytes - 32; i < limit; i++) {
+      h = ((h << 1) + GEAR[bytes[i]!]!) | 0;
+      if (i + 1 - start >= CHUNKING.minBytes && (h & CHUNKING.mask) === 0) {
+        end = i + 1;
+        break;
+      }
+    }
+    ends.push(end);
+    start = end;
+  }
+  return ends;
+}
+
+function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) (out.set(p, at), (at += p.length));
+  return out;
+}
+
+/** A chunk's raw deflate stream: sync-flushed (byte-aligned, not final) unless it is the last. */
+function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
+  if (last) return deflateRaw(chunk, { ...GZIP_PARAMETERS });
+  const d = new Deflate({ ...GZIP_PARAMETERS, raw: true });
+  d.push(chunk, Z_SYNC_FLUSH);
+  return concat(d.chunks);
+}
+
+/**
+ * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
+ * digest `reuse` holds is copied from there instead of deflated again (the key includes whether it
+ * is the last chunk, whose stream ends differently).
+ *
+ * @example
+ * const first = gzipInChunks(tarBytes);
+ * const next = gzipInChunks(editedTarBytes, chunkIndex(first.chunks)); // deflates only what changed
+ */
+export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint8Array>): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+  const ends = chunkEnds(bytes);
+  const chunks: DeflatedChunk[] = [];
+  let start = 0;
+  for (const [i, end] of ends.entries()) {
+    const chunk = bytes.subarray(start, end);
+    const last = i === ends.length - 1;
+    const digest = `${createHash('sha256').update(chunk).digest('hex')}${last ? '.last' : ''}`;
+    chunks.push({ digest, deflated: reuse?.get(digest) ?? deflateChunk(chunk, last) });
+    start = end;
+  }
+  // Empty input: the empty final block, as zlib writes it.
+  const body = chunks.length === 0 ? [deflateRaw(bytes, { ...GZIP_PARAMETERS })] : chunks.map((c) => c.deflated);
+  const trailer = new Uint8Array(8);
+  const view = new DataView(trailer.buffer);
+  view.setUint32(0, crc32(bytes) >>> 0, true);
+  view.setUint32(4, bytes.length >>> 0, true);
+  // The header is written here rather than trusted from the library: these ten bytes are part of
+  // the bundle's digest. FLG is 0, so no optional field follows and the CRC does not cover them.
+  return { bytes: concat([Uint8Array.from(GZIP_HEADER), ...body, trailer]), chunks };
+}
+
+/** The chunks by digest, as `gzipInChunks` takes them for reuse. */
+export function chunkIndex(chunks: readonly DeflatedChunk[]): Map<string, Uint8Array> {
+  return new Map(chunks.map((c) => [c.digest, c.deflated]));
+}
 
 /**
  * One gzip member holding `bytes`, byte-identical wherever it runs.
@@ -41,9 +155,5 @@ export const GZIP_HEADER: readonly number[] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x0
  * // a[9] === 3 whatever process.platform says
  */
 export function gzipDeterministic(bytes: Uint8Array): Uint8Array {
-  const out = pakoGzip(bytes, { ...GZIP_PARAMETERS });
-  // The header is written here rather than trusted from the library: these ten bytes are part of
-  // the bundle's digest. FLG is 0, so no optional field follows and the CRC does not cover them.
-  out.set(GZIP_HEADER, 0);
-  return out;
+  return gzipInChunks(bytes).bytes;
 }

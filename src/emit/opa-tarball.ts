@@ -5,7 +5,7 @@
  */
 import { pack as tarPack } from 'tar-stream';
 import { ToolgateError } from '../errors.ts';
-import { gzipDeterministic } from './gzip.ts';
+import { gzipInChunks, type DeflatedChunk } from './gzip.ts';
 
 export interface TarEntry {
   /** Entry name without a leading `/` or `./`, e.g. `toolgate/data.json`. */
@@ -16,6 +16,11 @@ export interface TarEntry {
 const EPOCH = new Date(0);
 
 export async function emitTarGz(entries: readonly TarEntry[]): Promise<Uint8Array> {
+  return (await emitTarGzInChunks(entries)).bytes;
+}
+
+/** The tarball with its gzip chunks; chunks `reuse` holds (by digest) are copied, not deflated again (gzip.ts). */
+export async function emitTarGzInChunks(entries: readonly TarEntry[], reuse?: ReadonlyMap<string, Uint8Array>): Promise<{ bytes: Uint8Array; chunks: DeflatedChunk[] }> {
   const names = new Set<string>();
   for (const e of entries) {
     if (e.name.startsWith('/') || e.name.startsWith('./') || e.name.split('/').includes('..') || e.name === '') {
@@ -37,5 +42,5 @@ export async function emitTarGz(entries: readonly TarEntry[]): Promise<Uint8Arra
   }
   p.finalize();
   await done;
-  return gzipDeterministic(Buffer.concat(chunks));
+  return gzipInChunks(Buffer.concat(chunks), reuse);
 }

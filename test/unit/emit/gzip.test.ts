@@ -3,17 +3,33 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { GZIP_HEADER, gzipDeterministic } from '../../../src/emit/gzip.ts';
+import { CHUNKING, chunkEnds, chunkIndex, GZIP_HEADER, gzipDeterministic, gzipInChunks } from '../../../src/emit/gzip.ts';
 
 const realPlatform = Object.getOwnPropertyDescriptor(process, 'platform')!;
 const asPlatform = (p: string) => Object.defineProperty(process, 'platform', { ...realPlatform, value: p });
 
 const python = spawnSync('python3', ['-c', 'import zlib'], { encoding: 'utf8' }).status === 0;
 
-/** gzip by the system zlib python3 links (wbits 31 = gzip wrapper, level 6, memLevel 8, default strategy). */
-function canonicalZlibGzip(bytes: Uint8Array): Uint8Array {
-  const script = 'import sys,zlib\nc=zlib.compressobj(6,zlib.DEFLATED,31,8,zlib.Z_DEFAULT_STRATEGY)\nsys.stdout.buffer.write(c.compress(sys.stdin.buffer.read())+c.flush())';
-  const r = spawnSync('python3', ['-c', script], { input: bytes, maxBuffer: 1 << 26 });
+/**
+ * gzip by the system zlib python3 links (level 6, memLevel 8, default strategy): each chunk raw
+ * deflated by a fresh compressor, sync-flushed but the last, between our header and the CRC-32 and
+ * size trailer. One chunk is plain `zlib.compressobj(6, DEFLATED, 31)` output.
+ */
+function canonicalZlibGzip(bytes: Uint8Array, ends: readonly number[]): Uint8Array {
+  const script = [
+    'import sys,zlib,struct',
+    'data=sys.stdin.buffer.read()',
+    'ends=[int(e) for e in sys.argv[1:]]',
+    "out=bytearray(b'\\x1f\\x8b\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x03')",
+    'start=0',
+    'for i,end in enumerate(ends or [0]):',
+    '  c=zlib.compressobj(6,zlib.DEFLATED,-15,8,zlib.Z_DEFAULT_STRATEGY)',
+    '  out+=c.compress(data[start:end])+c.flush(zlib.Z_FINISH if i==max(len(ends)-1,0) else zlib.Z_SYNC_FLUSH)',
+    '  start=end',
+    "out+=struct.pack('<II',zlib.crc32(data)&0xffffffff,len(data)&0xffffffff)",
+    'sys.stdout.buffer.write(out)',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, ...ends.map(String)], { input: bytes, maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`python3 failed: ${r.stderr}`);
   return new Uint8Array(r.stdout);
 }
@@ -49,6 +65,51 @@ describe('gzipDeterministic', () => {
       new TextEncoder().encode(JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ agent: `a${i % 97}`, tool: `s${i % 13}::t${i}`, allow: i % 3 === 0 })))),
       Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7919) % 251),
     ];
-    for (const input of inputs) expect(Buffer.from(gzipDeterministic(input)).equals(Buffer.from(canonicalZlibGzip(input)))).toBe(true);
+    for (const input of inputs) expect(Buffer.from(gzipDeterministic(input)).equals(Buffer.from(canonicalZlibGzip(input, chunkEnds(input))))).toBe(true);
+  });
+
+  it.skipIf(!python)('equals canonical zlib chunk by chunk on an input of several chunks (skips without python3)', () => {
+    const input = manyChunks(1);
+    const ends = chunkEnds(input);
+    expect(ends.length).toBeGreaterThan(2);
+    expect(Buffer.from(gzipDeterministic(input)).equals(Buffer.from(canonicalZlibGzip(input, ends)))).toBe(true);
+  });
+});
+
+/** About 7 MiB of JSON-like text (several chunks), different for each seed. */
+function manyChunks(seed: number): Uint8Array {
+  const rows = Array.from({ length: 120_000 }, (_, i) => `{"agent":"a${(i * seed) % 997}","tool":"s${i % 131}::t${(i * 7 + seed) % 1009}","allow":${i % 3 === 0}}`);
+  return new TextEncoder().encode(`[${rows.join(',')}]`);
+}
+
+describe('chunks', () => {
+  it('end where the content says: past the minimum size, never past the maximum, the last at the end of the input', () => {
+    const input = manyChunks(3);
+    const ends = chunkEnds(input);
+    expect(ends.at(-1)).toBe(input.length);
+    ends.forEach((end, i) => {
+      const size = end - (i === 0 ? 0 : ends[i - 1]!);
+      if (i < ends.length - 1) expect(size).toBeGreaterThanOrEqual(CHUNKING.minBytes);
+      expect(size).toBeLessThanOrEqual(CHUNKING.maxBytes);
+    });
+    expect(chunkEnds(new Uint8Array(10))).toEqual([10]);
+    expect(chunkEnds(new Uint8Array(0))).toEqual([]);
+  });
+
+  it('reused from a previous member give the bytes of compressing afresh, and an edit in the middle deflates only the chunks around it', () => {
+    const before = manyChunks(5);
+    const first = gzipInChunks(before);
+    const at = Math.floor(before.length / 2);
+    const insert = new TextEncoder().encode('"edited":1,');
+    const after = new Uint8Array(before.length + insert.length);
+    after.set(before.subarray(0, at));
+    after.set(insert, at);
+    after.set(before.subarray(at), at + insert.length);
+    const reused = gzipInChunks(after, chunkIndex(first.chunks));
+    expect(Buffer.from(reused.bytes).equals(Buffer.from(gzipInChunks(after).bytes))).toBe(true);
+    expect(gunzipSync(reused.bytes).equals(after)).toBe(true);
+    const known = new Set(first.chunks.map((c) => c.digest));
+    expect(reused.chunks.filter((c) => !known.has(c.digest)).length).toBeLessThanOrEqual(2);
+    expect(reused.chunks.length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -6,6 +6,7 @@
 // The build goes to a private folder and is swapped into place, so a concurrent build or a
 // process running dist/ never sees a half-written tree.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,6 +52,7 @@ try {
   writeFileSync(join(staged, 'parse', PRECOMPILED_FILE), standaloneValidatorsSource(schemas));
 
   await bundleCli(staged);
+  writeFileSync(join(staged, 'build-id.txt'), `${buildDigest(staged)}\n`);
 
   swapInto(staged, dist, join(work, 'previous'));
 } catch (e) {
@@ -105,6 +107,23 @@ function sourceLocationsKept(tree, outdir) {
       });
     },
   };
+}
+
+/**
+ * A digest of every file the build wrote: a run's caches (decide's compiled-policy certificates)
+ * are keyed on it, so no entry made by one build is trusted by another.
+ */
+function buildDigest(tree) {
+  const h = createHash('sha256');
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(`${relative(tree, p)}\0`).update(readFileSync(p)).update('\0');
+    }
+  };
+  walk(tree);
+  return h.digest('hex');
 }
 
 function* assetsUnder(dir) {

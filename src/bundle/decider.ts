@@ -2,40 +2,94 @@
  * A bundle's own enforcement Rego evaluated against its own data, in-process: what a gateway running
  * `opa run --bundle` would answer for `data.toolgate.authz.decision`. Apart from the rest of
  * bundle/ so that `toolgate decide` loads neither signing nor inspection code.
+ *
+ * With a compiled-policy cache, the first load of a set of modules parses and compiles all of
+ * them, as OPA does when it activates the bundle, and stores a certificate under a digest of their
+ * bytes: every module parses and the whole set compiles, each module's package and the data paths
+ * it reads, and the outline of the compiled rule tree. A later load of the same modules (the data
+ * may differ) parses and compiles only the modules the decision can reach, and checks the data
+ * against the outline, so it answers and refuses as the whole policy would.
  */
+import { createHash } from 'node:crypto';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
-import { bindPolicy, RegoError, toJSON, type BoundPolicy, type RegoLimits } from '../rego/index.ts';
-import { loadBundle } from './load.ts';
+import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
+import { moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
+import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
+import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
 import { readTarball, type TarballLimits } from './read-tarball.ts';
 
 export const DECISION_ENTRYPOINT = 'data.toolgate.authz.decision';
+const DECISION_PATH = DECISION_ENTRYPOINT.split('.').slice(1);
 
 export interface BundleDecider {
   readonly revision: string | null;
+  /** Whether a cached certificate spared parsing and compiling the modules the decision cannot reach. */
+  readonly cached: boolean;
   /** The decision; `evalLimits` bound the bundle's Rego (a limit is refused naming the bundle and rule). */
   decide(agent: string, tool: string, evalLimits?: RegoLimits): unknown;
 }
+
+/** Where certificates are kept (the CLI's is a folder); values are plain JSON. */
+export interface PolicyCertificateStore {
+  /** The value stored under `key`, or undefined when there is none (or it is unreadable). */
+  get(key: string): unknown;
+  put(key: string, value: unknown): void;
+}
+
+export interface PolicyCacheOptions {
+  readonly store: PolicyCertificateStore;
+  /** Names the engine that compiled (a build digest): a different toolgate never reuses an entry. */
+  readonly engine: string;
+}
+
+interface Certificate {
+  readonly modules: readonly { readonly package: string; readonly pkg: readonly string[]; readonly deps: readonly (readonly string[])[] }[];
+  readonly rules: RuleOutline;
+}
+
+const CERTIFICATE_FORMAT = 'toolgate-policy-certificate/1';
 
 /**
  * Loads a bundle's Rego (builtin engine) with the bundle's own data, once, for many decisions: the
  * modules and data OPA's bundle loader would load (load.ts), or the refusal OPA would give.
  */
-export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz', limits?: TarballLimits): Promise<BundleDecider> {
-  const loaded = loadBundle(await readTarball(bytes, source, limits), source);
-  if (loaded.modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`, { at: [{ file: source }] });
-  const versions = new Set(loaded.modules.map((m) => m.regoVersion));
-  if (versions.size > 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle mixes rego versions 0 and 1, which the builtin engine cannot load together`, { at: [{ file: source }] });
-  let policy: BoundPolicy;
-  try {
-    // The loader parsed every module (with the same name and version) to read its package.
-    policy = bindPolicy(loaded.modules.map((m) => ({ name: m.id, text: m.text, parsed: m.parsed })), { regoVersion: [...versions][0]! });
-  } catch (e) {
-    // OPA refuses to activate a bundle whose modules do not compile.
-    if (e instanceof RegoError || e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
-    throw e;
+export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz', limits?: TarballLimits, cache?: PolicyCacheOptions): Promise<BundleDecider> {
+  const files = await readTarball(bytes, source, limits);
+  let key: string | undefined;
+  let certificate: Certificate | undefined;
+  let loaded = loadBundleWith(files, source, {
+    knownPackages: cache
+      ? (entries) => {
+          key = certificateKey(cache.engine, entries);
+          certificate = certificateFrom(cache.store.get(key), key, entries.length);
+          return certificate?.modules.map((m) => m.package);
+        }
+      : undefined,
+  });
+  const regoVersion = singleVersion(loaded.modules, source);
+  let policy: BoundPolicy | undefined;
+  let conflict: RegoError | undefined;
+  if (certificate) {
+    const reached = reachableModules(certificate.modules, DECISION_PATH);
+    policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion);
+    if (policy) conflict = outlineConflict(certificate.rules, fromJSON(loaded.data));
+    // A certificate the part contradicts is not trusted: load and compile everything, as without one.
+    else loaded = loadBundleWith(files, source, {});
   }
+  const cached = policy !== undefined;
+  if (!policy) {
+    const parsed = loaded.modules.map((m) => ({ ...m, parsed: m.parsed ?? parseModule(m.text, m.id, m.regoVersion) }));
+    // read before compiling: the compiler takes the trees over and may rewrite them
+    const deps = cache ? parsed.map((m) => moduleDataDeps(m.parsed)) : [];
+    policy = compile(parsed, regoVersion, source);
+    if (cache && key !== undefined) {
+      const fresh: Certificate = { modules: parsed.map((m, i) => ({ package: m.package, pkg: m.parsed.pkg.slice(1), deps: deps[i]! })), rules: ruleOutlineOf(policy.policy.compiled.root) };
+      cache.store.put(key, { format: CERTIFICATE_FORMAT, key, ...fresh });
+    }
+  }
+  const bound = policy;
   try {
-    policy.setData(loaded.data);
+    bound.setData(loaded.data);
   } catch (e) {
     if (e instanceof RegoError) throw toolgateErrorFromRego(e);
     throw e;
@@ -43,11 +97,13 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   const revision = loaded.manifestJSON.revision;
   return {
     revision: typeof revision === 'string' ? revision : null,
+    cached,
     decide(agent: string, tool: string, evalLimits?: RegoLimits) {
       try {
+        if (conflict) throw conflict;
         // the wall clock, as OPA's: token expiry and time.now_ns read it
         const now = BigInt(Date.now()) * 1_000_000n;
-        const v = policy.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, now, ...(evalLimits ? { limits: evalLimits } : {}) });
+        const v = bound.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, now, ...(evalLimits ? { limits: evalLimits } : {}) });
         return v === undefined ? null : toJSON(v);
       } catch (e) {
         if (e instanceof RegoError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
@@ -56,4 +112,68 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
       }
     },
   };
+}
+
+function singleVersion(modules: readonly BundleModule[], source: string): RegoVersion {
+  if (modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`, { at: [{ file: source }] });
+  const versions = new Set(modules.map((m) => m.regoVersion));
+  if (versions.size > 1) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle mixes rego versions 0 and 1, which the builtin engine cannot load together`, { at: [{ file: source }] });
+  return [...versions][0]!;
+}
+
+function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string): BoundPolicy {
+  try {
+    // Modules the loader parsed (with the same name and version) to read their package are compiled as they are.
+    return bindPolicy(
+      modules.map((m): ModuleSource => ({ name: m.id, text: m.text, ...(m.parsed ? { parsed: m.parsed } : {}) })),
+      { regoVersion },
+    );
+  } catch (e) {
+    // OPA refuses to activate a bundle whose modules do not compile.
+    if (e instanceof RegoError || e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
+    throw e;
+  }
+}
+
+/**
+ * The reachable modules compiled, or undefined if they do not compile alone (which a certificate
+ * says the whole set does): the caller then compiles the whole set, and refuses as it refuses.
+ */
+function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion): BoundPolicy | undefined {
+  try {
+    return bindPolicy(
+      modules.map((m): ModuleSource => ({ name: m.id, text: m.text })),
+      { regoVersion },
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** The digest a certificate is stored under: the engine, and each module's name, rego version and bytes, in order. */
+function certificateKey(engine: string, entries: readonly ModuleEntry[]): string {
+  const h = createHash('sha256');
+  h.update(`${CERTIFICATE_FORMAT}\n${engine}\n${entries.length}\n`);
+  for (const e of entries) {
+    h.update(`${e.entryName.length}:${e.entryName}\n${e.regoVersion}\n${e.bytes.length}\n`);
+    h.update(e.bytes);
+  }
+  return h.digest('hex');
+}
+
+/** A stored value as a certificate for `count` modules, or undefined when it is not one (a damaged entry is a miss). */
+function certificateFrom(v: unknown, key: string, count: number): Certificate | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const c = v as { format?: unknown; key?: unknown; modules?: unknown; rules?: unknown };
+  if (c.format !== CERTIFICATE_FORMAT || c.key !== key || !Array.isArray(c.modules) || c.modules.length !== count || !isRuleOutline(c.rules)) return undefined;
+  const paths = (x: unknown): x is string[][] => Array.isArray(x) && x.every(isPath);
+  for (const m of c.modules as unknown[]) {
+    const o = m as { package?: unknown; pkg?: unknown; deps?: unknown } | null;
+    if (typeof o !== 'object' || o === null || typeof o.package !== 'string' || !isPath(o.pkg) || !paths(o.deps)) return undefined;
+  }
+  return { modules: c.modules as Certificate['modules'], rules: c.rules };
+}
+
+function isPath(x: unknown): x is string[] {
+  return Array.isArray(x) && x.every((s) => typeof s === 'string');
 }

@@ -57,13 +57,33 @@ export interface LoadedModule {
   readonly parsed: Module;
 }
 
-export interface LoadedBundle {
+export interface LoadedBundle<M extends BundleModule = LoadedModule> {
   /** The `.manifest` file's first JSON value as written (`{}` when there is none). */
   readonly manifestJSON: Record<string, unknown>;
   readonly manifest: BundleManifest;
   readonly data: Record<string, unknown>;
-  readonly modules: readonly LoadedModule[];
+  readonly modules: readonly M[];
   readonly wasm: readonly { entryName: string; bytes: Uint8Array }[];
+}
+
+/** A module as the loader found it, before (or without) parsing: what a package lookup is keyed on. */
+export interface ModuleEntry {
+  readonly id: string;
+  readonly entryName: string;
+  readonly bytes: Uint8Array;
+  readonly regoVersion: RegoVersion;
+}
+
+/** A loaded module whose parse may have been skipped (its package was known). */
+export type BundleModule = Omit<LoadedModule, 'parsed'> & { readonly parsed?: Module };
+
+export interface LoadOptions {
+  /**
+   * Given every module with its rego version, the package of each (as `LoadedModule.package`) when
+   * they are already known to parse (a compiled-policy cache keyed on their bytes): parsing is then
+   * skipped. `undefined` parses them as usual.
+   */
+  readonly knownPackages?: (modules: readonly ModuleEntry[]) => readonly string[] | undefined;
 }
 
 function base(entryName: string): string {
@@ -85,6 +105,14 @@ function pathEscape(s: string): string {
 
 /** Loads a bundle's files as OPA's bundle reader does, or refuses what it refuses. */
 export function loadBundle(files: readonly TarballFile[], source: string): LoadedBundle {
+  return loadBundleWith(files, source, {}) as LoadedBundle;
+}
+
+/**
+ * loadBundle, with the packages of modules already known to parse looked up instead of parsed.
+ * The refusals are the same: a module known to parse can fail none of the checks parsing makes.
+ */
+export function loadBundleWith(files: readonly TarballFile[], source: string, options: LoadOptions): LoadedBundle<BundleModule> {
   const data: Record<string, unknown> = {};
   const pending: { f: TarballFile; w: Where }[] = [];
   const wasm: { entryName: string; bytes: Uint8Array }[] = [];
@@ -119,7 +147,8 @@ export function loadBundle(files: readonly TarballFile[], source: string): Loade
   }
   const mw: Where = { source, entry: manifestAt ?? '' };
   const manifest = decodeManifest(manifestNode, mw);
-  const modules: LoadedModule[] = pending.map(({ f, w }) => {
+  const known = options.knownPackages && knownPackagesOf(pending, manifest, options.knownPackages);
+  const modules: BundleModule[] = pending.map(({ f, w }, i) => {
     const raw = f.entryName ?? f.name;
     const version = regoVersionFor(raw, manifest, w);
     let text: string;
@@ -129,6 +158,7 @@ export function loadBundle(files: readonly TarballFile[], source: string): Loade
       refuse(w, 'rego_parse_error: illegal utf-8 character');
     }
     const id = cleanPath('/' + raw).slice(1);
+    if (known) return { id, entryName: raw, text, regoVersion: version, package: known[i]! };
     let parsed: Module;
     try {
       parsed = parseModule(text, id, version);
@@ -158,6 +188,26 @@ export function loadBundle(files: readonly TarballFile[], source: string): Loade
   const stored = underRoots(data, roots);
   const manifestJSON = manifestNode !== undefined && manifestNode.t === 'obj' ? (toJS(manifestNode) as Record<string, unknown>) : {};
   return { manifestJSON, manifest, data: stored, modules, wasm };
+}
+
+/**
+ * The known packages, or undefined when a module's rego version is refused: the usual walk then
+ * reports that refusal in its place among the parse errors, as OPA would.
+ */
+function knownPackagesOf(pending: readonly { f: TarballFile; w: Where }[], manifest: BundleManifest, lookup: NonNullable<LoadOptions['knownPackages']>): readonly string[] | undefined {
+  const entries: ModuleEntry[] = [];
+  for (const { f, w } of pending) {
+    const raw = f.entryName ?? f.name;
+    let regoVersion: RegoVersion;
+    try {
+      regoVersion = regoVersionFor(raw, manifest, w);
+    } catch {
+      return undefined;
+    }
+    entries.push({ id: cleanPath('/' + raw).slice(1), entryName: raw, bytes: f.bytes, regoVersion });
+  }
+  const packages = lookup(entries);
+  return packages !== undefined && packages.length === entries.length ? packages : undefined;
 }
 
 /** The data document of a bundle as OPA loads it: data files mounted at their folders. */

@@ -1,0 +1,180 @@
+/**
+ * decide's compiled-policy cache: a certificate stored by the first load of a set of modules lets
+ * a later load compile only what the decision reaches, and the answers and refusals stay those of
+ * the whole policy. Covers a miss then a hit, data that differs under the same modules, different
+ * modules, a damaged entry, a certificate the modules contradict, a data document conflicting with
+ * a rule the decision does not reach, and several processes writing one entry at once.
+ */
+import { describe, it, expect } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleDecider, type PolicyCacheOptions, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
+import { folderStore } from '../../../src/cli/policy-cache.ts';
+import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { REPO, TOOLGATE } from '../../helpers/processes.ts';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+function memoryStore(): PolicyCertificateStore & { entries: Map<string, unknown> } {
+  const entries = new Map<string, unknown>();
+  return { entries, get: (k) => (entries.has(k) ? structuredClone(entries.get(k)) : undefined), put: (k, v) => void entries.set(k, structuredClone(v)) };
+}
+
+const cacheOf = (store: PolicyCertificateStore, engine = 'test'): PolicyCacheOptions => ({ store, engine });
+
+async function compiled(example: string, profile: string): Promise<{ bytes: Uint8Array; agents: string[]; tools: string[] }> {
+  const out = mkdtempSync(join(tmpdir(), 'toolgate-decide-cache-'));
+  const r = await runCli(['compile', '--example', example, '--profile', profile, '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
+  expect(r.code, r.stderr).toBe(0);
+  const bundle = JSON.parse(readFileSync(join(out, 'policy-bundle.json'), 'utf8'));
+  return { bytes: readFileSync(join(out, 'bundle.tar.gz')), agents: [...Object.keys(bundle.agents), 'nobody'], tools: [...bundle.tools.map((t: { tool_key: string }) => t.tool_key), 'nowhere::nothing'] };
+}
+
+async function refusal(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return { code: (e as { code?: string }).code, message: (e as Error).message };
+  }
+  return 'no refusal';
+}
+
+async function decision(p: Promise<{ decide(a: string, t: string): unknown }>): Promise<unknown> {
+  try {
+    return (await p).decide('a', 't');
+  } catch (e) {
+    return { code: (e as { code?: string }).code, message: (e as Error).message };
+  }
+}
+
+/** A bundle of the authz module (deciding from data.toolgate.x) and a module of another package. */
+function smallBundle(other: string, data: unknown): Promise<Uint8Array> {
+  return emitTarGz([
+    { name: '.manifest', bytes: enc(JSON.stringify({ revision: 'r1', roots: ['toolgate'] })) },
+    { name: 'toolgate/authz/authz.rego', bytes: enc('package toolgate.authz\n\ndecision := {"allow": data.toolgate.x == input.agent, "via": helper}\n\nhelper := data.toolgate.lib.k\n') },
+    { name: 'toolgate/lib/lib.rego', bytes: enc('package toolgate.lib\n\nk := "lib"\n') },
+    { name: 'toolgate/other/other.rego', bytes: enc(other) },
+    { name: 'toolgate/data.json', bytes: enc(JSON.stringify(data)) },
+  ]);
+}
+
+describe('decide with a compiled-policy cache', () => {
+  it.each(['quickstart', 'fleet'])('on the %s bundle: a miss stores a certificate, a hit answers every pair as the whole policy does', async (example) => {
+    const { bytes, agents, tools } = await compiled(example, 'strict');
+    const store = memoryStore();
+    const plain = await bundleDecider(bytes);
+    const first = await bundleDecider(bytes, 'b', undefined, cacheOf(store));
+    expect(first.cached).toBe(false);
+    expect(store.entries.size).toBe(1);
+    const second = await bundleDecider(bytes, 'b', undefined, cacheOf(store));
+    expect(second.cached).toBe(true);
+    expect(second.revision).toBe(plain.revision);
+    for (const agent of agents) for (const tool of tools) expect(second.decide(agent, tool), `${agent} ${tool}`).toEqual(plain.decide(agent, tool));
+  });
+
+  it('the same modules with other data hit, and answer from their own data; other modules miss', async () => {
+    const store = memoryStore();
+    const strict = await compiled('quickstart', 'strict');
+    const explore = await compiled('quickstart', 'explore');
+    await bundleDecider(strict.bytes, 'b', undefined, cacheOf(store));
+    const hit = await bundleDecider(explore.bytes, 'b', undefined, cacheOf(store));
+    expect(hit.cached).toBe(true);
+    expect(hit.decide('ci-bot', 'git::git_show')).toEqual((await bundleDecider(explore.bytes)).decide('ci-bot', 'git::git_show'));
+    expect((hit.decide('ci-bot', 'git::git_show') as { profile: string }).profile).toBe('explore');
+    const other = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    expect((await bundleDecider(other, 'b', undefined, cacheOf(store))).cached).toBe(false);
+    // another engine never reads this one's entries
+    expect((await bundleDecider(strict.bytes, 'b', undefined, cacheOf(store, 'another build'))).cached).toBe(false);
+  });
+
+  it('compiles only what the decision reaches, and still refuses data filling a rule it does not reach, as the whole policy does', async () => {
+    const store = memoryStore();
+    const first = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    expect(await decision(bundleDecider(first, 'b', undefined, cacheOf(store)))).toEqual({ allow: true, via: 'lib' });
+    // same modules, data that fills data.toolgate.other.q, a rule of a module the decision does not reach
+    const conflicting = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a', other: { q: 2 } });
+    const hit = await bundleDecider(conflicting, 'b', undefined, cacheOf(store));
+    expect(hit.cached).toBe(true);
+    const want = await decision(bundleDecider(conflicting));
+    expect(want).toMatchObject({ message: expect.stringContaining('conflicting rule for data path toolgate/other/q') });
+    expect(await decision(Promise.resolve(hit))).toEqual(want);
+  });
+
+  it('a module that does not compile is refused with and without the cache, and stores nothing', async () => {
+    const store = memoryStore();
+    const broken = await smallBundle('package toolgate.other\n\nq := y\n', { x: 'a' });
+    const want = await refusal(bundleDecider(broken));
+    expect(want).toMatchObject({ code: 'BUNDLE_INVALID' });
+    expect(await refusal(bundleDecider(broken, 'bundle.tar.gz', undefined, cacheOf(store)))).toEqual(want);
+    expect(store.entries.size).toBe(0);
+  });
+
+  it('a certificate the reachable modules contradict is not trusted: the whole policy is loaded and refused as without it', async () => {
+    const good = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    const store = memoryStore();
+    await bundleDecider(good, 'b', undefined, cacheOf(store));
+    const [key, entry] = [...store.entries][0]!;
+    // the same certificate handed out for a bundle whose decision module does not compile
+    const bad = await emitTarGz([
+      { name: '.manifest', bytes: enc(JSON.stringify({ revision: 'r1', roots: ['toolgate'] })) },
+      { name: 'toolgate/authz/authz.rego', bytes: enc('package toolgate.authz\n\ndecision := unknown_fn(1)\n') },
+      { name: 'toolgate/lib/lib.rego', bytes: enc('package toolgate.lib\n\nk := "lib"\n') },
+      { name: 'toolgate/other/other.rego', bytes: enc('package toolgate.other\n\nq := 1\n') },
+    ]);
+    const lying: PolicyCertificateStore = { get: () => ({ ...(entry as object), key: undefined }), put: () => {} };
+    const anyKey: PolicyCertificateStore = { get: (k) => ({ ...(entry as object), key: k }), put: () => {} };
+    const want = await refusal(bundleDecider(bad));
+    expect(want).toMatchObject({ code: 'BUNDLE_INVALID' });
+    expect(await refusal(bundleDecider(bad, 'bundle.tar.gz', undefined, cacheOf(anyKey)))).toEqual(want);
+    // an entry stored under another key is not a certificate for this one
+    expect((await bundleDecider(good, 'b', undefined, cacheOf(lying))).cached).toBe(false);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('in a folder: a damaged entry reads as absent and the next run rewrites it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const store = folderStore(dir);
+    const bundle = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(false);
+    const [file] = readdirSync(dir);
+    expect(file).toMatch(/^[0-9a-f]{64}\.json$/);
+    expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(true);
+    const good = readFileSync(join(dir, file!), 'utf8');
+    for (const damaged of [good.slice(0, good.length - 10), good.replace('"toolgate"', '"toolgatf"'), 'not json', '']) {
+      writeFileSync(join(dir, file!), damaged);
+      const d = await bundleDecider(bundle, 'b', undefined, cacheOf(store));
+      expect(d.cached).toBe(false);
+      expect(d.decide('a', 't')).toEqual({ allow: true, via: 'lib' });
+      expect(readFileSync(join(dir, file!), 'utf8')).toBe(good);
+    }
+    expect(readdirSync(dir)).toEqual([file]);
+  });
+
+  it('processes deciding at once on one cache folder all answer alike and leave one whole entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const bundlePath = join(dir, 'bundle.tar.gz');
+    writeFileSync(bundlePath, await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' }));
+    const cache = join(dir, 'cache');
+    const run = () =>
+      new Promise<{ code: number | null; stdout: string }>((done) => {
+        const p = spawn(process.execPath, [TOOLGATE, 'decide', 'a', 't', '--bundle', bundlePath], { cwd: REPO, env: { PATH: process.env.PATH ?? '', TOOLGATE_CACHE_DIR: cache } });
+        let stdout = '';
+        p.stdout.on('data', (c) => (stdout += c));
+        p.on('close', (code) => done({ code, stdout }));
+      });
+    const runs = await Promise.all([run(), run(), run(), run()]);
+    for (const r of runs) {
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).decision).toEqual({ allow: true, via: 'lib' });
+    }
+    const files = readdirSync(join(cache, 'policy'));
+    expect(files).toHaveLength(1);
+    expect(folderStore(join(cache, 'policy')).get(files[0]!.replace(/\.json$/, ''))).toMatchObject({ format: 'toolgate-policy-certificate/1' });
+    const again = await run();
+    expect(JSON.parse(again.stdout).decision).toEqual({ allow: true, via: 'lib' });
+    expect(readdirSync(join(cache, 'policy'))).toEqual(files);
+  }, 60_000);
+});

@@ -1,0 +1,53 @@
+/** The data paths a module may read, and which modules a query reaches through them. */
+import { describe, it, expect } from 'vitest';
+import { parseModule } from '../../../src/rego/parser.ts';
+import { moduleDataDeps, reachableModules } from '../../../src/rego/module-deps.ts';
+
+const deps = (text: string) => moduleDataDeps(parseModule(text, 'm.rego', 'v1'));
+
+describe('moduleDataDeps', () => {
+  it('reads data imports, the constant prefix of data refs, data calls and with targets', () => {
+    const d = deps(`package a.b
+import data.x.y as z
+p := data.q.r[input.k].s if { z.f(1); data.lib.g(2) }
+w if { p with data.t.u as 1 }`);
+    for (const want of [['x', 'y'], ['q', 'r'], ['lib', 'g'], ['t', 'u']]) expect(d).toContainEqual(want);
+    expect(d).not.toContainEqual([]);
+  });
+
+  it('every other name it uses, under its own package: rules, sub-packages, calls (and harmlessly, locals)', () => {
+    const d = deps('package a.b\np if { h(3); sub.q; v := 1; v }');
+    for (const want of [['a', 'b', 'p'], ['a', 'b', 'h'], ['a', 'b', 'sub', 'q'], ['a', 'b', 'v']]) expect(d).toContainEqual(want);
+    expect(d.filter((x) => x[0] !== 'a')).toEqual([]);
+  });
+
+  it('a bare data, or a ref dynamic from its first key, reads the whole of data', () => {
+    expect(deps('package a\np if { some k in data }')).toContainEqual([]);
+    expect(deps('package a\np if { d := data; d.x }')).toContainEqual([]);
+    expect(deps('package a\np if { data[input.k] }')).toContainEqual([]);
+    expect(deps('package a\np if { data.m[input.k] }')).not.toContainEqual([]);
+  });
+
+  it('inside else branches and comprehensions too', () => {
+    expect(deps('package a\np := 1 if { false } else := x if { x := [v | v := data.m[_]] }')).toContainEqual(['m']);
+  });
+});
+
+describe('reachableModules', () => {
+  const mods = [
+    { pkg: ['toolgate', 'authz'], deps: [['toolgate', 'agents'], ['toolgate', 'lib', 'f'], ['toolgate', 'authz', 'x']] },
+    { pkg: ['toolgate', 'lib'], deps: [['toolgate', 'helpers'], ['toolgate', 'lib', 'f']] },
+    { pkg: ['toolgate', 'helpers', 'deep'], deps: [] },
+    { pkg: ['toolgate', 'gateways', 'core'], deps: [['toolgate', 'authz']] },
+    { pkg: ['toolgate'], deps: [['toolgate', 'y']] },
+    { pkg: ['toolgate', 'authz', 'x', 'sub'], deps: [] },
+  ];
+
+  it('follows the paths each reached module reads, prefixes both ways, and not the modules that read it', () => {
+    expect(reachableModules(mods, ['toolgate', 'authz', 'decision'])).toEqual([true, true, true, false, true, true]);
+  });
+
+  it('a module reading the whole of data reaches every module', () => {
+    expect(reachableModules([{ pkg: ['a'], deps: [[]] }, { pkg: ['b'], deps: [] }], ['a', 'p'])).toEqual([true, true]);
+  });
+});

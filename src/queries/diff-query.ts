@@ -2,7 +2,7 @@
  * `diff`: the declared-vs-observed record of two connectome files over a window file (the
  * connectome diff, record schema_version 3), with its digest. The files are read in the refusal
  * order (declared graph, observed graph, window): a fault in a file that was read is DIFF_REFUSED
- * naming the side; an unreadable or oversized file keeps its own code.
+ * naming the side; an unreadable or oversized file, or a path the surface refuses, keeps its own code.
  *
  * The CLI writes the record's canonical bytes (streamed: a record of tens of MB is never held
  * whole) and may add the per-agent activity report (cli/commands/diff.ts); the MCP tool answers
@@ -22,7 +22,8 @@ function refusedAs<T>(side: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    if (e instanceof ToolgateError && e.code !== 'FILE_UNREADABLE' && e.code !== 'INPUT_TOO_LARGE') {
+    // A path the surface will not read (USAGE) is not a fault of the graph on that side.
+    if (e instanceof ToolgateError && e.code !== 'FILE_UNREADABLE' && e.code !== 'INPUT_TOO_LARGE' && e.code !== 'USAGE') {
       throw new ToolgateError('DIFF_REFUSED', `${side}: ${e.message}`, { at: e.at, details: e.details, cause: e });
     }
     throw e;

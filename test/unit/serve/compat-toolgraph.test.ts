@@ -25,10 +25,13 @@ const qualifiedKey = ajv.getSchema('preflight#/$defs/qualifiedToolKey')!;
 const profileOk = ajv.getSchema('preflight#/properties/profile')!;
 const generationOk = ajv.getSchema('preflight#/properties/graph_generation')!;
 
-// The peer README's tool list ("Tools: ..."), less audit_report (not a table query yet).
-const PEER_TOOLS = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drifted_tools', 'destructive_unsafeguarded', 'annotation_contradictions', 'rank_features', 'eligible_tools', 'selection_explain'];
+// The peer README's tool list ("Tools: ..."): all thirteen, in its order; none of toolgate's others.
+const PEER_TOOLS = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drifted_tools', 'destructive_unsafeguarded', 'annotation_contradictions', 'audit_report', 'rank_features', 'eligible_tools', 'selection_explain'];
+// What the peer stamps beside every MCP answer (ADR-0004; its selector docs cache on instance id and generation).
+const STAMP = ['graph_generation', 'graph_instance_id', 'graph_state_verified'];
+const unstamped = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !STAMP.includes(k)));
 // The peer's evidence path spelling (its preflight fixtures): (tool) -KIND-> (node) ... -GOVERNED_BY-> (policy:ID:EFFECT).
-const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))+ -GOVERNED_BY-> \(policy:[^:()]+:(DENY|ALLOW)\)$/;
+const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))* -GOVERNED_BY-> \(policy:[^:()]+:(DENY|ALLOW)\)$/;
 
 const connect = (args: string[]) => connectServe(['--compat', 'toolgraph', ...args], 'peer-consumer');
 
@@ -62,7 +65,8 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     const candidates = ['git::git_show', 'git::git_log', 'filesystem::read_file', 'no_such_tool'];
     for (const profile of ['strict', 'review', 'explore']) {
       const r = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile });
-      expect(Object.keys(r).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'profile', 'rejected']);
+      expect(Object.keys(r).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'graph_instance_id', 'graph_state_verified', 'profile', 'rejected']);
+      expect(r.graph_state_verified).toBe(true);
       expect(r).toMatchObject({ agent: 'ci-bot', agent_found: true, profile });
       expect(profileOk(r.profile)).toBe(true);
       expect(generationOk(r.graph_generation), JSON.stringify(r.graph_generation)).toBe(true);
@@ -101,19 +105,69 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
 
   it('the CLI with --compat toolgraph prints the same answer, without graph_generation', async () => {
     const candidates = ['git::git_show', 'git::git_log', 'filesystem::read_file'];
-    const { graph_generation: _g, ...mcp } = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile: 'review' });
+    const mcp = unstamped(await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile: 'review' }));
     const c = await runCli(['eligible-tools', 'ci-bot', ...candidates, '--profile', 'review', '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO });
     expect(c.code, c.stderr).toBe(0);
     expect(c.json()).toEqual(mcp);
-    const { graph_generation: _h, ...rank } = await call(client, 'rank_features', { agent: 'ci-bot', candidates });
+    const rank = unstamped(await call(client, 'rank_features', { agent: 'ci-bot', candidates }));
     expect((await runCli(['rank-features', 'ci-bot', ...candidates, '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO })).json()).toEqual(rank);
     expect((await runCli(['rank-features', 'ci-bot', 'git::git_log', '--compat', 'other', '--example', 'quickstart'], { cwd: REPO })).code).toBe(2);
+  });
+
+  it('audit_report answers as the peer: include_grants, status and blocking_findings, unwrapped and stamped, peer path strings', async () => {
+    const { tools } = await client.listTools();
+    const tool = tools.find((t) => t.name === 'audit_report')!;
+    expect(Object.keys(tool.inputSchema.properties!)).toEqual(['include_grants']);
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    for (const include_grants of [false, true]) {
+      const r = await call(client, 'audit_report', { include_grants });
+      for (const k of ['status', 'blocking_findings', 'counts', 'audits', 'exposure', 'notices', ...STAMP]) expect(r, k).toHaveProperty(k);
+      expect(r.graph_state_verified).toBe(true);
+      expect(generationOk(r.graph_generation)).toBe(true);
+      expect(['pass', 'warn', 'fail']).toContain(r.status);
+      // The quickstart's ci-bot reaches the .env DENY policy: a blocking violation, so the gate fails.
+      expect(r.status).toBe('fail');
+      expect(r.blocking_findings.length).toBeGreaterThan(0);
+      for (const f of r.blocking_findings) if (f.code === 'DENY_VIOLATION') expect(f.path).toMatch(PEER_PATH);
+      for (const e of r.exposure) for (const p of e.deny_paths) expect(p.path).toMatch(PEER_PATH);
+      const c = await runCli(['audit-report', ...(include_grants ? ['--include-grants'] : []), '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO });
+      expect(c.code, c.stderr).toBe(0);
+      expect(c.json()).toEqual(unstamped(r));
+    }
+    const grants = await call(client, 'audit_report', { include_grants: true });
+    const without = await call(client, 'audit_report', {});
+    expect(grants.audits['unbacked-edges'].count).toBeGreaterThanOrEqual(without.audits['unbacked-edges'].count);
   });
 
   it('the generation is the same integer while the estate is unchanged', async () => {
     const a = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log'] });
     const b = await call(client, 'rank_features', { agent: 'ci-bot', candidates: ['git::git_log'] });
     expect(b.graph_generation).toBe(a.graph_generation);
+  });
+});
+
+describe('toolgate serve --compat toolgraph (stdio) on the fleet', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(['--example', 'fleet']);
+  }, 30_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it("lists the peer's thirteen tools; audit_report and eligible_tools answer in its shape, as the CLI does", async () => {
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(PEER_TOOLS);
+    const r = await call(client, 'audit_report', {});
+    expect(r.graph_state_verified).toBe(true);
+    expect(['pass', 'warn', 'fail']).toContain(r.status);
+    expect(r.status === 'fail').toBe(r.blocking_findings.length > 0);
+    for (const f of r.blocking_findings) if (f.code === 'DENY_VIOLATION') expect(f.path).toMatch(PEER_PATH);
+    expect((await runCli(['audit-report', '--compat', 'toolgraph', '--example', 'fleet'], { cwd: REPO })).json()).toEqual(unstamped(r));
+    const agent = r.exposure[0].agent as string;
+    const e = await call(client, 'eligible_tools', { agent });
+    expect(Object.keys(e).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'graph_instance_id', 'graph_state_verified', 'profile', 'rejected']);
+    for (const k of e.eligible) expect(qualifiedKey(k), k).toBe(true);
+    for (const row of e.rejected) expect(rejectedRow(row), JSON.stringify(rejectedRow.errors)).toBe(true);
   });
 });
 

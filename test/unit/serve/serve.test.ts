@@ -49,9 +49,14 @@ describe('toolgate serve (stdio) on the quickstart', () => {
       'drift',
       'destructive_unsafeguarded',
       'annotation_contradictions',
+      'audit_report',
       'rank_features',
       'eligible_tools',
       'selection_explain',
+      'preflight',
+      'control_preflight',
+      'visible_tools',
+      'review_candidates',
       'diff',
     ]);
     for (const t of tools) {

@@ -4,18 +4,102 @@
 // Runs the CLI bundled from the compiled dist/ (built by `npm run build`, which `npm ci` and
 // `npm pack` run as prepare): a handful of files to load instead of a hundred modules. A dist/
 // built before the bundle existed still runs, unbundled.
+//
+// `decide` runs from a CommonJS bundle compiled with V8's code cache, kept in the cache folder
+// decide's compiled-policy certificates use (src/cli/policy-cache.ts): Node 20 caches no code of
+// ES modules, and compiling the Rego engine's source is a large part of a decision's start-up.
+//
+// Built-in modules come through process.getBuiltinModule, not import: the ES-module face of node:fs
+// reads every export, which loads its streams (measured: ~5 ms of each run).
+const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const { createRequire } = process.getBuiltinModule('node:module');
+const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
+const { fileURLToPath } = process.getBuiltinModule('node:url');
+const vm = process.getBuiltinModule('node:vm');
+
+const argv = process.argv.slice(2);
 const notFound = (e, file) => e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes(file);
-let main;
-try {
-  ({ main } = await import('../dist/cli-bundle/main.js'));
-} catch (e) {
-  if (!notFound(e, 'dist/cli-bundle/main.js')) throw e;
+
+async function esmMain() {
   try {
-    ({ main } = await import('../dist/cli/main.js'));
-  } catch (e2) {
-    if (!notFound(e2, 'dist/cli/main.js')) throw e2;
+    return (await import('../dist/cli-bundle/main.js')).main;
+  } catch (e) {
+    if (!notFound(e, 'dist/cli-bundle/main.js')) throw e;
+  }
+  try {
+    return (await import('../dist/cli/main.js')).main;
+  } catch (e) {
+    if (!notFound(e, 'dist/cli/main.js')) throw e;
     process.stderr.write("toolgate: dist/ is not built: run 'npm run build' (it needs the dev dependencies)\n");
     process.exit(70);
   }
 }
-process.exitCode = await main(process.argv.slice(2));
+
+/** The cache folder, as src/cli/policy-cache.ts finds it. */
+function cacheFolder(env) {
+  if (env.TOOLGATE_CACHE_DIR) return env.TOOLGATE_CACHE_DIR;
+  if (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)) return join(env.XDG_CACHE_HOME, 'toolgate');
+  if (env.HOME && isAbsolute(env.HOME)) return join(env.HOME, '.cache', 'toolgate');
+  return undefined;
+}
+
+/** Where this build's code cache of the decide bundle goes for this Node, or undefined for none. */
+function codeCacheFile(bundle) {
+  if (argv.includes('--no-cache')) return undefined;
+  const folder = cacheFolder(process.env);
+  let build;
+  try {
+    build = readFileSync(join(dirname(bundle), '..', 'build-id.txt'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  if (folder === undefined || !/^[0-9a-f]{64}$/.test(build)) return undefined;
+  return join(folder, 'v8', `decide-${build}-${process.version}-${process.arch}.bin`);
+}
+
+/** main() of the decide bundle, and a function that stores its code cache once it has run; undefined without the bundle. */
+function decideMain() {
+  const bundle = fileURLToPath(new URL('../dist/cli-bundle/decide.cjs', import.meta.url));
+  let source;
+  try {
+    source = readFileSync(bundle, 'utf8');
+  } catch (e) {
+    if (e?.code === 'ENOENT') return undefined;
+    throw e;
+  }
+  const cacheFile = codeCacheFile(bundle);
+  let cachedData;
+  try {
+    if (cacheFile) cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = { exports: {} };
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  const keep = () => {
+    if (!cacheFile || (cachedData && !script.cachedDataRejected)) return;
+    // after the run, so the cache holds the functions the run compiled, not only the top level
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
+      renameSync(tmp, cacheFile);
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  };
+  return { main: module.exports.main, keep };
+}
+
+const decide = argv[0] === 'decide' ? decideMain() : undefined;
+if (decide) {
+  process.exitCode = await decide.main(argv);
+  decide.keep();
+} else {
+  process.exitCode = await (await esmMain())(argv);
+}

@@ -23,6 +23,9 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const dist = join(root, 'dist');
 /** Where, inside dist/, the bundled CLI goes (bin/toolgate.mjs runs it). */
 const BUNDLE_FOLDER = 'cli-bundle';
+/** The CommonJS bundle bin/toolgate.mjs runs `decide` from, and the name its banner gives its own URL. */
+const DECIDE_BUNDLE = 'decide.cjs';
+const BUNDLE_URL = '__toolgateBundleUrl';
 
 if (!existsSync(tsc)) {
   // `npm ci --omit=dev` on a clone: the compiler is a dev dependency. Do not fail the install; the
@@ -68,33 +71,57 @@ try {
  * (measured: most of a short command's start-up). Each command stays a chunk of its own, loaded
  * only when it runs; packages under node_modules stay outside the bundle. The library (dist/index.js)
  * is not bundled.
+ *
+ * `decide` also gets a CommonJS bundle of its own (decide.cjs), which the bin compiles with V8's
+ * code cache: Node 20 has no code cache for ES modules, and compiling the Rego engine's source is
+ * a large part of a decision's start-up. The other commands stay outside it (they are never run
+ * through it).
  */
 async function bundleCli(tree) {
   const { build } = await import('esbuild');
   const outdir = join(tree, BUNDLE_FOLDER);
+  const common = { bundle: true, platform: 'node', target: 'node20', packages: 'external', legalComments: 'none', logLevel: 'warning' };
   await build({
+    ...common,
     entryPoints: { main: join(tree, 'cli', 'main.js') },
     outdir,
-    bundle: true,
     splitting: true,
     format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
     chunkNames: 'chunk-[hash]',
-    legalComments: 'none',
-    logLevel: 'warning',
-    plugins: [sourceLocationsKept(tree, outdir)],
+    plugins: [sourceLocationsKept(tree, outdir, 'import.meta.url')],
   });
+  await build({
+    ...common,
+    entryPoints: [join(tree, 'cli', 'main.js')],
+    outfile: join(outdir, DECIDE_BUNDLE),
+    format: 'cjs',
+    banner: { js: `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
+    plugins: [otherCommandsOutside(tree, outdir), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
+  });
+}
+
+/** In the decide bundle, every command but decide is imported at run time from the compiled tree. */
+function otherCommandsOutside(tree, outdir) {
+  return {
+    name: 'other-commands-outside',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/commands\/.*\.js$/ }, (args) => {
+        const file = join(args.resolveDir, args.path);
+        if (relative(tree, file) === join('cli', 'commands', 'decide.js')) return undefined;
+        return { path: relative(outdir, file).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
+      });
+    },
+  };
 }
 
 /**
  * Code that finds files beside itself (the vendored OPA capabilities, the shipped Rego, the
- * precompiled validators, packages through createRequire) uses import.meta.url; in a chunk that
- * URL would name the chunk. Each use is rewritten to the URL of the compiled file it came from,
- * relative to the chunk folder, so the bundle finds what the unbundled tree finds.
+ * precompiled validators, packages through createRequire) uses import.meta.url; in a bundle that
+ * URL would name the bundle. Each use is rewritten to the URL of the compiled file it came from,
+ * relative to the bundle folder (`base` is the bundle's own URL), so the bundle finds what the
+ * unbundled tree finds.
  */
-function sourceLocationsKept(tree, outdir) {
+function sourceLocationsKept(tree, outdir, base) {
   return {
     name: 'source-locations-kept',
     setup(b) {
@@ -103,7 +130,7 @@ function sourceLocationsKept(tree, outdir) {
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
         const from = relative(outdir, args.path).split(sep).join('/');
-        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(from)}, import.meta.url).href`), loader: 'js' };
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(from)}, ${base}).href`), loader: 'js' };
       });
     },
   };

@@ -11,7 +11,7 @@
 //
 // Built-in modules come through process.getBuiltinModule, not import: the ES-module face of node:fs
 // reads every export, which loads its streams (measured: ~5 ms of each run).
-const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } = process.getBuiltinModule('node:fs');
 const { createRequire } = process.getBuiltinModule('node:module');
 const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
@@ -96,9 +96,41 @@ function decideMain() {
   return { main: module.exports.main, keep };
 }
 
+/**
+ * The CLI's io (src/cli/main.ts defaultIo) writing with fs.writeSync: creating process.stdout and
+ * process.stderr loads the stream machinery (measured: a few ms of a decision), and decide writes
+ * one small JSON document. A pipe that would block falls back to the stream.
+ */
+function directIo() {
+  const tty = process.getBuiltinModule('node:tty');
+  const writer = (fd, stream) => (text) => {
+    const bytes = Buffer.from(text, 'utf8');
+    let off = 0;
+    try {
+      while (off < bytes.length) off += writeSync(fd, bytes, off);
+    } catch (e) {
+      if (e?.code === 'EAGAIN') stream().write(bytes.subarray(off));
+      else if (e?.code !== 'EPIPE') throw e;
+    }
+  };
+  return {
+    stdout: writer(1, () => process.stdout),
+    stderr: writer(2, () => process.stderr),
+    cwd: process.cwd(),
+    env: process.env,
+    ...(tty.isatty(2) ? { stderrTTY: { columns: process.stderr.columns || 80 } } : {}),
+    stdin: async () => {
+      if (tty.isatty(0)) return '';
+      const chunks = [];
+      for await (const c of process.stdin) chunks.push(c);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
 const decide = argv[0] === 'decide' ? decideMain() : undefined;
 if (decide) {
-  process.exitCode = await decide.main(argv);
+  process.exitCode = await decide.main(argv, directIo());
   decide.keep();
 } else {
   process.exitCode = await (await esmMain())(argv);

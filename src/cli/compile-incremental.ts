@@ -1,10 +1,13 @@
 /**
  * The file and terminal side of `compile --incremental` and `compile --watch`: reading the state a
- * previous compile kept in --out (src/compile/incremental/state-file.ts), saying why a compile is
- * full when it is, and telling a person what a recompile changed.
+ * previous compile kept in --out (src/compile/incremental/state-file.ts) with the tarball beside it,
+ * taking the previous policy bundle's record from the state when the bundle is the one it was kept
+ * with, saying why a compile is full when it is, and telling a person what a recompile changed.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { digestHex } from '../canonical/digest.ts';
+import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
@@ -31,12 +34,31 @@ export function readKeptState(outDir: string, io: CliIo): CompileState | undefin
     io.stderr(`toolgate: full compile: no compile state in ${outDir}\n`);
     return undefined;
   }
-  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces));
+  const tarball = join(outDir, 'bundle.tar.gz');
+  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces), existsSync(tarball) ? readBytesFile(tarball) : undefined);
   if ('refused' in read) {
     io.stderr(`toolgate: full compile: ${read.refused}\n`);
     return undefined;
   }
   return read.state;
+}
+
+/**
+ * What the policy bundle in `outDir` records (graph_state, input digests, created_at, its tools),
+ * read off the kept state instead of parsing the bundle, which at scale is tens of megabytes: only
+ * when the bundle is in the toolgate format and is, byte for byte (SHA-256), the one the state was
+ * kept with. Otherwise undefined, and the caller reads the bundle.
+ */
+export function previousFromState(outDir: string, state: CompileState): (PreviousState & { tools: string[] }) | undefined {
+  const path = join(outDir, 'policy-bundle.json');
+  if (state.artifacts.format !== 'toolgate' || !existsSync(path)) return undefined;
+  if (digestHex(readBytesFile(path)) !== state.artifacts.policy_bundle_sha256) return undefined;
+  return {
+    graph_state: state.graph_state,
+    digests: { governance_digest: state.governance_digest, catalog_digest: state.catalog_digest, connectome_digest: state.connectome_digest },
+    created_at: state.artifacts.created_at,
+    tools: [...state.tools.keys()],
+  };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

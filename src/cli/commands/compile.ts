@@ -22,7 +22,7 @@ import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
-import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, readKeptState, summaryText } from '../compile-incremental.ts';
+import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
 
@@ -115,10 +115,10 @@ export const compileCommand: Command = {
       const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
       // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
       recoverArtifactSet(outDir, pause ? { pause } : {});
-      const recorded = previousState(outDir, io);
+      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
+      const recorded = (start && previousFromState(outDir, start)) ?? previousState(outDir, io);
       // SOURCE_DATE_EPOCH wins: the previous artifact's created_at is kept only when it is not set.
       const previous = recorded && createdAtPinned(io.env) ? (({ created_at: _, ...rest }) => rest)(recorded) : recorded;
-      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
       const hostGraphText = values['host-graph'] !== undefined ? readTextFile(resolve(io.cwd, values['host-graph'])) : '';
       const connectomeOf = (signedGraph?: Graph) =>
         connectomeArtifacts(estate.catalog, {

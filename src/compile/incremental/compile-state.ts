@@ -2,14 +2,17 @@
  * What a compile keeps so the next one recomputes only what a changed input touches: per exposed
  * tool its contract digest and its three encoded entries, per granted tool what its decisions
  * read, per agent what its decisions read and its two encoded decision maps, and the encoded
- * connectome edges. Everything here is a function of the inputs (no times, no paths), so the state
- * a recompile leaves is the state a full compile of the same inputs leaves.
+ * connectome edges; and what the next compile would otherwise read back from the artifacts (the
+ * policy bundle's created_at and digest, the tarball's gzip chunks). Everything here is a function
+ * of the inputs and the compile's options (no paths), so the state a recompile leaves is the state
+ * a full compile of the same inputs leaves.
  */
 import type { GraphState, Profile } from '../../governance/types.ts';
+import type { DeflatedChunk } from '../../emit/gzip.ts';
 import type { MemoNode } from './canonical-memo.ts';
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
-export const COMPILE_STATE_VERSION = 1;
+export const COMPILE_STATE_VERSION = 2;
 
 export interface ToolPieces {
   /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged. */
@@ -32,6 +35,15 @@ export interface AgentPieces {
   readonly data: string;
 }
 
+export interface KeptArtifacts {
+  readonly format: 'toolgate' | 'toolgraph-v1';
+  /** The policy bundle's created_at. */
+  readonly created_at: string;
+  /** SHA-256 (hex) of policy-bundle.json and of bundle.tar.gz as this compile wrote them. */
+  readonly policy_bundle_sha256: string;
+  readonly tarball_sha256: string;
+}
+
 export interface CompileState {
   readonly version: typeof COMPILE_STATE_VERSION;
   readonly profile: Profile;
@@ -46,6 +58,13 @@ export interface CompileState {
   readonly agents: ReadonlyMap<string, AgentPieces>;
   /** Canonical text of the connectome edge list. */
   readonly edges: string;
+  /** What a later compile reads of the artifacts beside the state, so it need not parse them. */
+  readonly artifacts: KeptArtifacts;
+  /**
+   * The gzip chunks of bundle.tar.gz (src/emit/gzip.ts), for the next tarball to copy; a state read
+   * from its files has them only when the bundle.tar.gz beside it is the one it was kept with.
+   */
+  readonly tarball_chunks: readonly DeflatedChunk[];
   /** Member texts of the manifest and catalog; kept in memory only (a state file starts without them). */
   readonly manifest_memo?: MemoNode;
   readonly catalog_memo?: MemoNode;

@@ -10,19 +10,33 @@
 import type { Estate } from '../../governance/estate.ts';
 import { cmp } from '../../governance/estate.ts';
 
-function bindingsOf(estate: Estate, target: string): unknown[] {
-  return (estate.bindingsByTarget.get(target) ?? []).map((b) => {
-    const p = estate.policies.get(b.policy);
-    return [b.target_kind, b.policy, p?.effect ?? null, p?.scope ?? null, b.provenance ?? null];
-  });
+/** The bindings on each target as JSON text, each target's written once however many rows name it. */
+function bindingsTexts(estate: Estate): (target: string) => string {
+  const texts = new Map<string, string>();
+  return (target) => {
+    let text = texts.get(target);
+    if (text === undefined) {
+      const rows = (estate.bindingsByTarget.get(target) ?? []).map((b) => {
+        const p = estate.policies.get(b.policy);
+        return [b.target_kind, b.policy, p?.effect ?? null, p?.scope ?? null, b.provenance ?? null];
+      });
+      texts.set(target, (text = JSON.stringify(rows)));
+    }
+    return text;
+  };
 }
 
-/** The tool's part, for every tool some agent is granted. */
+/**
+ * The tool's part, for every tool some agent is granted: the JSON text of
+ * `[exposed, bindings on the tool, [[resource, mode, provenance, bindings on the resource], ...]]`.
+ */
 export function toolDecisionInputs(estate: Estate): Map<string, string> {
   const out = new Map<string, string>();
+  const bindings = bindingsTexts(estate);
+  const q = (v: unknown) => JSON.stringify(v ?? null);
   for (const key of estate.grantsByTool.keys()) {
-    const access = (estate.accessByTool.get(key) ?? []).map((a) => [a.resource, a.mode, a.provenance ?? null, bindingsOf(estate, a.resource)]);
-    out.set(key, JSON.stringify([estate.tools.get(key)?.exposed ?? false, bindingsOf(estate, key), access]));
+    const access = (estate.accessByTool.get(key) ?? []).map((a) => `[${q(a.resource)},${q(a.mode)},${q(a.provenance)},${bindings(a.resource)}]`);
+    out.set(key, `[${q(estate.tools.get(key)?.exposed ?? false)},${bindings(key)},[${access.join(',')}]]`);
   }
   return out;
 }

@@ -11,7 +11,8 @@ import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/
 import { digestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
-import { emitTarGz } from '../../emit/opa-tarball.ts';
+import { emitTarGzInChunks } from '../../emit/opa-tarball.ts';
+import { chunkIndex } from '../../emit/gzip.ts';
 import { decide, type AgentDecisions } from '../decisions.ts';
 import { agentsObjectText, bundleAgentText, dataAgentText } from '../decisions-json.ts';
 import { compileDataDocument, DATA_ROOT, toolDocument } from '../data-document.ts';
@@ -177,14 +178,16 @@ export async function recompileEstate(previous: CompileState | undefined, estate
   };
   const tarFiles = [{ name: '.manifest', bytes: jsonFileBytes(manifest) }, ...content];
   if (options.signBundle) tarFiles.push({ name: '.signatures.json', bytes: await options.signBundle(tarFiles) });
-  const tarball = await emitTarGz(tarFiles);
+  // Chunks of the previous tarball with the same bytes are copied, not deflated again.
+  const tarball = await emitTarGzInChunks(tarFiles, prev && prev.tarball_chunks.length > 0 ? chunkIndex(prev.tarball_chunks) : undefined);
 
   const files: CompiledArtifact[] = [
     { name: 'policy-bundle.json', bytes: jsonFileBytes(bundle) },
     { name: 'data.json', bytes: dataBytes },
-    { name: 'bundle.tar.gz', bytes: tarball },
+    { name: 'bundle.tar.gz', bytes: tarball.bytes },
     ...(options.connectome?.files ?? []),
   ];
+  const digestOf = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
   const state: CompileState = {
     version: COMPILE_STATE_VERSION,
     profile: options.profile,
@@ -194,15 +197,23 @@ export async function recompileEstate(previous: CompileState | undefined, estate
     decision_inputs: decisionInputs,
     agents: agentPieces,
     edges,
+    artifacts: {
+      format: options.format ?? 'toolgate',
+      created_at,
+      policy_bundle_sha256: digestOf.get('policy-bundle.json')!,
+      tarball_sha256: digestOf.get('bundle.tar.gz')!,
+    },
+    tarball_chunks: tarball.chunks,
     manifest_memo: manifestText,
     catalog_memo: catalogText,
   };
   if (options.keepState) {
     const kept = stateFiles(state);
     files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
+    digestOf.set(STATE_PIECES_FILE, kept.piecesSha256);
   }
   const sums = files
-    .map((f) => `${digestHex(f.bytes)}  ${f.name}\n`)
+    .map((f) => `${digestOf.get(f.name) ?? digestHex(f.bytes)}  ${f.name}\n`)
     .sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1))
     .join('');
   files.push({ name: 'SHA256SUMS', bytes: encoder.encode(sums) });

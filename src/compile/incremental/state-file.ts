@@ -4,8 +4,15 @@
  *
  *   compile-state.json    canonical JSON: version, profile, the graph_state and input digests the
  *                         state belongs to, the SHA-256 of the pieces file, and per tool, per
- *                         granted tool and per agent the length of each of its texts
+ *                         granted tool and per agent the length of each of its texts; what the
+ *                         next compile reads of the artifacts (format, created_at, the digests of
+ *                         policy-bundle.json and bundle.tar.gz) and the tarball's gzip chunks, each
+ *                         as its digest and its compressed length
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
+ *
+ * The chunks' compressed bytes are not copied into the state: they are read from the bundle.tar.gz
+ * beside it, in order after the 10-byte gzip header, and only when that file's digest is the one
+ * recorded (otherwise the next tarball is deflated afresh, with the same bytes).
  *
  * The texts are mostly canonical JSON already; keeping them apart from the index spares escaping
  * tens of megabytes of quotes. Entries are sorted by key, so equal states give equal bytes. A state
@@ -15,7 +22,8 @@
 import { canonicalBytes } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type ToolPieces } from './compile-state.ts';
+import type { DeflatedChunk } from '../../emit/gzip.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type KeptArtifacts, type ToolPieces } from './compile-state.ts';
 
 export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';
@@ -26,8 +34,8 @@ const AGENT_FIELDS = ['inputs', 'bundle', 'data'] as const;
 
 const byKey = <V>(m: ReadonlyMap<string, V>): [string, V][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** The two files' bytes for a state. */
-export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array } {
+/** The two files' bytes for a state, with the SHA-256 (hex) of the pieces, which the index records. */
+export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array; piecesSha256: string } {
   const texts: string[] = [];
   const take = (s: string) => (texts.push(s), s.length);
   const tools = byKey(state.tools).map(([k, t]) => [k, ...TOOL_FIELDS.map((f) => take(t[f]))]);
@@ -35,6 +43,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const agents = byKey(state.agents).map(([k, a]) => [k, ...AGENT_FIELDS.map((f) => take(a[f]))]);
   const edges = take(state.edges);
   const pieces = new TextEncoder().encode(texts.join(''));
+  const piecesSha256 = digestHex(pieces);
   const index = {
     kind: STATE_KIND,
     schema_version: COMPILE_STATE_VERSION,
@@ -43,13 +52,15 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     governance_digest: state.governance_digest,
     catalog_digest: state.catalog_digest,
     connectome_digest: state.connectome_digest,
-    pieces_sha256: digestHex(pieces),
+    pieces_sha256: piecesSha256,
     tools,
     decision_inputs: inputs,
     agents,
     edges,
+    artifacts: state.artifacts,
+    tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
   };
-  return { index: canonicalBytes(index), pieces };
+  return { index: canonicalBytes(index), pieces, piecesSha256 };
 }
 
 export type StateRead = { readonly state: CompileState } | { readonly refused: string };
@@ -57,8 +68,33 @@ export type StateRead = { readonly state: CompileState } | { readonly refused: s
 const isLengths = (row: unknown, n: number): row is [string, ...number[]] =>
   Array.isArray(row) && row.length === n + 1 && typeof row[0] === 'string' && row.slice(1).every((x) => Number.isSafeInteger(x) && (x as number) >= 0);
 
-/** Reads a state from its two files' bytes, or says why it cannot be used. */
-export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array): StateRead {
+const GZIP_HEADER_BYTES = 10;
+
+/** The chunks as `tarball` holds them, or none when it is not the tarball the index was kept with. */
+function chunksFrom(rows: readonly [string, number][], artifacts: KeptArtifacts, tarball: Uint8Array | undefined): DeflatedChunk[] {
+  if (tarball === undefined || digestHex(tarball) !== artifacts.tarball_sha256) return [];
+  const out: DeflatedChunk[] = [];
+  let at = GZIP_HEADER_BYTES;
+  for (const [digest, length] of rows) {
+    if (at + length > tarball.length) return [];
+    out.push({ digest, deflated: tarball.subarray(at, (at += length)) });
+  }
+  return out;
+}
+
+const isArtifacts = (v: unknown): v is KeptArtifacts => {
+  const a = v as Record<string, unknown> | null;
+  return (
+    typeof a === 'object' && a !== null && (a.format === 'toolgate' || a.format === 'toolgraph-v1') &&
+    typeof a.created_at === 'string' && typeof a.policy_bundle_sha256 === 'string' && typeof a.tarball_sha256 === 'string'
+  );
+};
+
+/**
+ * Reads a state from its two files' bytes, or says why it cannot be used; `tarball` is the
+ * bundle.tar.gz beside them, whose gzip chunks the next tarball may copy.
+ */
+export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, tarball?: Uint8Array): StateRead {
   let index: Record<string, unknown>;
   try {
     index = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(indexBytes)) as Record<string, unknown>;
@@ -80,7 +116,9 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array):
     Array.isArray(index.tools) && index.tools.every((r) => isLengths(r, TOOL_FIELDS.length)) &&
     Array.isArray(index.decision_inputs) && index.decision_inputs.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.agents) && index.agents.every((r) => isLengths(r, AGENT_FIELDS.length)) &&
-    Number.isSafeInteger(index.edges);
+    Number.isSafeInteger(index.edges) &&
+    isArtifacts(index.artifacts) &&
+    Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1));
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
 
   const text = new TextDecoder('utf-8').decode(piecesBytes);
@@ -110,6 +148,8 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array):
       decision_inputs: decisionInputs,
       agents,
       edges,
+      artifacts: index.artifacts as KeptArtifacts,
+      tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], index.artifacts as KeptArtifacts, tarball),
     },
   };
 }

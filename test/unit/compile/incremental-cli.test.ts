@@ -64,6 +64,20 @@ describe('toolgate compile --incremental', () => {
     expect(r.stderr).toMatch(/full compile: compile-state\.pieces does not match the digest/);
     expect(r.json().recompile.mode).toBe('full');
   });
+
+  it('reads the previous graph_state from the kept state only while policy-bundle.json is the one it was kept with', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    expect((await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV })).code).toBe(0);
+    const generation = join(e.dir, readdirSync(e.dir).find((f) => f.startsWith('.out.tg-gen-'))!);
+    const bundlePath = join(generation, 'policy-bundle.json');
+    writeFileSync(bundlePath, readFileSync(bundlePath, 'utf8').replace('"generation":1', '"generation":5'));
+    regrant(e.manifest);
+    const r = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().recompile).toMatchObject({ mode: 'full', reason: expect.stringMatching(/does not match the artifacts beside it/) });
+    expect(r.json().graph_state.generation).toBe(6);
+  });
 });
 
 describe('toolgate compile --watch', () => {

@@ -7,7 +7,7 @@ import { compileEstate, type EstateCompileOptions, type CompileResult } from '..
 import { recompileEstate, stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/compile/enforcement-rego.ts';
-import type { CompileState } from '../../../src/compile/incremental/compile-state.ts';
+import { COMPILE_STATE_VERSION, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
 
@@ -119,6 +119,10 @@ function estateOf(model: Model) {
   return buildEstate(parseManifest('governance.json', JSON.stringify(model.manifest)), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
 }
 
+function tarballOf(r: CompileResult): Uint8Array {
+  return r.files.find((f) => f.name === 'bundle.tar.gz')!.bytes;
+}
+
 function filesOf(r: CompileResult): Record<string, string> {
   return Object.fromEntries(r.files.map((f) => [f.name, Buffer.from(f.bytes).toString('base64')]));
 }
@@ -135,7 +139,7 @@ describe('recompileEstate', () => {
           const options = await optionsFor(model, profile, result);
           // Every other step starts from the state as a fresh process reads it back from its files.
           const files = stateFiles(state);
-          const read = readStateFiles(files.index, files.pieces);
+          const read = readStateFiles(files.index, files.pieces, tarballOf(result));
           const from = step % 2 === 1 && 'state' in read ? read.state : state;
           const incremental = await recompileEstate(from, estate, options);
           const full = await recompileEstate(undefined, estate, options);
@@ -196,9 +200,25 @@ describe('recompileEstate', () => {
       const damaged = Uint8Array.from(files.pieces);
       damaged[0] = damaged[0]! ^ 1;
       expect(readStateFiles(files.index, damaged)).toEqual({ refused: expect.stringMatching(/does not match the digest/) });
-      const other = new TextEncoder().encode(new TextDecoder().decode(files.index).replace('"schema_version":1', '"schema_version":7'));
+      const other = new TextEncoder().encode(new TextDecoder().decode(files.index).replace(`"schema_version":${COMPILE_STATE_VERSION}`, '"schema_version":7'));
       expect(readStateFiles(other, files.pieces)).toEqual({ refused: expect.stringMatching(/version 7/) });
       expect(readStateFiles(new TextEncoder().encode('{'), files.pieces)).toEqual({ refused: expect.stringMatching(/not JSON/) });
+    });
+
+    it('take the gzip chunks from the bundle.tar.gz they were kept with, and none from another', async () => {
+      const model = baseModel();
+      const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
+      const files = stateFiles(first.state);
+      const withTarball = readStateFiles(files.index, files.pieces, tarballOf(first.result));
+      if (!('state' in withTarball)) throw new Error(withTarball.refused);
+      expect(withTarball.state.tarball_chunks.map((c) => [c.digest, Buffer.from(c.deflated).toString('base64')])).toEqual(
+        first.state.tarball_chunks.map((c) => [c.digest, Buffer.from(c.deflated).toString('base64')]),
+      );
+      expect(withTarball.state.artifacts).toEqual(first.state.artifacts);
+      const other = Uint8Array.from(tarballOf(first.result));
+      other[20] = other[20]! ^ 1;
+      const withOther = readStateFiles(files.index, files.pieces, other);
+      expect('state' in withOther && withOther.state.tarball_chunks).toEqual([]);
     });
   });
 
@@ -212,7 +232,7 @@ describe('recompileEstate', () => {
       expect(again.summary.mode).toBe('full');
       expect(filesOf(again.result)).toEqual(filesOf(await compileEstate(estateOf(model), strict)));
       const review = await optionsFor(model, 'review', first.result);
-      expect(stateRefusal({ ...first.state, version: 2 } as unknown as CompileState, review)).toMatch(/version 2/);
+      expect(stateRefusal({ ...first.state, version: COMPILE_STATE_VERSION + 1 } as unknown as CompileState, review)).toMatch(new RegExp(`version ${COMPILE_STATE_VERSION + 1}`));
       const otherArtifacts = { ...review, previous: { ...review.previous!, graph_state: { ...review.previous!.graph_state, generation: 9 } } };
       expect(stateRefusal(first.state, otherArtifacts)).toMatch(/does not match/);
       expect(stateRefusal(first.state, review)).toBeUndefined();

@@ -97,12 +97,12 @@ function decideMain() {
 }
 
 /**
- * The CLI's io (src/cli/main.ts defaultIo) writing with fs.writeSync: creating process.stdout and
- * process.stderr loads the stream machinery (measured: a few ms of a decision), and decide writes
- * one small JSON document. A pipe that would block falls back to the stream.
+ * The CLI's io (src/cli/main.ts defaultIo) for decide, writing with fs.writeSync: creating
+ * process.stdout and process.stderr, or asking node:tty whether stderr is a terminal, loads the
+ * net and stream machinery (measured: several ms of a decision), and decide writes one small JSON
+ * document, reads no stdin and draws no progress. A pipe that would block falls back to the stream.
  */
-function directIo() {
-  const tty = process.getBuiltinModule('node:tty');
+function decideIo() {
   const writer = (fd, stream) => (text) => {
     const bytes = Buffer.from(text, 'utf8');
     let off = 0;
@@ -118,9 +118,7 @@ function directIo() {
     stderr: writer(2, () => process.stderr),
     cwd: process.cwd(),
     env: process.env,
-    ...(tty.isatty(2) ? { stderrTTY: { columns: process.stderr.columns || 80 } } : {}),
     stdin: async () => {
-      if (tty.isatty(0)) return '';
       const chunks = [];
       for await (const c of process.stdin) chunks.push(c);
       return Buffer.concat(chunks).toString('utf8');
@@ -130,7 +128,7 @@ function directIo() {
 
 const decide = argv[0] === 'decide' ? decideMain() : undefined;
 if (decide) {
-  process.exitCode = await decide.main(argv, directIo());
+  process.exitCode = await decide.main(argv, decideIo());
   decide.keep();
 } else {
   process.exitCode = await (await esmMain())(argv);

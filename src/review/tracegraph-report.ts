@@ -20,6 +20,7 @@
  *
  * Pure: bytes in, a projection out.
  */
+import { credentialShape } from '../governance/credential-shape.ts';
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
@@ -67,6 +68,9 @@ export function projectCandidate(v: unknown, fail: (path: string, why: string) =
     const ok = re === null ? typeof x === 'number' && Number.isSafeInteger(x) && x >= 1 : typeof x === 'string' && re.test(x);
     if (!ok) fail(`${where}/${k}`, `must be ${what}`);
   }
+  // A run id travels into sidecars and review plans: one that looks like a secret is refused, as everywhere.
+  const secret = credentialShape(o.run_id as string);
+  if (secret !== undefined) fail(`${where}/run_id`, `is credential-shaped (${secret}); a run id must not carry a secret`);
   return { run_id: o.run_id as string, pattern_id: o.pattern_id as string, pattern_version: o.pattern_version as number, tool_key: o.tool_key as string, artifact_digest: o.artifact_digest as string };
 }
 

@@ -74,6 +74,12 @@ describe('readReviewReport', () => {
     expect(bad((v) => v.candidates.push({ ...v.candidates[0] }))).toThrow(/duplicate/);
     expect(bad((v) => (v.candidates[0].tool_key = 'board_stats'))).toThrow(/\/candidates\/0\/tool_key/);
     expect(bad((v) => (v.candidates[0].pattern_version = 0))).toThrow(/pattern_version/);
+    expect(bad((v) => (v.candidates[0].run_id = 'token=abc123'))).toThrow(/\/candidates\/\d\/run_id: is credential-shaped \(secret_assignment\)/);
+    try {
+      bad((v) => (v.candidates[0].run_id = 'token=abc123'))();
+    } catch (e: any) {
+      expect(e.message).not.toContain('abc123');
+    }
     try {
       bad((v) => (v.schema_version = 2))();
     } catch (e: any) {

@@ -5,9 +5,10 @@
 // `npm pack` run as prepare): a handful of files to load instead of a hundred modules. A dist/
 // built before the bundle existed still runs, unbundled.
 //
-// `decide` runs from a CommonJS bundle compiled with V8's code cache, kept in the cache folder
-// decide's compiled-policy certificates use (src/cli/policy-cache.ts): Node 20 caches no code of
-// ES modules, and compiling the Rego engine's source is a large part of a decision's start-up.
+// A command with a CommonJS bundle of its own (decide, check-access: see scripts/build.mjs) runs
+// from it, compiled with V8's code cache, kept in the cache folder decide's compiled-policy
+// certificates use (src/cli/policy-cache.ts): Node 20 caches no code of ES modules, and compiling
+// the engine's source is a large part of such a command's start-up.
 //
 // Built-in modules come through process.getBuiltinModule, not import: the ES-module face of node:fs
 // reads every export, which loads its streams (measured: ~5 ms of each run).
@@ -43,8 +44,8 @@ function cacheFolder(env) {
   return undefined;
 }
 
-/** Where this build's code cache of the decide bundle goes for this Node, or undefined for none. */
-function codeCacheFile(bundle) {
+/** Where this build's code cache of a command's bundle goes for this Node, or undefined for none. */
+function codeCacheFile(command, bundle) {
   if (argv.includes('--no-cache')) return undefined;
   const folder = cacheFolder(process.env);
   let build;
@@ -54,12 +55,13 @@ function codeCacheFile(bundle) {
     return undefined;
   }
   if (folder === undefined || !/^[0-9a-f]{64}$/.test(build)) return undefined;
-  return join(folder, 'v8', `decide-${build}-${process.version}-${process.arch}.bin`);
+  return join(folder, 'v8', `${command}-${build}-${process.version}-${process.arch}.bin`);
 }
 
-/** main() of the decide bundle, and a function that stores its code cache once it has run; undefined without the bundle. */
-function decideMain() {
-  const bundle = fileURLToPath(new URL('../dist/cli-bundle/decide.cjs', import.meta.url));
+/** main() of a command's own bundle, and a function that stores its code cache once it has run; undefined without one. */
+function commandBundle(command) {
+  if (!/^[a-z][a-z-]*$/.test(command ?? '')) return undefined;
+  const bundle = fileURLToPath(new URL(`../dist/cli-bundle/${command}.cjs`, import.meta.url));
   let source;
   try {
     source = readFileSync(bundle, 'utf8');
@@ -67,7 +69,7 @@ function decideMain() {
     if (e?.code === 'ENOENT') return undefined;
     throw e;
   }
-  const cacheFile = codeCacheFile(bundle);
+  const cacheFile = codeCacheFile(command, bundle);
   let cachedData;
   try {
     if (cacheFile) cachedData = readFileSync(cacheFile);
@@ -97,12 +99,12 @@ function decideMain() {
 }
 
 /**
- * The CLI's io (src/cli/main.ts defaultIo) for decide, writing with fs.writeSync: creating
- * process.stdout and process.stderr, or asking node:tty whether stderr is a terminal, loads the
- * net and stream machinery (measured: several ms of a decision), and decide writes one small JSON
- * document, reads no stdin and draws no progress. A pipe that would block falls back to the stream.
+ * The CLI's io (src/cli/main.ts defaultIo) for a bundled command, writing with fs.writeSync:
+ * creating process.stdout and process.stderr, or asking node:tty whether stderr is a terminal,
+ * loads the net and stream machinery (measured: several ms of a decision), and these commands
+ * write one small document and draw no progress. A pipe that would block falls back to the stream.
  */
-function decideIo() {
+function bundledIo() {
   const writer = (fd, stream) => (text) => {
     const bytes = Buffer.from(text, 'utf8');
     let off = 0;
@@ -126,10 +128,10 @@ function decideIo() {
   };
 }
 
-const decide = argv[0] === 'decide' ? decideMain() : undefined;
-if (decide) {
-  process.exitCode = await decide.main(argv, decideIo());
-  decide.keep();
+const bundled = commandBundle(argv[0]);
+if (bundled) {
+  process.exitCode = await bundled.main(argv, bundledIo());
+  bundled.keep();
 } else {
   process.exitCode = await (await esmMain())(argv);
 }

@@ -23,8 +23,8 @@ const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const dist = join(root, 'dist');
 /** Where, inside dist/, the bundled CLI goes (bin/toolgate.mjs runs it). */
 const BUNDLE_FOLDER = 'cli-bundle';
-/** The CommonJS bundle bin/toolgate.mjs runs `decide` from, and the name its banner gives its own URL. */
-const DECIDE_BUNDLE = 'decide.cjs';
+/** The commands bin/toolgate.mjs runs from a CommonJS bundle of their own, and the name its banner gives its URL. */
+const COMMAND_BUNDLES = ['decide', 'check-access'];
 const BUNDLE_URL = '__toolgateBundleUrl';
 
 if (!existsSync(tsc)) {
@@ -72,10 +72,10 @@ try {
  * only when it runs; packages under node_modules stay outside the bundle. The library (dist/index.js)
  * is not bundled.
  *
- * `decide` also gets a CommonJS bundle of its own (decide.cjs), which the bin compiles with V8's
- * code cache: Node 20 has no code cache for ES modules, and compiling the Rego engine's source is
- * a large part of a decision's start-up. The other commands stay outside it (they are never run
- * through it).
+ * `decide` and `check-access` (the commands a CI gate runs per call) also get a CommonJS bundle
+ * each (decide.cjs, check-access.cjs), which the bin compiles with V8's code cache: Node 20 has no
+ * code cache for ES modules, and compiling the Rego engine's or the estate loader's source is a
+ * large part of their start-up. Other commands stay outside such a bundle (never run through it).
  */
 async function bundleCli(tree) {
   const { build } = await import('esbuild');
@@ -90,24 +90,26 @@ async function bundleCli(tree) {
     chunkNames: 'chunk-[hash]',
     plugins: [sourceLocationsKept(tree, outdir, 'import.meta.url')],
   });
-  await build({
-    ...common,
-    entryPoints: [join(tree, 'cli', 'main.js')],
-    outfile: join(outdir, DECIDE_BUNDLE),
-    format: 'cjs',
-    banner: { js: `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
-    plugins: [otherCommandsOutside(tree, outdir), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
-  });
+  for (const command of COMMAND_BUNDLES) {
+    await build({
+      ...common,
+      entryPoints: [join(tree, 'cli', 'main.js')],
+      outfile: join(outdir, `${command}.cjs`),
+      format: 'cjs',
+      banner: { js: `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
+      plugins: [otherCommandsOutside(tree, outdir, command), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
+    });
+  }
 }
 
-/** In the decide bundle, every command but decide is imported at run time from the compiled tree. */
-function otherCommandsOutside(tree, outdir) {
+/** In a command's bundle, every other command is imported at run time from the compiled tree. */
+function otherCommandsOutside(tree, outdir, command) {
   return {
     name: 'other-commands-outside',
     setup(b) {
       b.onResolve({ filter: /^\.\/commands\/.*\.js$/ }, (args) => {
         const file = join(args.resolveDir, args.path);
-        if (relative(tree, file) === join('cli', 'commands', 'decide.js')) return undefined;
+        if (relative(tree, file) === join('cli', 'commands', `${command}.js`)) return undefined;
         return { path: relative(outdir, file).split(sep).join('/').replace(/^(?!\.)/, './'), external: true };
       });
     },

@@ -1,9 +1,10 @@
 /**
  * JSON as Go's encoding/json reads it, for the bundle files OPA parses with it (.manifest,
- * data.json, .signatures.json and the signed payload): Go's UTF-8 repair, string escapes, number
- * literals kept as text, and its case-insensitive field matching. A value tree, not JS objects, so
- * each caller can decode it into OPA's Go structs with their own type rules.
+ * data.json, .signatures.json and the signed payload): Go's UTF-8 repair of the bytes, the engine's
+ * Go JSON reader (rego/go-json.ts) building a value tree, not JS objects, so each caller can decode
+ * it into OPA's Go structs with their own type rules, and Go's case-insensitive field matching.
  */
+import { GoJsonSyntaxError, readGoJson, type GoJsonBuilder } from '../rego/go-json.ts';
 
 export type JNode =
   | { t: 'obj'; entries: [string, JNode][] }
@@ -63,136 +64,27 @@ export function goUtf8(b: Uint8Array): string {
 
 export class JsonError extends Error {}
 
-/** A JSON reader with Go's rules. `first`: stop after the first value (json.Decoder.Decode). */
+/** Builds the value tree bundle decoding walks. */
+const TREE: GoJsonBuilder<JNode, [string, JNode][]> = {
+  string: (v) => ({ t: 'str', v }),
+  number: (lit) => ({ t: 'num', lit }),
+  literal: (v) => ({ t: 'lit', v }),
+  array: (items) => ({ t: 'arr', items }),
+  openObject: () => [],
+  member: (entries, k, v) => {
+    entries.push([k, v]);
+  },
+  closeObject: (entries) => ({ t: 'obj', entries }),
+};
+
+/** The engine's Go JSON reader, its faults worded with their offset. `first`: stop after the first value (json.Decoder.Decode). */
 export function parseGoJson(text: string, first: boolean): JNode {
-  let i = 0;
-  const ws = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-  const fail = (what: string): never => {
-    throw new JsonError(i >= text.length ? `unexpected end of JSON input (${what})` : `invalid character ${JSON.stringify(text[i])} ${what} at offset ${i}`);
-  };
-  const str = (): string => {
-    i++;
-    let out = '';
-    for (;;) {
-      if (i >= text.length) fail('in string literal');
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        i++;
-        return out;
-      }
-      if (c < 0x20) fail('in string literal');
-      if (c === 0x5c) {
-        const e = text[i + 1];
-        i += 2;
-        if (e === 'u') {
-          const hex = (at: number) => (/^[0-9a-fA-F]{4}$/.test(text.slice(at, at + 4)) ? Number.parseInt(text.slice(at, at + 4), 16) : -1);
-          const u = hex(i);
-          if (u < 0) fail('in \\u hexadecimal character escape');
-          i += 4;
-          if (u >= 0xd800 && u < 0xdc00 && text[i] === '\\' && text[i + 1] === 'u') {
-            const u2 = hex(i + 2);
-            if (u2 >= 0xdc00 && u2 < 0xe000) {
-              out += String.fromCharCode(u, u2);
-              i += 6;
-              continue;
-            }
-          }
-          out += u >= 0xd800 && u < 0xe000 ? '\uFFFD' : String.fromCharCode(u);
-          continue;
-        }
-        const m: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-        if (e === undefined || !(e in m)) {
-          i--;
-          fail('in string escape code');
-        }
-        out += m[e!]!;
-        continue;
-      }
-      // Lone surrogates cannot come from goUtf8 output, so plain characters copy through.
-      out += text[i];
-      i++;
-    }
-  };
-  const value = (depth: number): JNode => {
-    // Go's decoder stops at 10,000 levels; a deeper document must not overflow our stack either.
-    if (depth > 10_000) fail('exceeded max depth');
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const entries: [string, JNode][] = [];
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return { t: 'obj', entries };
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail('looking for beginning of object key string');
-        const k = str();
-        ws();
-        if (text[i] !== ':') fail('after object key');
-        i++;
-        entries.push([k, value(depth + 1)]);
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return { t: 'obj', entries };
-        }
-        fail('after object key:value pair');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const items: JNode[] = [];
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return { t: 'arr', items };
-      }
-      for (;;) {
-        items.push(value(depth + 1));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return { t: 'arr', items };
-        }
-        fail('after array element');
-      }
-    }
-    if (c === '"') return { t: 'str', v: str() };
-    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 400));
-    if (m && m[0] !== '' && m[0] !== '-') {
-      i += m[0].length;
-      return { t: 'num', lit: m[0] };
-    }
-    for (const [w, v] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (text.startsWith(w, i)) {
-        i += w.length;
-        return { t: 'lit', v };
-      }
-    }
-    return fail('looking for beginning of value');
-  };
-  const v = value(0);
-  if (first) {
-    // The decoder needs a delimiter after a bare number or literal; objects and arrays end themselves.
-    if ((v.t === 'num' || v.t === 'lit') && i < text.length && !/[\s,\]}:"[{]/.test(text[i]!)) fail('after top-level value');
-    return v;
+  try {
+    return readGoJson(text, TREE, { first });
+  } catch (e) {
+    if (!(e instanceof GoJsonSyntaxError)) throw e;
+    throw new JsonError(e.atEnd ? `unexpected end of JSON input (${e.phrase})` : `invalid character ${JSON.stringify(text[e.offset])} ${e.phrase} at offset ${e.offset}`);
   }
-  ws();
-  if (i < text.length) fail('after top-level value');
-  return v;
 }
 
 /** Go's encoding/json field matching: exact, else case-insensitive with its special folds. */

@@ -1,148 +1,57 @@
 /** JSON text <-> Rego values, exact for numbers of any size (Go's encoding/json as OPA uses it). */
+import { GoJsonSyntaxError, readGoJson, type GoJsonBuilder } from '../../go-json.ts';
 import { type Value, ObjectValue, SetValue } from '../../value.ts';
 import { parseNumber } from '../../number-value.ts';
 import { scalarText } from '../../value-json.ts';
 
 export class JsonSyntaxError extends Error {}
 
-/** Parse JSON text; numbers keep their exact value. Duplicate keys: the last wins (as Go). */
+/** Builds Rego values: numbers exact, a repeated key's last value kept (as Go). */
+const VALUES: GoJsonBuilder<Value, ObjectValue> = {
+  string: (s) => s,
+  number: (lit) => {
+    const num = parseNumber(lit);
+    if (num === undefined) throw new JsonSyntaxError('number out of range');
+    return num;
+  },
+  literal: (v) => v,
+  array: (items) => items,
+  openObject: () => new ObjectValue(),
+  member: (o, k, v) => {
+    o.set(k, v);
+  },
+  closeObject: (o) => o,
+};
+
+/**
+ * The character at a fault as Go's scanner quotes it: Go reads bytes, so a non-ASCII character shows
+ * as the first byte of its UTF-8 encoding taken as a rune ('é' is 'Ã').
+ */
+function goChar(text: string, at: number): string {
+  const cp = text.codePointAt(at) ?? 0;
+  const c = cp < 0x80 ? String.fromCharCode(cp) : String.fromCharCode(Buffer.from(String.fromCodePoint(cp), 'utf8')[0]!);
+  if (c === "'") return "'\\''";
+  if (c === '"') return `'"'`;
+  const code = c.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) {
+    const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
+    return `'\\${named[code] ?? `x${code.toString(16).padStart(2, '0')}`}'`;
+  }
+  if (c === '\\') return `'\\\\'`;
+  return `'${c}'`;
+}
+
+/** Parses JSON text as Go's json.Unmarshal does, with its error wording (what OPA's json.unmarshal reports). */
 export function parseJsonValue(text: string): Value {
-  let i = 0;
-  const n = text.length;
-  const ws = (): void => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
-      else break;
-    }
-  };
-  // Go's encoding/json wording (what OPA's json.unmarshal reports): no offsets, EOF when the text ends
-  const fail = (what: string): never => {
-    throw new JsonSyntaxError(i >= n ? (n === 0 ? 'EOF' : 'unexpected EOF') : what);
-  };
-  const ch = (): string => {
-    const c = String.fromCodePoint(text.codePointAt(i) ?? 0);
-    if (c === "'") return "'\\''";
-    if (c === '"') return `'"'`;
-    const code = c.codePointAt(0)!;
-    if (code < 0x20 || code === 0x7f) {
-      const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
-      return `'\\${named[code] ?? `x${code.toString(16).padStart(2, '0')}`}'`;
-    }
-    if (c === '\\') return `'\\\\'`;
-    return `'${c}'`;
-  };
-  const literal = (word: string): void => {
-    for (let j = 0; j < word.length; j++, i++) {
-      if (i >= n) fail('');
-      if (text[i] !== word[j]) fail(`invalid character ${ch()} in literal ${word} (expecting '${word[j]}')`);
-    }
-  };
-  const parseString = (): string => {
-    // text[i] === '"'
-    const start = i;
-    i++;
-    let simple = true;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 0x22) break;
-      if (c === 0x5c) {
-        simple = false;
-        i += 2;
-        continue;
-      }
-      if (c < 0x20) fail(`invalid character ${ch()} in string literal`);
-      i++;
-    }
-    if (i >= n) fail('unexpected end of JSON input');
-    i++;
-    const raw = text.slice(start, i);
-    if (simple) return raw.slice(1, -1);
-    try {
-      return JSON.parse(raw) as string;
-    } catch {
-      return fail('invalid escape in string literal');
-    }
-  };
-  const parseValue = (depth: number): Value => {
-    if (depth > 10000) fail('nesting too deep');
-    ws();
-    if (i >= n) fail('unexpected end of JSON input');
-    const c = text[i]!;
-    if (c === '{') {
-      i++;
-      const o = new ObjectValue();
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return o;
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail(`invalid character ${ch()} looking for beginning of object key string`);
-        const k = parseString();
-        ws();
-        if (text[i] !== ':') fail(`invalid character ${ch()} after object key`);
-        i++;
-        o.set(k, parseValue(depth + 1));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return o;
-        }
-        fail(`invalid character ${ch()} after object key:value pair`);
-      }
-    }
-    if (c === '[') {
-      i++;
-      const out: Value[] = [];
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return out;
-      }
-      for (;;) {
-        out.push(parseValue(depth + 1));
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return out;
-        }
-        fail(`invalid character ${ch()} after array element`);
-      }
-    }
-    if (c === '"') return parseString();
-    if (c === 't') {
-      literal('true');
-      return true;
-    }
-    if (c === 'f') {
-      literal('false');
-      return false;
-    }
-    if (c === 'n') {
-      literal('null');
-      return null;
-    }
-    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(text.slice(i, i + 4096));
-    if (m === null || m[0] === '' || m[0] === '-') return fail(`invalid character ${ch()} looking for beginning of value`);
-    i += m[0].length;
-    const num = parseNumber(m[0]);
-    if (num === undefined) fail('number out of range');
-    return num!;
-  };
-  const v = parseValue(0);
-  ws();
-  if (i < n) fail(`error: invalid character ${ch()} after top-level value`);
-  return v;
+  try {
+    return readGoJson(text, VALUES);
+  } catch (e) {
+    if (!(e instanceof GoJsonSyntaxError)) throw e;
+    // Go's decoder: io.EOF when the text holds nothing but whitespace
+    if (e.atEnd) throw new JsonSyntaxError(/^[ \t\n\r]*$/.test(text) ? 'EOF' : 'unexpected EOF');
+    const message = `invalid character ${goChar(text, e.offset)} ${e.phrase}`;
+    throw new JsonSyntaxError(e.phrase === 'after top-level value' ? `error: ${message}` : message);
+  }
 }
 
 /** Go's encoding/json string escaping (HTML-safe: <, >, & escaped; U+2028/2029 escaped). */

@@ -35,6 +35,9 @@
  *   control-preflight (section 3): one 1,000-node, 200-principal plan vs 200 single eligible-tools
  *   invocations through the CLI entry point, median of 3: wall 895 ms vs 58.9 s (66x), cpu 481 ms
  *   vs 19.7 s (41x) (target >= 20x); 1,291,208 read-to-write exposures counted, 1,000 listed.
+ *   With both commands generated from the query table (load average ~5.5): wall 663 ms vs 23.7 s
+ *   (36x), cpu 290 ms vs 14.4 s (50x); in that run the library rows read 6.0 ms for 1,000
+ *   checkAccess and 0.74 ms warm (8x), the MCP rows 122 ms vs 1.7 ms (73x).
  *   An earlier version that built every witness path ran out of memory on this plan; one before
  *   it that regathered each writer node's triples per node pair measured 2.7 s / 0.89 s (20x / 22x).
  * A cold batch and 1,000 single calls do the same per-tool work once each (the ~100 granted tools'

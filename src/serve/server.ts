@@ -113,8 +113,9 @@ const str = (description: string, values?: readonly string[]): ArgSchema => ({ t
 function argSchema(a: QueryArg): ArgSchema {
   switch (a.kind) {
     case 'string':
-    case 'file':
       return str(a.description, a.values);
+    case 'file':
+      return str(`${a.description}; resolved against the server's working directory, it must lie under the estate's folders or a --diff-root given at start`);
     case 'boolean':
       return { type: 'boolean', description: a.description };
     case 'strings':

@@ -11,7 +11,7 @@ import { patchedManifest, propose, readObservations } from '../../../src/review/
 import { exampleEstate } from '../../helpers/estates.ts';
 import { runCli } from '../../helpers/cli.ts';
 
-const SCHEMA = JSON.parse(readFileSync('/work/shared/reference/toolgraph/contracts/observation-window.schema.json', 'utf8'));
+const SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL('../../vectors/toolgraph-review/observation-window.schema.json', import.meta.url)), 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
 const validate = ajv.compile(SCHEMA);

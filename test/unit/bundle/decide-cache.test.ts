@@ -153,6 +153,21 @@ describe('decide with a compiled-policy cache', () => {
     expect(readdirSync(dir)).toEqual([file]);
   });
 
+  it('the CLI keeps certificates in TOOLGATE_CACHE_DIR, none with --no-cache or with no folder named, and answers alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const bundlePath = join(dir, 'bundle.tar.gz');
+    writeFileSync(bundlePath, await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' }));
+    const decide = (env: Record<string, string>, ...flags: string[]) => runCli(['decide', 'a', 't', '--bundle', bundlePath, ...flags], { env });
+    const plain = await decide({});
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual(['bundle.tar.gz']);
+    const off = await decide({ TOOLGATE_CACHE_DIR: join(dir, 'off') }, '--no-cache');
+    expect(off.stdout).toBe(plain.stdout);
+    expect(readdirSync(dir)).toEqual(['bundle.tar.gz']);
+    for (let i = 0; i < 2; i++) expect((await decide({ TOOLGATE_CACHE_DIR: join(dir, 'on') })).stdout).toBe(plain.stdout);
+    expect(readdirSync(join(dir, 'on', 'policy'))).toHaveLength(1);
+  });
+
   it('processes deciding at once on one cache folder all answer alike and leave one whole entry', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
     const bundlePath = join(dir, 'bundle.tar.gz');

@@ -66,7 +66,8 @@ function synopsis(q: QueryDef, extra: CliOutput | undefined): string {
 }
 
 const COMPAT_USAGE = `  --compat toolgraph   print the result in the peer toolgraph's shape (its evidence path strings;
-                       eligible-tools: eligible as tool keys)`;
+                       eligible-tools: eligible as tool keys; the audits and unsafe-tools: {count,
+                       <rows>} under its row keys); a query the peer lacks prints as without it`;
 
 export function queryUsage(q: QueryDef, extra?: CliOutput): string {
   const lines = [`${synopsis(q, extra)} [--compat toolgraph]`, q.help];

@@ -16,6 +16,12 @@
  *   the read.
  * - `audit_report(include_grants)`: our report, which carries the peer's `status` (pass, warn,
  *   fail) and `blocking_findings`, with its evidence paths in the peer's spelling.
+ * - The audit tools and unsafe_callable_tools answer `{count, <rows>}` under the peer's row key
+ *   (`tools`, `policies`, `edges`, `contradictions`; unsafe_callable_tools `{agent, agent_found,
+ *   count, tools}`), each row with a tool_key also naming its `tool` and `server`; unmapped_tools
+ *   takes `only_granted` (default true), the inverse of our `all`. These come from the peer's MCP
+ *   server (toolgraph/server/app.py, memtomem/toolgraph at 0ba7770), which the reference folder's
+ *   README only lists by name. Inside the rows the fields stay ours.
  * - `eligible` as qualified tool keys and rejected rows `{candidate, tool_key, reason, candidates?,
  *   paths?}`: contracts/preflight.schema.json, which wraps the same selector rules.
  * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (policy:ID:EFFECT)`: the preflight
@@ -50,7 +56,41 @@ export function peerRows<T extends QueryDef>(rows: readonly T[]): T[] {
 const ARG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   unsafe_callable_tools: { all: 'include_authorized' },
   blast_radius: { target: 'node' },
+  unmapped_tools: { all: 'only_granted' },
 };
+
+/** Peer arguments that mean the negation of ours. */
+const INVERTED: Readonly<Record<string, readonly string[]>> = { unmapped_tools: ['all'] };
+
+/** The peer's key for the rows of each list-shaped answer. */
+const ROWS_KEY: Readonly<Record<string, string>> = {
+  unsafe_callable_tools: 'tools',
+  unmapped_tools: 'tools',
+  orphan_policies: 'policies',
+  unbacked_edges: 'edges',
+  drift: 'tools',
+  destructive_unsafeguarded: 'tools',
+  annotation_contradictions: 'contradictions',
+};
+
+/** Our value of argument `arg` of `q` from the peer's value of it. */
+export function fromPeerArg(q: QueryDef, arg: string, value: unknown): unknown {
+  return value !== undefined && INVERTED[q.tool]?.includes(arg) ? !value : value;
+}
+
+/** The peer's description of argument `arg` where its meaning differs from ours. */
+export function peerArgDescription(q: QueryDef, arg: string, ours: string): string {
+  return INVERTED[q.tool]?.includes(arg) ? `the negation of: ${ours} (default true: granted tools only)` : ours;
+}
+
+function withToolNames(row: unknown): unknown {
+  if (typeof row !== 'object' || row === null || Array.isArray(row)) return row;
+  const r = row as Record<string, unknown>;
+  const key = r.tool_key;
+  if (typeof key !== 'string' || !key.includes('::') || 'tool' in r) return row;
+  const at = key.indexOf('::');
+  return { ...r, tool: key.slice(at + 2), server: key.slice(0, at) };
+}
 
 /** The peer's name for one of our MCP tools. */
 export function peerToolName(q: QueryDef): string {
@@ -111,5 +151,10 @@ export function peerResult(q: QueryDef, result: unknown, estate: Estate | undefi
   if (!isPeerTool(q)) return result;
   let r = rewritePaths(result, estate) as Record<string, unknown>;
   if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
+  const rowsKey = ROWS_KEY[q.tool];
+  if (rowsKey !== undefined) {
+    const rows = ((r.rows as unknown[] | undefined) ?? []).map(withToolNames);
+    r = q.tool === 'unsafe_callable_tools' ? { agent: r.agent, agent_found: r.agent_found, count: rows.length, [rowsKey]: rows } : { count: rows.length, [rowsKey]: rows };
+  }
   return state === undefined ? r : { ...r, graph_generation: state.generation, graph_instance_id: state.instance_id, graph_state_verified: true };
 }

@@ -100,7 +100,36 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     expect(await call(client, 'blast_radius', { node: 'secrets-deny' })).toMatchObject({ found: true });
     await expect(client.callTool({ name: 'unsafe_callable_tools', arguments: { agent: 'ci-bot', all: true } })).rejects.toThrow(/unknown argument "all"/);
     await expect(client.callTool({ name: 'drift', arguments: {} })).rejects.toThrow(/unknown tool "drift"/);
-    expect(await call(client, 'drifted_tools', {})).toMatchObject({ audit: 'drift' });
+    expect(Object.keys(await call(client, 'drifted_tools', {})).sort()).toEqual(['count', ...STAMP, 'tools'].sort());
+  });
+
+  it("the audit tools and unsafe_callable_tools answer with the peer's field lists, rows under its keys", async () => {
+    const lists: [string, Record<string, unknown>, string[]][] = [
+      ['unsafe_callable_tools', { agent: 'ci-bot' }, ['agent', 'agent_found', 'count', 'tools']],
+      ['unmapped_tools', {}, ['count', 'tools']],
+      ['orphan_policies', {}, ['count', 'policies']],
+      ['unbacked_edges', { include_grants: true }, ['count', 'edges']],
+      ['drifted_tools', {}, ['count', 'tools']],
+      ['destructive_unsafeguarded', {}, ['count', 'tools']],
+      ['annotation_contradictions', {}, ['count', 'contradictions']],
+    ];
+    for (const [tool, args, fields] of lists) {
+      const r = await call(client, tool, args);
+      expect(Object.keys(r).sort(), tool).toEqual([...fields, ...STAMP].sort());
+      const rows = r[fields.at(-1)!] as Record<string, unknown>[];
+      expect(r.count, tool).toBe(rows.length);
+      for (const row of rows) if (typeof row.tool_key === 'string') expect(`${row.server}::${row.tool}`, tool).toBe(row.tool_key);
+    }
+    const violations = await call(client, 'unsafe_callable_tools', { agent: 'ci-bot' });
+    expect(violations.tools.map((t: any) => [t.tool, t.server, t.classification])).toEqual([['git_show', 'git', 'violation']]);
+    expect(violations.tools[0].path).toMatch(PEER_PATH);
+    // only_granted (default true) is the peer's inverse of our --all.
+    const granted = await call(client, 'unmapped_tools', {});
+    expect(await call(client, 'unmapped_tools', { only_granted: true })).toEqual(granted);
+    const everyTool = await call(client, 'unmapped_tools', { only_granted: false });
+    expect(everyTool.count).toBeGreaterThanOrEqual(granted.count);
+    const own = await runCli(['unmapped-tools', '--all', '--example', 'quickstart'], { cwd: REPO });
+    expect(everyTool.count).toBe(own.json().count);
   });
 
   it('the CLI with --compat toolgraph prints the same answer, without graph_generation', async () => {

@@ -12,7 +12,7 @@
 //
 // Built-in modules come through process.getBuiltinModule, not import: the ES-module face of node:fs
 // reads every export, which loads its streams (measured: ~5 ms of each run).
-const { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } = process.getBuiltinModule('node:fs');
+const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } = process.getBuiltinModule('node:fs');
 const { createRequire } = process.getBuiltinModule('node:module');
 const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
 const { fileURLToPath } = process.getBuiltinModule('node:url');
@@ -44,6 +44,14 @@ function cacheFolder(env) {
   return undefined;
 }
 
+/** Whether `dir` is this user's and writable by nobody else (a code cache is code: src/cli/policy-cache.ts isPrivateFolder). */
+function isPrivateFolder(dir) {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (st === undefined || !st.isDirectory()) return false;
+  if (process.platform === 'win32') return true;
+  return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
+}
+
 /** Where this build's code cache of a command's bundle goes for this Node, or undefined for none. */
 function codeCacheFile(command, bundle) {
   if (argv.includes('--no-cache')) return undefined;
@@ -56,6 +64,25 @@ function codeCacheFile(command, bundle) {
   }
   if (folder === undefined || !/^[0-9a-f]{64}$/.test(build)) return undefined;
   return join(folder, 'v8', `${command}-${build}-${process.version}-${process.arch}.bin`);
+}
+
+/** Writes a code cache into place; other builds' caches of the command not rewritten for 30 days go. */
+function storeCodeCache(file, bytes) {
+  const dir = dirname(file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!isPrivateFolder(dir)) return;
+    writeFileSync(tmp, bytes, { mode: 0o600 });
+    renameSync(tmp, file);
+    const before = Date.now() - 30 * 86_400_000;
+    for (const name of readdirSync(dir)) {
+      const st = statSync(join(dir, name), { throwIfNoEntry: false });
+      if (st?.isFile() && st.mtimeMs < before) rmSync(join(dir, name), { force: true });
+    }
+  } catch {
+    rmSync(tmp, { force: true });
+  }
 }
 
 /** main() of a command's own bundle, and a function that stores its code cache once it has run; undefined without one. */
@@ -72,7 +99,7 @@ function commandBundle(command) {
   const cacheFile = codeCacheFile(command, bundle);
   let cachedData;
   try {
-    if (cacheFile) cachedData = readFileSync(cacheFile);
+    if (cacheFile && isPrivateFolder(dirname(cacheFile))) cachedData = readFileSync(cacheFile);
   } catch {
     cachedData = undefined;
   }
@@ -83,17 +110,9 @@ function commandBundle(command) {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  // after the run, so the cache holds the functions the run compiled, not only the top level
   const keep = () => {
-    if (!cacheFile || (cachedData && !script.cachedDataRejected)) return;
-    // after the run, so the cache holds the functions the run compiled, not only the top level
-    const tmp = `${cacheFile}.${process.pid}.tmp`;
-    try {
-      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-      renameSync(tmp, cacheFile);
-    } catch {
-      rmSync(tmp, { force: true });
-    }
+    if (cacheFile && (!cachedData || script.cachedDataRejected)) storeCodeCache(cacheFile, script.createCachedData());
   };
   return { main: module.exports.main, keep };
 }

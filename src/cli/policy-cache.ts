@@ -9,9 +9,14 @@
  * The key includes the build's digest (dist/build-id.txt, written by the build), so a different
  * toolgate never trusts another's entry. Run from the sources there is no build digest: the cache
  * is then used only when TOOLGATE_CACHE_DIR names it.
+ *
+ * An entry is trusted (it decides which modules are compiled), so a folder someone else could write
+ * to is not used: it must belong to the user running toolgate and be writable by nobody else. A
+ * write also removes entries nobody has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow
+ * with every bundle ever decided.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
 import { makeFolders } from './fs-io.ts';
@@ -44,13 +49,24 @@ export function policyCache(env: Readonly<Record<string, string | undefined>>): 
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+export const PRUNE_AFTER_DAYS = 30;
+
+/** Whether `dir` is a folder of this user's that nobody else may write to (no owner check where there are no uids). */
+export function isPrivateFolder(dir: string): boolean {
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (st === undefined || !st.isDirectory()) return false;
+  if (process.platform === 'win32') return true;
+  return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
+}
+
 /** Entries as files in `dir`: `<key>.json`, the SHA-256 of the body on the first line. */
-export function folderStore(dir: string): PolicyCertificateStore {
+export function folderStore(dir: string, now: () => number = Date.now): PolicyCertificateStore {
   const file = (key: string) => join(dir, `${key}.json`);
   return {
     get(key) {
       let text: string;
       try {
+        if (!isPrivateFolder(dir)) return undefined;
         text = readFileSync(file(key), 'utf8');
       } catch {
         return undefined;
@@ -69,11 +85,22 @@ export function folderStore(dir: string): PolicyCertificateStore {
       const tmp = join(dir, `.${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
       try {
         makeFolders(dir, 0o700);
+        if (!isPrivateFolder(dir)) return;
         writeFileSync(tmp, `${sha256(body)}\n${body}`, { flag: 'wx', mode: 0o600 });
         renameSync(tmp, file(key));
+        pruneOlderThan(dir, now() - PRUNE_AFTER_DAYS * 86_400_000);
       } catch {
         rmSync(tmp, { force: true });
       }
     },
   };
+}
+
+/** Removes the entries (and abandoned temp files) last written before `before` (ms since the epoch). */
+function pruneOlderThan(dir: string, before: number): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.json') && !name.endsWith('.tmp')) continue;
+    const st = statSync(join(dir, name), { throwIfNoEntry: false });
+    if (st !== undefined && st.isFile() && st.mtimeMs < before) rmSync(join(dir, name), { force: true });
+  }
 }

@@ -3,15 +3,16 @@
  * a later load compile only what the decision reaches, and the answers and refusals stay those of
  * the whole policy. Covers a miss then a hit, data that differs under the same modules, different
  * modules, a damaged entry, a certificate the modules contradict, a data document conflicting with
- * a rule the decision does not reach, and several processes writing one entry at once.
+ * a rule the decision does not reach, a folder others may write to, pruning, the CLI's folder, and
+ * several processes writing one entry at once.
  */
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleDecider, type PolicyCacheOptions, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
-import { folderStore } from '../../../src/cli/policy-cache.ts';
+import { folderStore, PRUNE_AFTER_DAYS } from '../../../src/cli/policy-cache.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { REPO, TOOLGATE } from '../../helpers/processes.ts';
@@ -151,6 +152,37 @@ describe('decide with a compiled-policy cache', () => {
       expect(readFileSync(join(dir, file!), 'utf8')).toBe(good);
     }
     expect(readdirSync(dir)).toEqual([file]);
+  });
+
+  it.skipIf(process.platform === 'win32')('a folder others may write to is neither read nor written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const store = folderStore(dir);
+    const bundle = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    await bundleDecider(bundle, 'b', undefined, cacheOf(store));
+    expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(true);
+    chmodSync(dir, 0o777);
+    expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(false);
+    const shared = join(dir, 'shared');
+    mkdirSync(shared, { mode: 0o775 });
+    chmodSync(shared, 0o775);
+    await bundleDecider(bundle, 'b', undefined, cacheOf(folderStore(shared)));
+    expect(readdirSync(shared)).toEqual([]);
+  });
+
+  it(`a write removes entries not rewritten for ${PRUNE_AFTER_DAYS} days, and keeps the others`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const store = folderStore(dir);
+    const old = join(dir, `${'0'.repeat(64)}.json`);
+    const recent = join(dir, `${'1'.repeat(64)}.json`);
+    writeFileSync(old, 'x');
+    writeFileSync(recent, 'x');
+    const past = (Date.now() - (PRUNE_AFTER_DAYS + 1) * 86_400_000) / 1000;
+    utimesSync(old, past, past);
+    await bundleDecider(await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' }), 'b', undefined, cacheOf(store));
+    const left = readdirSync(dir);
+    expect(left).toHaveLength(2);
+    expect(left).toContain(`${'1'.repeat(64)}.json`);
+    expect(left).not.toContain(`${'0'.repeat(64)}.json`);
   });
 
   it('the CLI keeps certificates in TOOLGATE_CACHE_DIR, none with --no-cache or with no folder named, and answers alike', async () => {

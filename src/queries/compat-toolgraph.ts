@@ -25,7 +25,11 @@
  * - `eligible` as qualified tool keys and rejected rows `{candidate, tool_key, reason, candidates?,
  *   paths?}`: contracts/preflight.schema.json, which wraps the same selector rules.
  * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (policy:ID:EFFECT)`: the preflight
- *   fixtures; ours name the agent and spell edges `-[:KIND]->`.
+ *   fixtures; ours name the agent and spell edges `-[:KIND]->`. The same rewriting applies to the
+ *   artifacts the peer's CLI writes (preflight, control-preflight, review-candidates list), whose
+ *   `created_at` and `recorded_at` read `+00:00` where ours end in `Z` (the contract fixtures).
+ * - check_access: a resolved answer names the bare `tool`, its `server` and `permitted` (whether
+ *   the agent holds the grant), as the peer's server answers it (app.py's check_access).
  * - Errors: only an unreadable input is the availability signal `backend_unavailable` (retryable);
  *   every other failure is a normal MCP error (README, "If the graph backend is temporarily
  *   unavailable").
@@ -43,6 +47,9 @@ const TOOL_NAMES: Readonly<Record<string, string>> = { drift: 'drifted_tools' };
 
 /** The peer's MCP tools, in its README's order, by our tool name. */
 const PEER_TOOLS: readonly string[] = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drift', 'destructive_unsafeguarded', 'annotation_contradictions', 'audit_report', 'rank_features', 'eligible_tools', 'selection_explain'];
+
+/** Our queries the peer has as CLI commands only: their answers take its spelling on `--compat` too. */
+const PEER_COMMANDS: readonly string[] = ['preflight', 'control_preflight', 'review_candidates'];
 
 /** Does the peer have this query as an MCP tool? */
 export function isPeerTool(q: QueryDef): boolean {
@@ -130,13 +137,13 @@ export function peerPath(path: string, estate: Estate | undefined): string {
 }
 
 function rewritePaths(value: unknown, estate: Estate | undefined): unknown {
-  if (estate === undefined) return value;
   if (Array.isArray(value)) return value.map((v) => rewritePaths(v, estate));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => {
       if (k === 'paths' && Array.isArray(v)) return [k, v.map((p) => (typeof p === 'string' ? peerPath(p, estate) : p))];
       if (k === 'path' && typeof v === 'string') return [k, peerPath(v, estate)];
+      if ((k === 'created_at' || k === 'recorded_at') && typeof v === 'string') return [k, v.replace(/Z$/, '+00:00')];
       return [k, rewritePaths(v, estate)];
     }),
   );
@@ -148,8 +155,13 @@ function rewritePaths(value: unknown, estate: Estate | undefined): unknown {
  * object without them. A query the peer does not have keeps our shape.
  */
 export function peerResult(q: QueryDef, result: unknown, estate: Estate | undefined, state?: GraphState): unknown {
-  if (!isPeerTool(q)) return result;
+  if (!isPeerTool(q) && !PEER_COMMANDS.includes(q.tool)) return result;
   let r = rewritePaths(result, estate) as Record<string, unknown>;
+  if (q.tool === 'check_access' && typeof r.tool_key === 'string' && ['ALLOW', 'DENY', 'NOT_GRANTED'].includes(r.verdict as string)) {
+    const key = r.tool_key;
+    const at = key.indexOf('::');
+    r = { ...r, tool: key.slice(at + 2), server: key.slice(0, at), permitted: r.verdict !== 'NOT_GRANTED' };
+  }
   if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
   const rowsKey = ROWS_KEY[q.tool];
   if (rowsKey !== undefined) {

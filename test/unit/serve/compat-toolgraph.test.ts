@@ -200,6 +200,49 @@ describe('toolgate serve --compat toolgraph (stdio) on the fleet', () => {
   });
 });
 
+describe("--compat toolgraph on the CLI: the peer's artifacts and check_access", () => {
+  const controlSchema = JSON.parse(readFileSync(join(REPO, 'test/vectors/toolgraph-control/control-preflight.schema.json'), 'utf8'));
+  const validPreflight = ajv.getSchema('preflight')!;
+  const validControl = ajv.compile(controlSchema);
+  const env = { SOURCE_DATE_EPOCH: '1784592000' };
+
+  it('preflight: the peer contract, its path strings and a +00:00 created_at', async () => {
+    const c = await runCli(['preflight', 'ci-bot', 'git::git_show', 'git::git_log', 'no_such_tool', '--run-id', 'run-1', '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO, env });
+    expect(c.code, c.stderr).toBe(0);
+    const p = c.json();
+    expect(validPreflight(p), JSON.stringify(validPreflight.errors)).toBe(true);
+    expect(p.created_at).toBe('2026-07-21T00:00:00+00:00');
+    expect(p.rejected[0].paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (policy:secrets-deny:DENY)']);
+    const own = (await runCli(['preflight', 'ci-bot', 'git::git_show', 'git::git_log', 'no_such_tool', '--run-id', 'run-1', '--example', 'quickstart'], { cwd: REPO, env })).json();
+    expect(own.created_at).toBe('2026-07-21T00:00:00Z');
+    expect(p.eligible).toEqual(own.eligible);
+  });
+
+  it('control-preflight: the peer contract and a +00:00 created_at', async () => {
+    for (const plan of ['control-plan-v1.json', 'control-plan-exposure-v1.json']) {
+      const c = await runCli(['control-preflight', join(REPO, 'test/vectors/toolgraph-control', plan), '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO, env });
+      expect(c.code, c.stderr).toBe(0);
+      expect(validControl(c.json()), JSON.stringify(validControl.errors)).toBe(true);
+      expect(c.json().created_at).toBe('2026-07-21T00:00:00+00:00');
+    }
+  });
+
+  it('check-access names the bare tool, its server and permitted, as the peer answers', async () => {
+    const cases: [string, string, boolean | undefined][] = [
+      ['git::git_show', 'DENY', true],
+      ['git::git_log', 'ALLOW', true],
+      ['filesystem::write_file', 'NOT_GRANTED', false],
+      ['no_such_tool', 'TOOL_NOT_FOUND', undefined],
+    ];
+    for (const [tool, verdict, permitted] of cases) {
+      const r = (await runCli(['check-access', 'ci-bot', tool, '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO })).json();
+      expect(r.verdict, tool).toBe(verdict);
+      expect(r.permitted, tool).toBe(permitted);
+      if (permitted !== undefined) expect(`${r.server}::${r.tool}`).toBe(tool);
+    }
+  });
+});
+
 describe('toolgate serve --compat toolgraph: an input that cannot be read', () => {
   it('is the typed backend_unavailable envelope, retryable, and nothing else', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tg-compat-'));

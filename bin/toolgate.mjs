@@ -97,11 +97,16 @@ function commandBundle(command) {
     throw e;
   }
   const cacheFile = codeCacheFile(command, bundle);
+  // the user's cache, else the one the build made for this Node beside the bundle (scripts/build.mjs);
+  // --no-cache reads neither
   let cachedData;
-  try {
-    if (cacheFile && isPrivateFolder(dirname(cacheFile))) cachedData = readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
+  for (const file of [cacheFile && isPrivateFolder(dirname(cacheFile)) ? cacheFile : undefined, bundle.replace(/\.cjs$/, `-${process.version}-${process.arch}.v8`)]) {
+    try {
+      if (file && !argv.includes('--no-cache')) cachedData = readFileSync(file);
+    } catch {
+      cachedData = undefined;
+    }
+    if (cachedData) break;
   }
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: bundle,

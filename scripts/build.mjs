@@ -7,7 +7,7 @@
 // process running dist/ never sees a half-written tree.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -56,6 +56,7 @@ try {
 
   await bundleCli(staged);
   writeFileSync(join(staged, 'build-id.txt'), `${buildDigest(staged)}\n`);
+  shipCodeCaches(work, staged);
 
   swapInto(staged, dist, join(work, 'previous'));
 } catch (e) {
@@ -136,6 +137,38 @@ function sourceLocationsKept(tree, outdir, base) {
       });
     },
   };
+}
+
+/**
+ * V8 code caches of the command bundles for the Node that builds (the one `npm ci` runs on this
+ * machine), so that even the first run of decide or check-access finds its engine compiled. Each is
+ * made by running the bin on the staged tree with a private cache folder: a compile of the
+ * quickstart, a decide on its bundle (compiling every module, as a first decide does) and a
+ * check-access; the caches it writes are moved into the bundle folder as
+ * `<command>-<node version>-<arch>.v8`. V8 refuses a cache made by another Node, and the bin then
+ * compiles as without one. Best effort: a step that fails only costs the first run its cache.
+ */
+function shipCodeCaches(work, tree) {
+  const bin = join(work, 'bin', 'toolgate.mjs');
+  mkdirSync(dirname(bin), { recursive: true });
+  cpSync(join(root, 'bin', 'toolgate.mjs'), bin);
+  // what the compiled code reads beside dist/ (its version, the shipped Rego, the examples, schemas)
+  for (const name of ['package.json', 'rego', 'examples', 'schemas']) symlinkSync(join(root, name), join(work, name));
+  const cache = join(work, 'code-cache');
+  const out = join(work, 'quickstart');
+  mkdirSync(cache, { recursive: true, mode: 0o700 });
+  const env = { PATH: process.env.PATH ?? '', TOOLGATE_CACHE_DIR: cache, SOURCE_DATE_EPOCH: '0' };
+  const run = (...args) => spawnSync(process.execPath, ['--max-semi-space-size=64', bin, ...args], { cwd: root, env, stdio: process.env.TOOLGATE_BUILD_DEBUG ? 'inherit' : 'ignore', timeout: 120_000 }).status === 0;
+  const ok = run('compile', '--example', 'quickstart', '--out', out) && run('decide', 'ci-bot', 'git::git_show', '--bundle', join(out, 'bundle.tar.gz')) && run('check-access', 'ci-bot', 'git::git_show', '--example', 'quickstart');
+  if (!ok) {
+    process.stderr.write('toolgate build: the code-cache runs failed; the first decide and check-access will compile their bundles\n');
+    return;
+  }
+  const v8 = join(cache, 'v8');
+  for (const command of COMMAND_BUNDLES) {
+    const made = readdirSync(v8).find((f) => f.startsWith(`${command}-`) && f.endsWith(`-${process.version}-${process.arch}.bin`));
+    if (made) renameSync(join(v8, made), join(tree, BUNDLE_FOLDER, `${command}-${process.version}-${process.arch}.v8`));
+  }
 }
 
 /**

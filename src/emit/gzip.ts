@@ -40,11 +40,11 @@ export const GZIP_PARAMETERS = {
 /** Where chunks may end, pinned like the deflate parameters: each one changes the bytes. */
 export const CHUNKING = {
   /** No chunk is shorter (but the last): a fresh dictionary costs little over this much input. */
-  minBytes: 256 * 1024,
-  /** Past the minimum, a chunk ends where the rolling hash's top 20 bits are all zero (1 MiB apart on average). */
-  mask: 0xfffff000 | 0,
+  minBytes: 64 * 1024,
+  /** Past the minimum, a chunk ends where the rolling hash's top 18 bits are all zero (256 KiB apart on average). */
+  mask: 0xffffc000 | 0,
   /** No chunk is longer. */
-  maxBytes: 4 * 1024 * 1024,
+  maxBytes: 1024 * 1024,
 } as const;
 
 /**

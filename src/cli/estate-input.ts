@@ -13,6 +13,7 @@ import { buildEstate, type Estate } from '../governance/estate.ts';
 import { strictFindings, type StrictFinding } from '../governance/strict-rules.ts';
 import { parseText } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
+import type { PieceCache } from '../parse/yaml-pieces.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 import type { OptionSpec } from './args.ts';
@@ -83,10 +84,11 @@ function refuse(source: EstateSource, findings: readonly StrictFinding[], why: s
  * Reads, validates and indexes the estate. Credential-shaped identities are always refused.
  * Under `strict` (the option, or `strict: true` in toolgate.yaml) any strict-rule finding refuses
  * the manifest; otherwise DRIFT notices and the exception findings are printed to stderr, each
- * naming its rule (a grant never crawled is already a DRIFT notice).
+ * naming its rule (a grant never crawled is already a DRIFT notice). `manifestPieces`: the YAML
+ * pieces a previous compile kept, so only the changed ones are parsed (src/parse/yaml-pieces.ts).
  */
-export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean } = {}): Estate {
-  const manifest = parseManifest(source.manifestPath, readTextFile(source.manifestPath));
+export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache } = {}): Estate {
+  const manifest = parseManifest(source.manifestPath, readTextFile(source.manifestPath), options.manifestPieces ? { pieces: options.manifestPieces } : {});
   const catalog = parseCatalog(source.catalogPath, readTextFile(source.catalogPath));
   const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });
   const findings = strictFindings(estate);

@@ -4,7 +4,7 @@
  * (they are drift, not errors, unless `--strict-drift`).
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
-import { parseText } from '../parse/document.ts';
+import { parseText, type ParseOptions } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from './types.ts';
 
@@ -23,8 +23,9 @@ interface Fault {
   text: string;
 }
 
-export function parseManifest(file: string, text: string): Manifest {
-  const doc = parseText(file, text, /\.json$/i.test(file) ? 'json' : 'yaml');
+/** `options.pieces`: read YAML in pieces, unchanged ones from a previous compile's (src/parse/yaml-pieces.ts). */
+export function parseManifest(file: string, text: string, options: ParseOptions = {}): Manifest {
+  const doc = parseText(file, text, /\.json$/i.test(file) ? 'json' : 'yaml', options);
   if (doc.value === null || doc.value === undefined) {
     throw new ToolgateError('MANIFEST_INVALID', `the governance manifest is empty`, { at: [{ file, line: 1, col: 1 }] });
   }
@@ -92,6 +93,7 @@ export function parseManifest(file: string, text: string): Manifest {
     governed_by: governedBy,
     expected_exceptions: exceptions,
     raw,
+    ...(doc.pieces ? { pieces: doc.pieces } : {}),
     locate: (path) => doc.locate(path),
   };
 }

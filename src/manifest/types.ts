@@ -1,5 +1,6 @@
 /** The governance manifest, normalised: every list present, governed_by items as objects. */
 import type { SourceAt } from '../errors.ts';
+import type { YamlPiece } from '../parse/yaml-pieces.ts';
 
 export type ProvenanceSource = 'crawled' | 'operator_asserted' | 'inferred';
 export type Confidence = 'high' | 'medium' | 'low';
@@ -66,6 +67,8 @@ export interface Manifest {
   readonly expected_exceptions: readonly ExpectedException[];
   /** The manifest as authored (for its digest). */
   readonly raw: unknown;
+  /** The pieces the YAML was read in, when it was read in pieces (src/parse/yaml-pieces.ts). */
+  readonly pieces?: readonly YamlPiece[];
   /** Where a value sits in the manifest file, e.g. `locate(['grants', 3, 'tool'])`. */
   locate(path: readonly (string | number)[]): SourceAt;
 }

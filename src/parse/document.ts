@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
+import { piecesOfValue, planPieces, readInPieces, type PieceCache, type YamlPiece } from './yaml-pieces.ts';
 
 export { pointer, type PathSegment } from './locator.ts';
 
@@ -24,6 +25,13 @@ export interface ParsedDocument {
   readonly value: unknown;
   /** Location of the value at `path` (or of its nearest located ancestor); `key` points at the mapping key instead. */
   readonly locate: Locate;
+  /** The pieces a YAML text was read in, when it was read with a piece cache (./yaml-pieces.ts). */
+  readonly pieces?: readonly YamlPiece[];
+}
+
+export interface ParseOptions {
+  /** Read block YAML in pieces, taking unchanged ones from this cache (./yaml-pieces.ts). */
+  readonly pieces?: PieceCache;
 }
 
 export function isYamlFile(file: string): boolean {
@@ -31,8 +39,8 @@ export function isYamlFile(file: string): boolean {
 }
 
 /** Parses text as JSON (by `.json` extension or `format`) or YAML; throws PARSE_ERROR with a location. */
-export function parseText(file: string, text: string, format: 'json' | 'yaml' = isYamlFile(file) ? 'yaml' : 'json'): ParsedDocument {
-  return format === 'json' ? parseJson(file, text) : parseYaml(file, text);
+export function parseText(file: string, text: string, format: 'json' | 'yaml' = isYamlFile(file) ? 'yaml' : 'json', options: ParseOptions = {}): ParsedDocument {
+  return format === 'json' ? parseJson(file, text) : parseYaml(file, text, options.pieces);
 }
 
 function lineColAt(text: string, offset: number): { line: number; col: number } {
@@ -56,12 +64,15 @@ function parseJson(file: string, text: string): ParsedDocument {
   return { file, value, locate };
 }
 
-function parseYaml(file: string, text: string): ParsedDocument {
+function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocument {
   // js-yaml parses roughly ten times faster than the `yaml` package's Document API on large
   // manifests; the `yaml` CST is built only when an error needs a line and column.
+  // With a piece cache, a text mostly unchanged since the last compile parses only what changed.
+  const plan = cache ? planPieces(text, cache) : undefined;
+  const inPieces = plan?.mostlyCached ? readInPieces(plan, MAX_DEPTH) : undefined;
   let value: unknown;
   try {
-    value = loadYaml(text, { schema: CORE_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
+    value = inPieces ? inPieces.value : loadYaml(text, { schema: CORE_SCHEMA, filename: file, maxDepth: MAX_DEPTH });
   } catch (e) {
     if (e instanceof RangeError) throw tooDeep(file, text);
     if (e instanceof YAMLException) {
@@ -79,7 +90,8 @@ function parseYaml(file: string, text: string): ParsedDocument {
   if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
   if (MAY_HOLD_SURROGATE.test(text)) refuseLoneSurrogates(value, locate);
   if (MAY_HOLD_NON_ASCII.test(text)) refuseNfcCollisions(value, locate);
-  return { file, value, locate };
+  const pieces = inPieces?.pieces ?? (plan ? piecesOfValue(plan, value) : undefined);
+  return { file, value, locate, ...(pieces ? { pieces } : {}) };
 }
 
 // A number js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+ digits; YAML also

@@ -4,7 +4,7 @@ import { enforcementRego } from '../../compile/enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import type { RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
-import type { CompileState } from '../../compile/incremental/compile-state.ts';
+import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { recompileEstate } from '../../compile/incremental/recompile.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
@@ -112,10 +112,11 @@ export const compileCommand: Command = {
     /** One compile into --out, from `kept` (the state a watch holds) or what --out holds. */
     const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary }> => {
       io.progress?.report('compiling');
-      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false });
+      // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
+      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
+      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(start) } : {}) });
       // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
       recoverArtifactSet(outDir, pause ? { pause } : {});
-      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
       const recorded = (start && previousFromState(outDir, start)) ?? previousState(outDir, io);
       // SOURCE_DATE_EPOCH wins: the previous artifact's created_at is kept only when it is not set.
       const previous = recorded && createdAtPinned(io.env) ? (({ created_at: _, ...rest }) => rest)(recorded) : recorded;

@@ -35,6 +35,11 @@ export interface AgentPieces {
   readonly data: string;
 }
 
+/** The manifest pieces a state holds, as the manifest parser takes them (digest -> JSON). */
+export function manifestPieceCache(state: CompileState | undefined): Map<string, string> {
+  return new Map((state?.manifest_pieces ?? []).map((p) => [p.digest, p.json]));
+}
+
 export interface KeptArtifacts {
   readonly format: 'toolgate' | 'toolgraph-v1';
   /** The policy bundle's created_at. */
@@ -65,6 +70,11 @@ export interface CompileState {
    * from its files has them only when the bundle.tar.gz beside it is the one it was kept with.
    */
   readonly tarball_chunks: readonly DeflatedChunk[];
+  /**
+   * The manifest's YAML pieces as JSON, by the digest of their text (src/parse/yaml-pieces.ts), so
+   * the next compile parses only the pieces whose text changed.
+   */
+  readonly manifest_pieces: readonly { readonly digest: string; readonly json: string }[];
   /** Member texts of the manifest and catalog; kept in memory only (a state file starts without them). */
   readonly manifest_memo?: MemoNode;
   readonly catalog_memo?: MemoNode;

@@ -204,6 +204,7 @@ export async function recompileEstate(previous: CompileState | undefined, estate
       tarball_sha256: digestOf.get('bundle.tar.gz')!,
     },
     tarball_chunks: tarball.chunks,
+    manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
     manifest_memo: manifestText,
     catalog_memo: catalogText,
   };

@@ -7,7 +7,8 @@
  *                         granted tool and per agent the length of each of its texts; what the
  *                         next compile reads of the artifacts (format, created_at, the digests of
  *                         policy-bundle.json and bundle.tar.gz) and the tarball's gzip chunks, each
- *                         as its digest and its compressed length
+ *                         as its digest and its compressed length; the manifest's YAML pieces by
+ *                         digest (src/parse/yaml-pieces.ts), their JSON in the pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
  *
  * The chunks' compressed bytes are not copied into the state: they are read from the bundle.tar.gz
@@ -42,6 +43,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const inputs = byKey(state.decision_inputs).map(([k, s]) => [k, take(s)]);
   const agents = byKey(state.agents).map(([k, a]) => [k, ...AGENT_FIELDS.map((f) => take(a[f]))]);
   const edges = take(state.edges);
+  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json)]);
   const pieces = new TextEncoder().encode(texts.join(''));
   const piecesSha256 = digestHex(pieces);
   const index = {
@@ -59,6 +61,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     edges,
     artifacts: state.artifacts,
     tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
+    manifest_pieces: manifestPieces,
   };
   return { index: canonicalBytes(index), pieces, piecesSha256 };
 }
@@ -118,7 +121,8 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     Array.isArray(index.agents) && index.agents.every((r) => isLengths(r, AGENT_FIELDS.length)) &&
     Number.isSafeInteger(index.edges) &&
     isArtifacts(index.artifacts) &&
-    Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1));
+    Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
+    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 1));
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
 
   const text = new TextDecoder('utf-8').decode(piecesBytes);
@@ -135,6 +139,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     agents.set(k, Object.fromEntries(AGENT_FIELDS.map((f, i) => [f, next(lengths[i]!)])) as unknown as AgentPieces);
   }
   const edges = next(index.edges as number);
+  const manifestPieces = (index.manifest_pieces as [string, number][]).map(([digest, n]) => ({ digest, json: next(n) }));
   if (at !== text.length) return { refused: `${STATE_PIECES_FILE} is ${text.length} characters, ${STATE_INDEX_FILE} accounts for ${at}` };
   return {
     state: {
@@ -149,6 +154,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       agents,
       edges,
       artifacts: index.artifacts as KeptArtifacts,
+      manifest_pieces: manifestPieces,
       tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], index.artifacts as KeptArtifacts, tarball),
     },
   };

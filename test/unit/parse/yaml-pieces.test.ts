@@ -1,0 +1,82 @@
+/** Block YAML read in pieces gives what one whole parse gives: the same value, the same error, the same place. */
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import { parseText, type ParsedDocument } from '../../../src/parse/document.ts';
+import { planPieces } from '../../../src/parse/yaml-pieces.ts';
+
+/** An item of a sequence, written in one of the styles a manifest uses. */
+const item: fc.Arbitrary<string> = fc.oneof(
+  fc.tuple(fc.nat(30), fc.nat(9)).map(([a, t]) => `  - {agent: agent-${a}, tool: "srv-${t}::tool_${a % 7}"}\n`),
+  fc.tuple(fc.nat(30), fc.nat(9)).map(([a, t]) => `  - agent: agent-${a}\n    tool: srv-${t}::tool_${a}\n`),
+  fc.nat(50).map((a) => `  - agent-${a}\n`),
+  fc.nat(50).map((a) => `  # a note on ${a}\n  - "quoted \\n  - not an item ${a}"\n`),
+  fc.nat(50).map((a) => `  - reason: |\n      first line ${a}\n      - a dash inside the scalar\n    agent: agent-${a}\n`),
+  fc.nat(50).map((a) => `  - reason: a plain scalar\n      that goes on ${a}\n`),
+  fc.constant('\n'),
+);
+
+const section = (key: string) => fc.array(item, { minLength: 0, maxLength: 200 }).map((items) => `${key}:\n${items.join('') || '  []\n'}`);
+
+const documentText = fc
+  .tuple(section('agents'), section('grants'), fc.constantFrom('', 'instance_id: tg-1\n', '# a comment at the top\n'), fc.constantFrom('', 'governed_by:\n  "res://a": [p1]\n'))
+  .map(([a, g, head, tail]) => `${head}${a}${g}${tail}`);
+
+type Outcome = { value: unknown } | { error: string };
+
+function outcome(read: () => ParsedDocument): Outcome {
+  try {
+    return { value: read().value };
+  } catch (e) {
+    const err = e as Error & { code?: string; at?: unknown };
+    return { error: `${err.code ?? ''} ${err.message} ${JSON.stringify(err.at)}` };
+  }
+}
+
+function cacheOf(doc: ParsedDocument): Map<string, string> {
+  return new Map((doc.pieces ?? []).flatMap((p) => (p.json !== undefined ? [[p.digest, p.json] as [string, string]] : [])));
+}
+
+/** An edit of the text: a line replaced, inserted or removed, possibly breaking the document. */
+const edit = fc.tuple(fc.nat(10_000), fc.constantFrom('  - {agent: agent-99, tool: "srv-1::tool_1"}\n', '  - broken: [\n', 'grants:\n', '  - *alias\n', '', '  -\ttab\n'), fc.boolean());
+
+function applyEdit(text: string, [at, line, replace]: [number, string, boolean]): string {
+  const lines = text.split(/(?<=\n)/);
+  const i = at % (lines.length + 1);
+  lines.splice(i, replace ? 1 : 0, line);
+  return lines.join('');
+}
+
+describe('reading block YAML in pieces', () => {
+  it('gives the value or the error of a whole parse, before and after any edits, from any cache', () => {
+    fc.assert(
+      fc.property(documentText, fc.array(edit, { maxLength: 4 }), (text, edits) => {
+        let cache = new Map<string, string>();
+        for (const t of [text, ...edits.reduce<string[]>((acc, e) => [...acc, applyEdit(acc.at(-1) ?? text, e)], [])]) {
+          const whole = outcome(() => parseText('m.yaml', t, 'yaml'));
+          let doc: ParsedDocument | undefined;
+          const inPieces = outcome(() => (doc = parseText('m.yaml', t, 'yaml', { pieces: cache })));
+          expect(inPieces).toEqual(whole);
+          if (doc) cache = new Map([...cache, ...cacheOf(doc)]);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('parses again only the run of items an edit touched', () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => `  - {agent: agent-${i % 50}, tool: "srv-${i % 13}::tool_${i}"}\n`);
+    const text = `agents:\n  - agent-0\ngrants:\n${items.join('')}`;
+    const first = parseText('m.yaml', text, 'yaml', { pieces: new Map() });
+    expect(first.pieces!.length).toBeGreaterThan(4);
+    const edited = text.replace('tool: "srv-7::tool_12500"', 'tool: "srv-8::tool_12500"');
+    const plan = planPieces(edited, cacheOf(first))!;
+    expect(plan.mostlyCached).toBe(true);
+    expect(plan.pieces.filter((p) => p.json === undefined)).toHaveLength(1);
+    const next = parseText('m.yaml', edited, 'yaml', { pieces: cacheOf(first) });
+    expect(next.value).toEqual(parseText('m.yaml', edited, 'yaml').value);
+  });
+
+  it('is not used for text that is not plain block YAML (aliases, documents, flow at the top)', () => {
+    for (const text of ['a: &x [1]\nb: *x\n', '---\na: 1\n', '{a: 1}\n', 'a: 1\na: 2\n', '%YAML 1.2\n---\na: 1\n']) expect(planPieces(text, new Map())).toBeUndefined();
+  });
+});

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectServe } from '../../helpers/serve-client.ts';
 import { main } from '../../../src/cli/main.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const REPO = resolve(import.meta.dirname, '../../..');
 const QUICKSTART = join(REPO, 'examples/quickstart');
@@ -227,6 +228,23 @@ describe('toolgate serve diff', () => {
     expect(result.digest).toBe(`${algorithm}:${createHash(algorithm).update(bytes, 'utf8').digest('hex')}`);
     expect((structured as unknown as Structured).graph_state.generation).toBe(1);
   });
+
+  it('visible_tools reads a compiled bundle under the served folders, as the CLI does; profile with bundle is refused', async () => {
+    const compiled = await runCli(['compile', '--example', 'quickstart', '--profile', 'review', '--out', at('out')], { cwd: REPO });
+    expect(compiled.code, compiled.stderr).toBe(0);
+    const bundle = at('out/bundle.tar.gz');
+    for (const agent of ['ci-bot', 'nobody']) {
+      const { isError, structured } = await call(client, 'visible_tools', { agent, bundle });
+      expect(isError).toBe(false);
+      const c = await runCli(['visible-tools', agent, '--bundle', bundle], { cwd: REPO });
+      expect(c.code).toBe(agent === 'nobody' ? 1 : 0);
+      expect(structured.result).toEqual(c.json());
+      expect(structured.result).toMatchObject({ agent, found: agent !== 'nobody', profile: 'review' });
+    }
+    const both = await call(client, 'visible_tools', { agent: 'ci-bot', bundle, profile: 'strict' });
+    expect(both.structured).toMatchObject({ error_kind: 'invalid_arguments', code: null });
+    expect(both.structured.message as string).toContain('fixed by the bundle');
+  }, 60_000);
 
   it('reports a missing file as input_unreadable (retryable) and swapped graphs as input_invalid', async () => {
     const gone = await call(client, 'diff', { declared: at('declared.json'), observed: at('observed.json'), window: at('no-window.json') });

@@ -3,7 +3,6 @@
  * Only `cli/` maps codes to exit codes; library callers branch on `code`.
  * The Rego engine (src/rego) stands alone with its own RegoError, whose codes are the REGO_* ones here.
  */
-import { RegoError } from './rego/errors.ts';
 
 /** Stable error codes. Append new codes here; never rename one that has shipped. */
 export type ToolgateErrorCode =
@@ -87,13 +86,32 @@ export class ToolgateError extends Error {
   }
 }
 
+/** The faults the Rego engine reports with its own error class. */
+const ENGINE_FAULTS: ReadonlySet<string> = new Set<ToolgateErrorCode>(['REGO_PARSE_ERROR', 'REGO_COMPILE_ERROR', 'REGO_EVAL_ERROR', 'REGO_LIMIT_EXCEEDED']);
+
+/**
+ * A Rego engine error as the rest of toolgate sees it. The engine sits above this file and imports
+ * nothing from src/, so its errors are known by their shape: one of its REGO_* codes, with locations.
+ */
+export interface EngineError extends Error {
+  readonly code: 'REGO_PARSE_ERROR' | 'REGO_COMPILE_ERROR' | 'REGO_EVAL_ERROR' | 'REGO_LIMIT_EXCEEDED';
+  readonly at: readonly SourceAt[];
+  readonly details: readonly string[];
+}
+
+function isEngineError(e: unknown): e is EngineError {
+  if (!(e instanceof Error)) return false;
+  const { code, at, details } = e as Partial<EngineError>;
+  return typeof code === 'string' && ENGINE_FAULTS.has(code) && Array.isArray(at) && Array.isArray(details);
+}
+
 /** A toolgate refusal, or a Rego engine error: it has the same fields, and its code is one of the REGO_* codes. */
 export function isToolgateError(e: unknown): e is ToolgateError {
-  return e instanceof ToolgateError || e instanceof RegoError;
+  return e instanceof ToolgateError || isEngineError(e);
 }
 
 /** The Rego engine's error as a ToolgateError with the same code, message and locations (the original is the cause). */
-export function toolgateErrorFromRego(e: RegoError): ToolgateError {
+export function toolgateErrorFromRego(e: EngineError): ToolgateError {
   return new ToolgateError(e.code, e.message, { at: e.at, details: e.details, cause: e });
 }
 

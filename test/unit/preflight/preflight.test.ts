@@ -152,10 +152,13 @@ describe('toolgate preflight', () => {
     [['reader', 'echo', '--run-id', '']],
     [['reader', '--run-id', 'r']],
     [['reader', 'echo', '--run-id', 'r', '--profile', 'yolo']],
+    [['reader', 'echo', '--run-id', 'password=hunter2']],
+    [['reader', 'echo', '--run-id', 'line\nbreak']],
   ])('exits 2 on bad usage %j, writing nothing', async (args) => {
     const r = await runCli(['preflight', ...args, '--example', 'fleet'], { env: EPOCH });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
+    expect(r.stderr).not.toContain('hunter2');
   });
 
   it('exits 1 when an explicit --state file is unreadable, and leaves --out untouched', async () => {

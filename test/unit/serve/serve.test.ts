@@ -184,6 +184,11 @@ describe('toolgate serve (stdio) on the quickstart', () => {
     ['eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log', 3] }, '"candidates"[1] must be a non-empty string'],
     ['eligible_tools', { agent: 'ci-bot', candidates: ['git::git_log', ''] }, '"candidates"[1] must be a non-empty string'],
     ['eligible_tools', { agent: 'ci-bot', profile: 'lenient' }, 'must be one of strict, review, explore'],
+    ['preflight', { agent: 'ci-bot', candidates: ['git::git_log'] }, 'missing argument "run_id"'],
+    ['preflight', { agent: 'ci-bot', candidates: ['git::git_log'], run_id: 'token=abc123' }, 'credential-shaped (secret_assignment)'],
+    ['preflight', { agent: 'ci-bot', candidates: ['git::git_log'], run_id: 'x'.repeat(257) }, '1 to 256 characters'],
+    ['control_preflight', { plan: 'p.json', profile: 'lenient' }, 'must be one of strict, review, explore'],
+    ['review_candidates', { report: 'r.json', status: 'pending' }, 'must be one of open, accepted, dismissed'],
     ['diff', { declared: 'd.json', observed: 'o.json' }, 'missing argument "window"'],
     ['diff', { declared: 'd.json', observed: 'o.json', window: 'w.json', algorithm: 'md5' }, 'must be one of sha256, sha384, sha512'],
   ] as const)('answers %s %j with the invalid_arguments envelope', async (name, args, message) => {

@@ -36,7 +36,7 @@ async function baseline(tmp: string): Promise<void> {
 }
 
 async function toolgate(tmp: string, concurrency: number): Promise<number> {
-  const r = await crawlFleet(servers, { serversDir: dirname(serversPath), crawlTmpDir: tmp, env: process.env, crawledAt: '1970-01-01T00:00:00Z', concurrency });
+  const r = await crawlFleet(servers, { serversDir: dirname(serversPath), crawlTmpDir: tmp, env: process.env, crawledAt: '1970-01-01T00:00:00Z', concurrency, killServer: (pid) => process.kill(pid, 'SIGKILL') });
   if (r.failed.length > 0) throw new Error(`crawl failed: ${r.failed.join(', ')}`);
   return catalogFileBytes(r.catalog).length;
 }

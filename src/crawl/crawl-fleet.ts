@@ -21,6 +21,8 @@ export interface CrawlOptions extends LaunchContext {
   readonly clientInfo?: { readonly name: string; readonly version: string };
   /** Quote a failed server's stderr (redacted) in its error; off by default. */
   readonly quoteServerStderr?: boolean;
+  /** Stops a spawned server that failed its crawl at once, given its pid (SIGKILL). */
+  readonly killServer: (pid: number) => void;
   /** Called once per server when its crawl ends (for progress lines; entries hold no secrets). */
   readonly onServer?: (entry: CatalogServer) => void;
 }
@@ -46,7 +48,7 @@ export async function crawlFleet(servers: ServersFile, options: CrawlOptions): P
       const spec = specs[i]!;
       const launch = resolveLaunch(spec, options);
       const entry: CatalogServer =
-        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true });
+        'error' in launch ? { name: spec.name, status: 'failed', error: launch.error } : await crawlServer(launch, { timeoutMs: spec.timeout_ms ?? timeoutMs, clientInfo, quoteServerStderr: options.quoteServerStderr === true, killServer: options.killServer });
       results[i] = spec.registry === undefined ? entry : { ...entry, registry: spec.registry };
       options.onServer?.(entry);
     }

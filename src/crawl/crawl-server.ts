@@ -20,6 +20,7 @@ import {
   ListToolsResultSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonObject } from '../canonical/json-object.ts';
 import type { CatalogServer } from '../catalog/types.ts';
 import { checkCrawledEntry } from './catalog.ts';
 import { credentialsFromUrl, redact, redactValue, tail, urlSecrets } from './redact.ts';
@@ -35,6 +36,8 @@ export interface CrawlServerOptions {
    * a child's stderr is the likeliest place for a secret to appear in a form nobody configured.
    */
   readonly quoteServerStderr?: boolean;
+  /** Stops a spawned server at once (SIGKILL), given its pid: the caller owns the process table. */
+  readonly killServer: (pid: number) => void;
 }
 
 /** Most pages followed in one list before the server is declared to be looping. */
@@ -115,7 +118,7 @@ class Deadline extends Error {}
  * its URL) is masked in the entry, whatever the server sent.
  *
  * @example
- * const entry = await crawlServer(launch, { timeoutMs: 20_000, clientInfo: { name: 'toolgate', version: '0.1.0' } });
+ * const entry = await crawlServer(launch, { timeoutMs: 20_000, clientInfo: { name: 'toolgate', version: '0.1.0' }, killServer: (pid) => process.kill(pid, 'SIGKILL') });
  * entry.status // 'ok' | 'failed'
  */
 export async function crawlServer(launch: Launch, options: CrawlServerOptions): Promise<CatalogServer> {
@@ -202,7 +205,7 @@ async function crawl(launch: Launch, options: CrawlServerOptions, secrets: strin
       await client.connect(transport, requestOptions);
       const init = transport.lastResult.get('initialize') as { protocolVersion?: unknown; serverInfo?: unknown } | undefined;
       protocolVersion = typeof init?.protocolVersion === 'string' ? init.protocolVersion : undefined;
-      serverInfo = isRecord(init?.serverInfo) ? (init.serverInfo as CatalogServer['server_info']) : undefined;
+      serverInfo = isJsonObject(init?.serverInfo) ? (init.serverInfo as CatalogServer['server_info']) : undefined;
       const caps = client.getServerCapabilities() ?? {};
       const entry: Record<string, unknown> = { name: launch.name, status: 'ok' };
       if (protocolVersion !== undefined) entry.protocol_version = protocolVersion;
@@ -231,7 +234,7 @@ async function crawl(launch: Launch, options: CrawlServerOptions, secrets: strin
     // a short-lived crawler could exit first and orphan a hung server: stop it here by its pid.
     if (failedRun && transport.pid !== undefined) {
       try {
-        process.kill(transport.pid, 'SIGKILL');
+        options.killServer(transport.pid);
       } catch {
         // already gone
       }
@@ -277,8 +280,4 @@ function describeFailure(e: unknown, phase: string, closed: boolean): string {
   // The streamable HTTP transport puts the HTTP status in `code` (JSON-RPC codes are negative).
   if (typeof err?.code === 'number' && err.code >= 100 && err.code < 600 && !flat.includes(String(err.code))) flat = `HTTP ${err.code}: ${flat}`;
   return flat.startsWith(phase) ? flat : `${phase} failed: ${flat}`;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -208,7 +208,6 @@ function touches(ast: unknown): Set<'fs' | 'process' | 'clock'> {
 const ACCEPTED_IO: readonly { file: string; touches: string; reason: string }[] = [
   { file: 'compile/enforcement-rego.ts', touches: 'fs', reason: 'reads the shipped rego/toolgate policy files; cli/ should read them and pass the texts in' },
   { file: 'rego/builtins/capabilities.ts', touches: 'fs', reason: 'reads the vendored OPA capabilities JSON beside it; it could be imported as a module' },
-  { file: 'crawl/crawl-server.ts', touches: 'process', reason: 'kills a crawled MCP server that outlives its deadline: launching servers is what crawl/ is for' },
   { file: 'bundle/decider.ts', touches: 'clock', reason: 'time.now_ns and token expiry read the wall clock, as OPA does; the caller should pass now' },
   { file: 'engines/builtin.ts', touches: 'clock', reason: 'time.now_ns reads the wall clock, as OPA does; the caller should pass now' },
   { file: 'rego/limits.ts', touches: 'clock', reason: 'the evaluation deadline is wall-clock time; a clock could be injected with the limits' },

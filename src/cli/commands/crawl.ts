@@ -112,6 +112,7 @@ export const crawlCommand: Command = {
         crawledAt,
         extra,
         quoteServerStderr: values['server-stderr'] === true,
+        killServer: (pid) => process.kill(pid, 'SIGKILL'),
       });
     } finally {
       rmSync(crawlTmpDir, { recursive: true, force: true });

@@ -35,6 +35,14 @@ const AGENT_FIELDS = ['inputs', 'bundle', 'data'] as const;
 
 const byKey = <V>(m: ReadonlyMap<string, V>): [string, V][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
+/** The UTF-8 bytes of the texts one after another, written straight into one buffer (no joined string of 100 MB). */
+function utf8Concat(texts: readonly string[]): Uint8Array {
+  const out = Buffer.allocUnsafeSlow(texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0));
+  let at = 0;
+  for (const t of texts) at += out.write(t, at, 'utf8');
+  return out;
+}
+
 /** The two files' bytes for a state, with the SHA-256 (hex) of the pieces, which the index records. */
 export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array; piecesSha256: string } {
   const texts: string[] = [];
@@ -44,7 +52,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const agents = byKey(state.agents).map(([k, a]) => [k, ...AGENT_FIELDS.map((f) => take(a[f]))]);
   const edges = take(state.edges);
   const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json)]);
-  const pieces = new TextEncoder().encode(texts.join(''));
+  const pieces = utf8Concat(texts);
   const piecesSha256 = digestHex(pieces);
   const index = {
     kind: STATE_KIND,

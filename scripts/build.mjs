@@ -97,6 +97,9 @@ async function bundleCli(tree) {
       entryPoints: [join(tree, 'cli', 'main.js')],
       outfile: join(outdir, `${command}.cjs`),
       format: 'cjs',
+      // less source to read and hash at each run; names are kept, so messages and traces read the same
+      minifyWhitespace: true,
+      minifySyntax: true,
       banner: { js: `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
       plugins: [otherCommandsOutside(tree, outdir, command), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
     });

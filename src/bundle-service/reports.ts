@@ -9,6 +9,7 @@
  * Pure: bytes in, values out; the caller appends them.
  */
 import { gunzipSync } from 'node:zlib';
+import { isJsonObject } from '../canonical/json-object.ts';
 import { ToolgateError } from '../errors.ts';
 
 export interface ReportLimits {
@@ -24,10 +25,6 @@ export type ReportKind = 'status' | 'logs';
 
 function bad(kind: ReportKind, message: string): never {
   throw new ToolgateError('REPORT_INVALID', `POST /${kind}: ${message}`);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The body as JSON text: gunzipped when `Content-Encoding: gzip`, within the limits. */
@@ -64,12 +61,12 @@ function parse(kind: ReportKind, text: string): unknown {
 /** One status report: an object with `labels.id` and, when present, `bundles` of objects. */
 export function parseStatusReport(text: string): Record<string, unknown> {
   const v = parse('status', text);
-  if (!isObject(v)) bad('status', 'expected a JSON object');
-  if (!isObject(v.labels) || typeof v.labels.id !== 'string') bad('status', 'expected labels.id (a string)');
+  if (!isJsonObject(v)) bad('status', 'expected a JSON object');
+  if (!isJsonObject(v.labels) || typeof v.labels.id !== 'string') bad('status', 'expected labels.id (a string)');
   if (v.bundles !== undefined) {
-    if (!isObject(v.bundles)) bad('status', 'expected bundles to be an object');
+    if (!isJsonObject(v.bundles)) bad('status', 'expected bundles to be an object');
     for (const [name, b] of Object.entries(v.bundles)) {
-      if (!isObject(b)) bad('status', `bundles.${name} is not an object`);
+      if (!isJsonObject(b)) bad('status', `bundles.${name} is not an object`);
       if (b.active_revision !== undefined && typeof b.active_revision !== 'string') bad('status', `bundles.${name}.active_revision is not a string`);
     }
   }
@@ -81,10 +78,10 @@ export function parseDecisionLogBatch(text: string): Record<string, unknown>[] {
   const v = parse('logs', text);
   if (!Array.isArray(v)) bad('logs', 'expected a JSON array of decision events');
   v.forEach((e, i) => {
-    if (!isObject(e)) bad('logs', `event ${i} is not an object`);
+    if (!isJsonObject(e)) bad('logs', `event ${i} is not an object`);
     if (typeof e.decision_id !== 'string' || e.decision_id === '') bad('logs', `event ${i}: expected decision_id (a string)`);
     if (typeof e.timestamp !== 'string' || Number.isNaN(Date.parse(e.timestamp))) bad('logs', `event ${i}: expected timestamp (RFC 3339)`);
-    if (!isObject(e.labels)) bad('logs', `event ${i}: expected labels (an object)`);
+    if (!isJsonObject(e.labels)) bad('logs', `event ${i}: expected labels (an object)`);
   });
   return v as Record<string, unknown>[];
 }

@@ -4,7 +4,8 @@
  * `buildGraph`, so every refusal of the builder applies; the result is always a version-4 graph.
  */
 import { isDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
-import { parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
+import { JsonFloat, parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
 import { rootAt } from '../parse/source-names.ts';
 import { ToolgateError } from '../errors.ts';
 import { buildGraph, describeValue, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
@@ -27,8 +28,9 @@ const TOP = ['schema_version', 'algorithm', 'nodes', 'edges'];
 const NODE = ['id', 'kind', 'labels', 'level'];
 const EDGE = ['from', 'kind', 'provenance', 'sign', 'to'];
 
+/** A JSON object of the parsed bytes: a JsonFloat (a number kept exact) is an object to JS, not to JSON. */
 function isObject(v: unknown): v is Record<string, StrictJsonValue> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  return isJsonObject(v) && !(v instanceof JsonFloat);
 }
 
 function nodeNamed(n: Record<string, StrictJsonValue>): string {

@@ -11,6 +11,7 @@
  * MCP tool-call attributes (`mcp.method.name`, `gen_ai.tool.name`, `mcp.resource.uri`,
  * `gen_ai.prompt.name`; the server from `mcp.server.name` or the resource's `service.name`).
  */
+import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
 import { buildGraph, describeValue, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
@@ -88,10 +89,6 @@ class Collector {
   }
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function nonEmpty(v: unknown): v is string {
   return typeof v === 'string' && v.length > 0;
 }
@@ -123,8 +120,8 @@ function attrs(list: unknown): Map<string, unknown> {
   const m = new Map<string, unknown>();
   if (!Array.isArray(list)) return m;
   for (const a of list) {
-    if (!isObject(a) || typeof a.key !== 'string') continue;
-    const v = isObject(a.value) ? (a.value.stringValue ?? a.value.intValue ?? a.value.boolValue ?? a.value) : a.value;
+    if (!isJsonObject(a) || typeof a.key !== 'string') continue;
+    const v = isJsonObject(a.value) ? (a.value.stringValue ?? a.value.intValue ?? a.value.boolValue ?? a.value) : a.value;
     m.set(a.key, v);
   }
   return m;
@@ -134,16 +131,16 @@ function readOtlp(req: Record<string, unknown>, c: Collector, fail: (t: string, 
   const rs = req.resourceSpans;
   if (!Array.isArray(rs)) fail('resourceSpans must be an array', 'resourceSpans');
   rs.forEach((r, ri) => {
-    if (!isObject(r)) fail('a resourceSpans entry must be an object', `resourceSpans[${ri}]`);
-    const resAttrs = attrs(isObject(r.resource) ? r.resource.attributes : undefined);
+    if (!isJsonObject(r)) fail('a resourceSpans entry must be an object', `resourceSpans[${ri}]`);
+    const resAttrs = attrs(isJsonObject(r.resource) ? r.resource.attributes : undefined);
     const scopes = r.scopeSpans ?? r.instrumentationLibrarySpans ?? [];
     if (!Array.isArray(scopes)) fail('scopeSpans must be an array', `resourceSpans[${ri}].scopeSpans`);
     scopes.forEach((sc, si) => {
-      const spans = isObject(sc) ? sc.spans : undefined;
+      const spans = isJsonObject(sc) ? sc.spans : undefined;
       if (!Array.isArray(spans)) return;
       spans.forEach((span, pi) => {
         const where = `resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]`;
-        if (!isObject(span)) fail('a span must be an object', where);
+        if (!isJsonObject(span)) fail('a span must be an object', where);
         const a = attrs(span.attributes);
         for (const k of a.keys()) {
           if (PAYLOAD_ATTRIBUTE.test(k)) fail(`span attribute ${JSON.stringify(k)} carries a payload: an observation holds edge identity only; refused, not trimmed`, `${where}.attributes`);
@@ -195,7 +192,7 @@ export function observeFromText(text: string, source: string, window: Observatio
       if (!isToolgateError(e)) throw e;
       throw new ToolgateError('OBSERVATION_INVALID', e.message, { at: e.at });
     }
-    const obj = isObject(rec) ? rec : fail(`each line must be a JSON object, got ${describeValue(rec)}`, '');
+    const obj = isJsonObject(rec) ? rec : fail(`each line must be a JSON object, got ${describeValue(rec)}`, '');
     if ('resourceSpans' in obj) readOtlp(obj, c, fail);
     else readEvent(obj, c, fail);
   }

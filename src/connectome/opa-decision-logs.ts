@@ -12,6 +12,7 @@
  *
  * Pure: text in, values out.
  */
+import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
 import { observeFromRecords, type ObservationWindow, type ObserveResult } from './observed.ts';
@@ -30,10 +31,6 @@ export interface DecisionLogRead {
   readonly skipped: number;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Whether a decision-log path is one of toolgate's entrypoints. */
 export function isToolgatePath(path: unknown): boolean {
   return typeof path === 'string' && /^(data\.|\/?v1\/data\/)?toolgate[./]authz([./]|$)/.test(path);
@@ -41,7 +38,7 @@ export function isToolgatePath(path: unknown): boolean {
 
 function allowedOf(result: unknown): boolean | null {
   if (typeof result === 'boolean') return result;
-  if (isObject(result) && typeof result.allow === 'boolean') return result.allow;
+  if (isJsonObject(result) && typeof result.allow === 'boolean') return result.allow;
   return null;
 }
 
@@ -74,13 +71,13 @@ export function readDecisionLogs(text: string, source: string): DecisionLogRead 
     const fail = (why: string): never => {
       throw new ToolgateError('DECISION_LOG_INVALID', `${source}:${line}: ${why}`, { at: [{ file: source, line }] });
     };
-    if (!isObject(e)) fail('an event must be a JSON object');
+    if (!isJsonObject(e)) fail('an event must be a JSON object');
     const ev = e as Record<string, unknown>;
     if (typeof ev.decision_id !== 'string') fail('an event names no decision_id (not an OPA decision-log event)');
     const atMs = typeof ev.timestamp === 'string' ? Date.parse(ev.timestamp) : NaN;
     if (Number.isNaN(atMs)) fail(`event ${ev.decision_id as string}: timestamp ${JSON.stringify(ev.timestamp)} is not RFC 3339`);
     const input = ev.input;
-    if (!isToolgatePath(ev.path) || !isObject(input) || typeof input.agent !== 'string' || typeof input.tool !== 'string') {
+    if (!isToolgatePath(ev.path) || !isJsonObject(input) || typeof input.agent !== 'string' || typeof input.tool !== 'string') {
       skipped++;
       continue;
     }

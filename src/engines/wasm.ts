@@ -116,10 +116,6 @@ export async function loadWasm(bytes: Uint8Array, name = 'policy.wasm'): Promise
   return makeLoaded([m], byEntry, undefined);
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** Loads a wasm bundle tarball: every module its manifest lists, with the bundle's data. */
 export async function loadWasmBundle(bytes: Uint8Array, source = 'bundle.tar.gz'): Promise<LoadedPolicy> {
   const files = await readTarball(bytes, source);

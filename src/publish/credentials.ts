@@ -10,6 +10,7 @@
  * Pure: the caller reads the environment and the file.
  */
 import { ToolgateError } from '../errors.ts';
+import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import type { RegistryCredentials } from './oci.ts';
 
@@ -19,10 +20,6 @@ export interface CredentialLookup {
   readonly source: 'environment' | 'docker-config' | 'none';
   /** Set when the Docker config names a credential helper for this registry, which toolgate does not run. */
   readonly helper?: string;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** The keys a Docker config may file a registry under. */
@@ -47,11 +44,11 @@ export function registryCredentials(registry: string, env: Readonly<Record<strin
   if (!dockerConfig) return { source: 'none' };
   // The strict reader: a fault at line:col, a repeated key refused rather than the last one kept.
   const config: unknown = parseJsonInput(dockerConfig.text, dockerConfig.path);
-  if (!isObject(config)) throw new ToolgateError('CREDENTIALS_INVALID', `${dockerConfig.path}: expected a JSON object`, { at: [{ file: dockerConfig.path }] });
-  const auths = isObject(config.auths) ? config.auths : {};
+  if (!isJsonObject(config)) throw new ToolgateError('CREDENTIALS_INVALID', `${dockerConfig.path}: expected a JSON object`, { at: [{ file: dockerConfig.path }] });
+  const auths = isJsonObject(config.auths) ? config.auths : {};
   for (const key of keysFor(registry)) {
     const entry = auths[key];
-    if (!isObject(entry)) continue;
+    if (!isJsonObject(entry)) continue;
     const at = [{ file: dockerConfig.path, path: `auths.${key}` }];
     if (typeof entry.auth === 'string' && entry.auth !== '') {
       const decoded = Buffer.from(entry.auth, 'base64').toString('utf8');
@@ -64,7 +61,7 @@ export function registryCredentials(registry: string, env: Readonly<Record<strin
     }
     if (typeof entry.registrytoken === 'string') return { credentials: { kind: 'bearer', token: entry.registrytoken }, source: 'docker-config' };
   }
-  const helpers = isObject(config.credHelpers) ? config.credHelpers : {};
+  const helpers = isJsonObject(config.credHelpers) ? config.credHelpers : {};
   const helper = keysFor(registry).map((k) => helpers[k]).find((h): h is string => typeof h === 'string') ?? (typeof config.credsStore === 'string' ? config.credsStore : undefined);
   return { source: 'none', ...(helper !== undefined ? { helper } : {}) };
 }

@@ -63,7 +63,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   emit: ['errors'],
   queries: ['audit', 'bundle', 'canonical', 'compile', 'connectome', 'control', 'errors', 'governance', 'parse', 'preflight', 'rego', 'review', 'selector'],
   serve: ['audit', 'canonical', 'compile', 'connectome', 'errors', 'governance', 'parse', 'queries', 'selector'],
-  'bundle-service': ['errors'],
+  'bundle-service': ['canonical', 'errors'],
   publish: ['canonical', 'errors'],
   cli: Object.keys(STAGE).filter((p) => p !== 'cli' && p !== 'index'),
   index: ['audit', 'bundle', 'canonical', 'catalog', 'compile', 'connectome', 'engines', 'errors', 'governance', 'manifest', 'preflight', 'rego', 'selector'],

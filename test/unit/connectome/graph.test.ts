@@ -183,6 +183,8 @@ describe('decodeGraph', () => {
     const weighted = '{"schema_version":4,"algorithm":"sha256","nodes":[{"id":"s","kind":"server","labels":{},"level":"server"}],"edges":[{"from":"s","to":"s","kind":"invoke","provenance":"declared","sign":"unset","weight":1}]}';
     expect(at(weighted)).toEqual({ message: expect.stringContaining('edge "s" -> "s": unknown member "weight"'), at: [{ file: 'g.json', path: 'edges[0].weight' }] });
     expect(at(good.replace(',"level":"server"', ''))).toEqual({ message: expect.stringContaining('node "s/server": missing member "level"'), at: [{ file: 'g.json', path: 'nodes[0].level' }] });
+    // A fraction is kept exact as a JsonFloat instance: an object to JS, still not a JSON object.
+    expect(at(good.replace(/"nodes":\[.*\]\]?,"edges"/, '"nodes":[1.5],"edges"'))).toEqual({ message: expect.stringContaining('node must be an object, got'), at: [{ file: 'g.json', path: 'nodes[0]' }] });
     expect(at(good.replace(':4', ':3').replace('"kind":"server"', '"kind":"resource_template"'))).toEqual({
       message: expect.stringContaining('node "s/server": kind "resource_template" is not in the version-3 vocabulary'),
       at: [{ file: 'g.json', path: 'nodes[0].kind' }],

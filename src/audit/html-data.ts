@@ -4,7 +4,7 @@
  * paths from the audit's exposure, each tool's data access and every policy's bindings. Compact
  * (servers, policies and agents are referred to by index) so a 20,000-grant estate stays small.
  */
-import { gatewayDecision } from '../compile/gateway-decision.ts';
+import { gatewayDecision } from '../governance/gateway-decision.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import { scrubUri } from '../governance/provenance.ts';
 import type { Profile } from '../governance/types.ts';

@@ -4,7 +4,7 @@
  * loading notices. Deterministic: no timestamp; the input digests identify what it describes.
  * Markdown and HTML are renderings of this value (markdown.ts, html.ts).
  */
-import { catalogDigest, governanceDigest } from '../compile/digests.ts';
+import { catalogDigest, governanceDigest } from '../governance/input-digests.ts';
 import { formatAt } from '../errors.ts';
 import { assess } from '../governance/assess.ts';
 import { cmp, type Estate } from '../governance/estate.ts';

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseJsonInput } from '../canonical/strict-json.ts';
-import { catalogDigest, governanceDigest } from '../compile/digests.ts';
+import { catalogDigest, governanceDigest } from '../governance/input-digests.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { ToolgateError } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';

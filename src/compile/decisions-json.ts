@@ -11,7 +11,7 @@
  * test/unit/compile/decisions-json.test.ts holds both forms equal.
  */
 import { canonicalString, CanonicalText, quoteString } from '../canonical/json.ts';
-import type { AgentDecisions, ToolDecision } from './decisions.ts';
+import type { AgentDecisions, ToolDecision } from '../governance/decisions.ts';
 
 const NON_ASCII = /[^\u0000-\u007f]/;
 

@@ -7,7 +7,7 @@
 import { ToolgateError } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { Profile } from '../governance/types.ts';
-import { decide } from './decisions.ts';
+import { decide } from '../governance/decisions.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
 
 export function compileToolgraphV1(estate: Estate, agent: string, profile: Profile, header: BundleHeader, tools: readonly ExposedTool[]): Record<string, unknown> {

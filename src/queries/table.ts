@@ -15,7 +15,7 @@
  *
  * Pure: no I/O; the estate, the files and the clock come from the surface (QueryEnv).
  */
-import { checkAccessWithGateway, unsafeToolsWithGateway } from '../compile/gateway-decision.ts';
+import { checkAccessWithGateway, unsafeToolsWithGateway } from '../governance/gateway-decision.ts';
 import { blastRadius } from '../governance/blast-radius.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import type { Profile } from '../governance/types.ts';

@@ -18,7 +18,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { catalogDigest, governanceDigest } from '../compile/digests.ts';
+import { catalogDigest, governanceDigest } from '../governance/input-digests.ts';
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';

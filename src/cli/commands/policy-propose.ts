@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
-import { governanceDigest } from '../../compile/digests.ts';
+import { governanceDigest } from '../../governance/input-digests.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseManifest } from '../../manifest/parse.ts';
 import { patchedManifest, propose, readObservations } from '../../review/propose.ts';

@@ -1,7 +1,7 @@
 /**
  * What one (agent, tool) decision reads, split into the part that belongs to the tool and the part
  * that belongs to the agent, each as a text that is equal between two estates only when that part
- * is. A decision (src/compile/decisions.ts, src/governance/assess.ts) reads: that the grant exists;
+ * is. A decision (src/governance/decisions.ts, src/governance/assess.ts) reads: that the grant exists;
  * whether the tool is exposed; the tool's data access rows; the bindings on the tool and on each
  * resource it touches, with their policies' effect and scope and every provenance (which decides
  * whether an edge is backed); and the expected exceptions that can apply to the agent, with how

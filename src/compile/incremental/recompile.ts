@@ -13,7 +13,7 @@ import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { emitTarGzInChunks } from '../../emit/opa-tarball.ts';
 import { chunkIndex } from '../../emit/gzip.ts';
-import { decide, type AgentDecisions } from '../decisions.ts';
+import { decide, type AgentDecisions } from '../../governance/decisions.ts';
 import { agentsObjectText, bundleAgentText, dataAgentText } from '../decisions-json.ts';
 import { compileDataDocument, DATA_ROOT, toolDocument } from '../data-document.ts';
 import { toolContractDigest } from '../digests.ts';

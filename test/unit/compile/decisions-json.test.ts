@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { canonicalString } from '../../../src/canonical/json.ts';
 import { bundleAgentsText, dataAgentsText } from '../../../src/compile/decisions-json.ts';
-import type { AgentDecisions, ToolDecision } from '../../../src/compile/decisions.ts';
+import type { AgentDecisions, ToolDecision } from '../../../src/governance/decisions.ts';
 
 const reason = fc.constantFrom('NOT_GRANTED', 'DENY_VIOLATION', 'DENY_GOVERNED', 'DRIFTED', 'UNMAPPED');
 const decision: fc.Arbitrary<Omit<ToolDecision, 'tool_key'>> = fc.oneof(

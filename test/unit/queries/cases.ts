@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { catalogDigest, governanceDigest } from '../../../src/compile/digests.ts';
+import { catalogDigest, governanceDigest } from '../../../src/governance/input-digests.ts';
 import { nextGraphState } from '../../../src/compile/graph-state.ts';
 import type { Estate } from '../../../src/governance/estate.ts';
 import { PROFILES } from '../../../src/governance/types.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { governanceDigest } from '../../../src/compile/digests.ts';
+import { governanceDigest } from '../../../src/governance/input-digests.ts';
 import { parseManifest } from '../../../src/manifest/parse.ts';
 import { patchedManifest, propose, readObservations } from '../../../src/review/propose.ts';
 import { exampleEstate } from '../../helpers/estates.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { assess } from '../../../src/governance/assess.ts';
 import { checkAccess } from '../../../src/governance/check-access.ts';
-import { decide } from '../../../src/compile/decisions.ts';
+import { decide } from '../../../src/governance/decisions.ts';
 import { PROFILES } from '../../../src/governance/types.ts';
 import { rankFeatures } from '../../../src/selector/rank-features.ts';
 import { eligibleTools } from '../../../src/selector/eligible-tools.ts';

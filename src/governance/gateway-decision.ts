@@ -8,10 +8,10 @@
  * Signs are not part of it: without `compile --signs` the bundle has no signs_by_tool, and with
  * them the sign policy's verdicts can only turn an allow into SIGN_DENY or SIGN_HOLD.
  */
-import { checkAccess, type CheckAccessResult } from '../governance/check-access.ts';
-import type { Estate } from '../governance/estate.ts';
-import { unsafeTools } from '../governance/unsafe-tools.ts';
-import type { Profile, RejectReason } from '../governance/types.ts';
+import { checkAccess, type CheckAccessResult } from './check-access.ts';
+import type { Estate } from './estate.ts';
+import { unsafeTools } from './unsafe-tools.ts';
+import type { Profile, RejectReason } from './types.ts';
 import { decide } from './decisions.ts';
 
 export type GatewayReason = RejectReason | 'AGENT_NOT_FOUND';

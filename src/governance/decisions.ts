@@ -2,9 +2,9 @@
  * One decision for every (agent, granted tool) pair under a profile: the sparse core that the
  * policy bundle, the OPA data document and the toolgraph-v1 export are all written from.
  */
-import type { Estate } from '../governance/estate.ts';
-import { assess, profileReject, riskScore } from '../governance/assess.ts';
-import type { Profile, RejectReason } from '../governance/types.ts';
+import type { Estate } from './estate.ts';
+import { assess, profileReject, riskScore } from './assess.ts';
+import type { Profile, RejectReason } from './types.ts';
 
 export interface ToolDecision {
   readonly tool_key: string;

@@ -411,8 +411,10 @@ export class Evaluator {
         return this.termStatement(e.term, f, (x) => (x === false ? false : k()));
       }
       case 'unify':
-      case 'assign':
-        return this.unify(e.left, e.right, f, k);
+      case 'assign': {
+        const done = this.unifyDirect(e.left, e.right, f, k);
+        return done === undefined ? this.unify(e.left, e.right, f, k) : done;
+      }
       case 'some':
         return k();
       case 'somein':
@@ -508,6 +510,40 @@ export class Evaluator {
     return this.evalTerm(a, f, (v) => this.unifyValue(b, v, f, k));
   }
 
+  /**
+   * `x := term` / `x = term` (either side) with x an unbound local and the term direct, or two
+   * direct sides: bound without continuation closures. Undefined when the general path decides.
+   */
+  private unifyDirect(a: Term, b: Term, f: Frame, k: K): boolean | undefined {
+    let slot: number | undefined;
+    let other: Term;
+    if (a.type === 'var' && a.slot !== undefined && f[a.slot] === undefined) {
+      slot = a.slot;
+      other = b;
+    } else if (b.type === 'var' && b.slot !== undefined && f[b.slot] === undefined) {
+      slot = b.slot;
+      other = a;
+    } else {
+      if (isPattern(a, f) || isPattern(b, f)) return undefined;
+      const x = this.direct(a, f);
+      if (x === GENERAL) return undefined;
+      if (x === undefined) return false;
+      const y = this.direct(b, f);
+      if (y === GENERAL) return undefined;
+      return y !== undefined && valueEquals(x, y) ? k() : false;
+    }
+    if (isPattern(other, f)) return undefined;
+    const v = this.direct(other, f);
+    if (v === GENERAL) return undefined;
+    if (v === undefined) return false;
+    f[slot] = v;
+    try {
+      return k();
+    } finally {
+      f[slot] = undefined;
+    }
+  }
+
   private unifyPairs(as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {
     if (i === as.length) return k();
     return this.unify(as[i] as Term, bs[i] as Term, f, () => this.unifyPairs(as, bs, i + 1, f, k));
@@ -583,13 +619,12 @@ export class Evaluator {
       case 'set':
         return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)), callsFirst(t.items, t.items));
       case 'object': {
-        const flat: Term[] = [];
-        for (const [a, b] of t.entries) flat.push(a, b);
+        const { flat, order } = objectPlan(t);
         return this.evalItems(flat, f, 0, new Array(flat.length), (vals) => {
           const o = new ObjectValue();
           for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
           return k(o);
-        }, callsFirst(flat, t.entries, objectEntryOrder(t.entries)));
+        }, order);
       }
       case 'arraycompr': {
         const out: Value[] = [];
@@ -629,8 +664,11 @@ export class Evaluator {
         );
         return k(out);
       }
-      case 'call':
+      case 'call': {
+        const v = this.directCall(t, f);
+        if (v !== GENERAL) return v === undefined ? false : k(v);
         return this.evalCall(t, f, k);
+      }
     }
   }
 
@@ -653,7 +691,8 @@ export class Evaluator {
       }
       case 'ref': {
         const head = t.head;
-        if (head.type !== 'var') return GENERAL;
+        // ref and call keys are evaluated before the head is read (evalRef)
+        if (head.type !== 'var' || dynamicKeys(t) !== undefined) return GENERAL;
         let v: Value | undefined;
         if (head.slot !== undefined) {
           v = f[head.slot];
@@ -661,6 +700,8 @@ export class Evaluator {
         } else if (head.name === 'input') {
           v = this.s.input;
           if (v === undefined) return undefined;
+        } else if (head.name === 'data') {
+          return this.directData(t, f);
         } else return GENERAL;
         for (const p of t.path) {
           let key: Value | undefined;
@@ -679,8 +720,35 @@ export class Evaluator {
     }
   }
 
+  /**
+   * A data ref whose constant prefix names a rule node (whose document is computed whole, without
+   * continuations, and cached) or ends in the base document, followed by constant or bound keys.
+   * Under `with` replacing a node, or past a function, the general path decides.
+   */
+  private directData(t: Term & { type: 'ref' }, f: Frame): Direct {
+    if (this.s.nodeOverrides !== undefined) return GENERAL;
+    const plan = dataRefPlan(t, this.policy.root);
+    if (plan.kind === 'general') return GENERAL;
+    let v: Value | undefined = this.s.base;
+    for (let i = 0; i < plan.depth && v !== undefined; i++) v = childOf(v, (t.path[i] as Term & { type: 'value' }).value, true);
+    if (plan.kind === 'rule') v = this.nodeDoc(plan.node, v);
+    else if (plan.kind === 'value') v = this.nodeValue(plan.node, v);
+    const store = plan.kind === 'base';
+    for (let i = plan.depth; i < t.path.length; i++) {
+      if (v === undefined) return undefined;
+      const p = t.path[i] as Term;
+      let key: Value | undefined;
+      if (p.type === 'value') key = p.value;
+      else if (p.type === 'var' && p.slot !== undefined) key = f[p.slot];
+      if (key === undefined) return GENERAL; // iteration or a computed key
+      v = childOf(v, key, store);
+    }
+    return v;
+  }
+
   private directCall(t: Term & { type: 'call' }, f: Frame): Direct {
     const target = t.target;
+    if (target?.kind === 'func') return this.directFunc(t, target.path, f);
     if (target?.kind !== 'builtin' || this.s.funcOverrides !== undefined) return GENERAL;
     const def = lookupBuiltin(target.name);
     // an output argument, a relation, print and nondeterministic builtins take the general path
@@ -699,6 +767,32 @@ export class Evaluator {
       this.builtinFailed(e, t.loc);
       return undefined;
     }
+  }
+
+  /**
+   * A call of a function with one definition (and its `else` branches), arguments direct: its value
+   * is computed whole before the caller goes on, which for one definition is the order `callFunc`
+   * keeps anyway (its first value is its only one). With several definitions the caller must run on
+   * the first value before the others are checked for a conflict, so those take the general path.
+   */
+  private directFunc(t: Term & { type: 'call' }, path: string, f: Frame): Direct {
+    if (this.s.funcOverrides !== undefined || funcOutputMarks.has(t)) return GENERAL;
+    const rules = this.policy.funcs.get(path);
+    if (rules === undefined || !hasOneDefinition(rules)) return GENERAL;
+    const vals: Value[] = new Array(t.args.length);
+    const order = callsFirst(t.args, t);
+    for (let i = 0; i < t.args.length; i++) {
+      const j = order === undefined ? i : (order[i] as number);
+      const v = this.direct(t.args[j] as Term, f);
+      if (v === undefined || v === GENERAL) return v;
+      vals[j] = v;
+    }
+    let out: Value | undefined;
+    this.callFunc(path, vals, t.loc, (v) => {
+      out = v;
+      return true;
+    });
+    return out;
   }
 
   /** A builtin threw: raised at the call when strict (or for a halting error), else the call is undefined. */
@@ -735,7 +829,15 @@ export class Evaluator {
   private evalRefFrom(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
     const head = t.head;
     if (head.type === 'var' && head.slot === undefined) {
-      if (head.name === 'data') return this.evalData(this.policy.root, this.s.base, t.path, 0, f, k);
+      if (head.name === 'data') {
+        const plan = this.s.nodeOverrides === undefined ? dataRefPlan(t, this.policy.root) : undefined;
+        if (plan === undefined || plan.kind === 'general') return this.evalData(this.policy.root, this.s.base, t.path, 0, f, k);
+        // jump to where the constant prefix leads instead of descending from the root on every read
+        let base: Value | undefined = this.s.base;
+        for (let i = 0; i < plan.depth && base !== undefined; i++) base = childOf(base, (t.path[i] as Term & { type: 'value' }).value, true);
+        if (plan.kind === 'base') return base === undefined ? false : this.walk(base, t.path, plan.depth, f, k, true);
+        return this.evalData(plan.node, base, t.path, plan.depth, f, k);
+      }
       if (head.name === 'input') {
         if (this.s.input === undefined) return false;
         return this.walk(this.s.input, t.path, 0, f, k);
@@ -936,13 +1038,14 @@ export class Evaluator {
   private evalComplete(rules: CRule[]): Value | undefined {
     let result: Value | undefined;
     let def: CRule | undefined;
-    const earlyExit = this.agreeOnConstant(rules);
+    // asked only once a value is known and another definition is left to try
+    let earlyExit: boolean | undefined;
     for (const r of rules) {
       if (r.isDefault) {
         def = r;
         continue;
       }
-      if (earlyExit && result !== undefined) break;
+      if (result !== undefined && (earlyExit ??= this.agreeOnConstant(rules))) break;
       this.ruleValues(r, (v, rr) => {
         if (result === undefined) result = v;
         else if (!valueEquals(result, v)) {
@@ -1236,16 +1339,17 @@ export class Evaluator {
     if (rules.length > 0) this.budget.rule = rules[0];
     try {
       let def: CRule | undefined;
-      const earlyExit = this.agreeOnConstant(rules, vals);
+      // asked only once a value is known and another definition is left to try
+      let earlyExit: boolean | undefined;
       for (const r of rules) {
         if (r.isDefault) {
           def = r;
           continue;
         }
-        if (earlyExit && result !== undefined) break;
+        if (result !== undefined && (earlyExit ??= this.agreeOnConstant(rules, vals))) break;
         const fr: Frame = new Array(r.nslots);
-        const branches = [r, ...r.elses];
-        for (const br of branches) {
+        for (let b = -1; b < r.elses.length; b++) {
+          const br = b < 0 ? r : (r.elses[b] as CRule);
           if (!this.indexed(br, vals)) continue;
           let got: Value | undefined;
           this.unifyItems(br.args, vals, 0, fr, () =>
@@ -1286,6 +1390,56 @@ export class Evaluator {
     if (result === undefined) (st.funcCache ??= new Map()).set(ckey, UNDEF);
     return stop;
   }
+}
+
+/**
+ * Where a data ref's constant string prefix leads in the rule tree: `rule` (a node with rules at
+ * `depth` keys), `value` (the whole of a node with rules below it: the ref ends there), `base`
+ * (past `depth` keys no rule lies below, so the rest is a base document lookup), or `general`
+ * (a function, or a key that is not a constant string before one of those is reached).
+ */
+type DataRefPlan = { kind: 'rule' | 'value' | 'base'; node: DataNode; depth: number } | { kind: 'general' };
+
+const DATA_REF_PLANS = new WeakMap<Term, DataRefPlan>();
+
+function dataRefPlan(t: Term & { type: 'ref' }, root: DataNode): DataRefPlan {
+  let plan = DATA_REF_PLANS.get(t);
+  if (plan !== undefined) return plan;
+  plan = { kind: 'general' };
+  let node = root;
+  for (let i = 0; ; i++) {
+    if (node.funcs.length > 0) break;
+    if (node.rules.length > 0) {
+      plan = { kind: 'rule', node, depth: i };
+      break;
+    }
+    if (i === t.path.length) {
+      plan = { kind: 'value', node, depth: i };
+      break;
+    }
+    const p = t.path[i] as Term;
+    if (p.type !== 'value' || typeof p.value !== 'string') break;
+    const child = node.children.get(p.value);
+    if (child === undefined || (!child.hasRules && child.funcs.length === 0)) {
+      plan = { kind: 'base', node, depth: i + 1 };
+      break;
+    }
+    node = child;
+  }
+  DATA_REF_PLANS.set(t, plan);
+  return plan;
+}
+
+const ONE_DEFINITION = new WeakMap<readonly CRule[], boolean>();
+
+/** Whether a function has at most one definition besides its default. */
+function hasOneDefinition(rules: readonly CRule[]): boolean {
+  let one = ONE_DEFINITION.get(rules);
+  if (one === undefined) {
+    one = rules.filter((r) => !r.isDefault).length <= 1;
+    ONE_DEFINITION.set(rules, one);
+  }
+  return one;
 }
 
 const CALLS_FIRST = new WeakMap<object, readonly number[] | null>();
@@ -1374,6 +1528,20 @@ function termRank(t: Term): number {
     case 'call':
       return 13;
   }
+}
+
+const OBJECT_PLANS = new WeakMap<Term, { flat: Term[]; order: readonly number[] | undefined }>();
+
+/** An object literal's entries as one flat [key, value, ...] list and the order to evaluate them in, worked out once per term. */
+function objectPlan(t: Term & { type: 'object' }): { flat: Term[]; order: readonly number[] | undefined } {
+  let plan = OBJECT_PLANS.get(t);
+  if (plan === undefined) {
+    const flat: Term[] = [];
+    for (const [a, b] of t.entries) flat.push(a, b);
+    plan = { flat, order: callsFirst(flat, t.entries, objectEntryOrder(t.entries)) };
+    OBJECT_PLANS.set(t, plan);
+  }
+  return plan;
 }
 
 /**

@@ -70,15 +70,15 @@ identify(gateway, proofs) := identity_verdict([c |
 identity_verdict(claims) := {"ok": false, "agent": null, "reason": "IDENTITY_INVALID"} if {
 	some c in claims
 	c.invalid == true
-} else := {"ok": false, "agent": null, "reason": "AGENT_UNAUTHENTICATED"} if {
-	count(claimed_agents(claims)) == 0
-} else := {"ok": false, "agent": null, "reason": "IDENTITY_CONFLICT"} if {
-	count(claimed_agents(claims)) > 1
-} else := {"ok": true, "agent": agent, "reason": null} if {
-	some agent in claimed_agents(claims)
-} else := {"ok": false, "agent": null, "reason": "AGENT_UNAUTHENTICATED"}
+} else := agents_verdict({agent_of(c.principal) | some c in claims; is_string(c.principal)})
 
-claimed_agents(claims) := {agent_of(c.principal) | some c in claims; is_string(c.principal)}
+# agents_verdict(agents): the set of agents the claims name, as one agent or why not.
+agents_verdict(agents) := {"ok": true, "agent": agent, "reason": null} if {
+	count(agents) == 1
+	some agent in agents
+} else := {"ok": false, "agent": null, "reason": "IDENTITY_CONFLICT"} if {
+	count(agents) > 1
+} else := {"ok": false, "agent": null, "reason": "AGENT_UNAUTHENTICATED"}
 
 agent_of(principal) := agent if {
 	agent := data.toolgate.identity.principals[principal]
@@ -147,12 +147,15 @@ spiffe_claim(prefix, v) := {"principal": v} if {
 	startswith(v, prefix)
 } else := {"invalid": true}
 
+# The configured claim is read from the payload here, not in a function given the payload: a
+# function's arguments are keyed for its result cache, and the payload would be walked to key it.
+# A payload that is not an object makes object.get fail, which leaves the body undefined: invalid.
 bearer_claim(src, header) := c if {
 	is_string(header)
 	parts := split(header, " ")
 	count(parts) == 2
 	lower(parts[0]) == "bearer"
-	c := path_claim(jwt_payload(src, parts[1]), src.claim)
+	c := string_claim(object.get(jwt_payload(src, parts[1]), src.claim, null))
 } else := {"invalid": true}
 
 # A JWT's payload: decoded only when a filter before OPA verified the token (verified_by: gateway,
@@ -198,12 +201,12 @@ rpc_error(shape) := "BATCH_NOT_ALLOWED" if {
 	not shape.params_object
 }
 
-# The name a method acts on: params.uri (resources/read) or params.name (tools/call,
-# prompts/get), each given only when it is a string.
-target_of(method, uri, name) := uri if {
-	method == "resources/read"
-} else := name if {
-	method_kind[method] in {"tool", "prompt"}
+# The param naming what a method acts on: params.uri (resources/read) or params.name (tools/call,
+# prompts/get); an entrypoint takes it only when it is a string.
+target_param := {
+	"tools/call": "name",
+	"prompts/get": "name",
+	"resources/read": "uri",
 }
 
 # The contract the caller saw, when supplied in params._meta: the tool object from tools/list
@@ -236,36 +239,43 @@ denied(agent, method, reason) := {"allow": false, "reason": reason, "agent": age
 # refused(reason): a request refused before its identity or method counted.
 refused(reason) := denied(null, null, reason)
 
-call_verdict(ident, method, name, contract) := no(ident.reason, null) if {
+# The checks in order: a proven identity, a declared agent, a method with a rule. The first branch
+# is the common case, a known agent calling a known method; the others say which check failed.
+call_verdict(ident, method, name, contract) := kind_verdict(method_kind[method], ident.agent, name, contract) if {
+	ident.ok == true
+	data.toolgate.agents[ident.agent]
+} else := no(ident.reason, null) if {
 	ident.ok != true
 } else := no("AGENT_NOT_FOUND", null) if {
 	not data.toolgate.agents[ident.agent]
-} else := no("METHOD_NOT_ALLOWED", null) if {
-	not method_kind[method]
-} else := tool_verdict(ident.agent, name, contract) if {
-	method_kind[method] == "tool"
-} else := resource_verdict(name) if {
-	method_kind[method] == "resource"
-} else := prompt_verdict(name) if {
-	method_kind[method] == "prompt"
-} else := {"allow": true, "reason": null, "tool": null}
+} else := no("METHOD_NOT_ALLOWED", null)
+
+# kind_verdict(kind, agent, name, contract): a known agent's call of a method of that kind.
+kind_verdict("tool", agent, name, contract) := tool_verdict(agent, name, contract)
+
+kind_verdict("resource", _, name, _) := resource_verdict(name)
+
+kind_verdict("prompt", _, name, _) := prompt_verdict(name)
+
+kind_verdict("list", _, _, _) := {"allow": true, "reason": null, "tool": null}
+
+kind_verdict("session", _, _, _) := {"allow": true, "reason": null, "tool": null}
 
 no(reason, tool) := {"allow": false, "reason": reason, "tool": tool}
 
-tool_verdict(agent, name, contract) := no("NAME_MISSING", null) if {
-	not is_string(name)
-} else := no(r.reason, null) if {
+tool_verdict(agent, name, contract) := granted_verdict(authz.decide(agent, r.key), r.key, contract) if {
+	is_string(name)
 	r := resolve_tool(name)
-	r.ok == false
-} else := v if {
-	key := resolve_tool(name).key
-	d := authz.decide(agent, key)
-	v := granted_verdict(d, key, contract)
-}
+	r.ok == true
+} else := no("NAME_MISSING", null) if {
+	not is_string(name)
+} else := no(resolve_tool(name).reason, null)
 
+# contract_reason(key, null) is undefined: without a supplied contract there is nothing to compare.
 granted_verdict(d, key, contract) := no(d.reason, key) if {
 	d.allow != true
 } else := no(r, key) if {
+	contract != null
 	r := contract_reason(key, contract)
 } else := {"allow": true, "reason": d.reason, "tool": key}
 

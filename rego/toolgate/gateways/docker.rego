@@ -25,9 +25,10 @@ agent := a if {
 	a := input.agent
 } else := null
 
-meta_param(k) := v if {
-	v := params._meta[k]
-} else := null
+meta := m if {
+	m := params._meta
+	is_object(m)
+} else := {}
 
 label := n if {
 	n := params.name
@@ -36,7 +37,7 @@ label := n if {
 
 verdict := core.refused("BODY_NOT_JSON_RPC") if {
 	not is_object(object.get(input, "request", null))
-} else := core.verdict(core.identify("docker", proofs), "tools/call", params.name, core.contract_of(meta_param("io.toolgate/tool"), meta_param("io.toolgate/tool_contract_digest"))) if {
+} else := core.verdict(core.identify("docker", proofs), "tools/call", params.name, core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))) if {
 	is_string(params.name)
 } else := core.refused("NAME_MISSING")
 

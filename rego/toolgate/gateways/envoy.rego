@@ -68,6 +68,24 @@ body := input.parsed_body if {
 	json.is_valid(raw_body)
 }
 
+# The ordinary request: a complete POST whose body, within the size limit, is one JSON-RPC 2.0
+# request, and whose Mcp-Method / Mcp-Name headers, when sent, agree with it, with no MCP filter
+# metadata to compare. It passes every check of request_error, so it is told apart first, in one
+# rule reading each header once; anything else goes through request_error.
+ordinary if {
+	http.method == "POST"
+	object.get(input, "truncated_body", false) != true
+	object.get(headers, "x-envoy-auth-partial-body", null) != "true"
+	not http.rawBody
+	text := object.get(http, "body", "")
+	is_string(text)
+	count(text) <= core.max_body
+	one_request
+	object.get(headers, "mcp-method", body.method) == body.method
+	object.get(headers, "mcp-name", name) == name
+	mcp_metadata == {}
+}
+
 # Why the request cannot be decided as one MCP call, or undefined.
 request_error := "NOT_EXT_AUTHZ" if {
 	not http
@@ -133,17 +151,16 @@ method := body.method if http.method == "POST"
 method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
 
 name := n if {
-	n := core.target_of(method, string_param("uri"), string_param("name"))
+	n := params[core.target_param[method]]
+	is_string(n)
 } else := null
 
-string_param(k) := v if {
-	v := params[k]
-	is_string(v)
-} else := null
+meta := m if {
+	m := params._meta
+	is_object(m)
+} else := {}
 
-meta_param(k) := v if {
-	v := params._meta[k]
-} else := null
+contract := core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))
 
 header_mismatch if {
 	m := headers["mcp-method"]
@@ -173,9 +190,11 @@ qualified_name := concat("::", [server, name]) if {
 	not contains(name, "::")
 } else := name
 
-verdict := core.refused(request_error) if {
+verdict := core.verdict(core.identify("envoy", proofs), method, qualified_name, contract) if {
+	ordinary
+} else := core.refused(request_error) if {
 	request_error
-} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, core.contract_of(meta_param("io.toolgate/tool"), meta_param("io.toolgate/tool_contract_digest"))) if {
+} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, contract) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 

@@ -16,18 +16,19 @@
  *   the read.
  * - `audit_report(include_grants)`: our report, which carries the peer's `status` (pass, warn,
  *   fail) and `blocking_findings`, with its evidence paths in the peer's spelling.
- * - The audit tools and unsafe_callable_tools answer `{count, <rows>}` under the peer's row key
- *   (`tools`, `policies`, `edges`, `contradictions`; unsafe_callable_tools `{agent, agent_found,
- *   count, tools}`), each row with a tool_key also naming its `tool` and `server`; unmapped_tools
- *   takes `only_granted` (default true), the inverse of our `all`. These come from the peer's MCP
- *   server (toolgraph/server/app.py, memtomem/toolgraph at 0ba7770), which the reference folder's
- *   README only lists by name. Inside the rows the fields stay ours.
+ * - Every answer's own fields, row by row (compat-toolgraph-rows.ts): the audit tools and
+ *   unsafe_callable_tools as `{count, <rows>}` under the peer's row key, audit_report as `{status,
+ *   summary, findings}`, rank_features' rows under `features`, blast_radius as `{kind, node, found,
+ *   impacted}`; from the peer's server and query layer (memtomem/toolgraph at 0ba7770), which the
+ *   reference folder's README only lists by name. unmapped_tools takes `only_granted` (default
+ *   true), the inverse of our `all`.
  * - `eligible` as qualified tool keys and rejected rows `{candidate, tool_key, reason, candidates?,
  *   paths?}`: contracts/preflight.schema.json, which wraps the same selector rules.
- * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (policy:ID:EFFECT)`: the preflight
- *   fixtures; ours name the agent and spell edges `-[:KIND]->`. The same rewriting applies to the
- *   artifacts the peer's CLI writes (preflight, control-preflight, review-candidates list), whose
- *   `created_at` and `recorded_at` read `+00:00` where ours end in `Z` (the contract fixtures).
+ * - Evidence path strings `(tool) -READS-> (uri) -GOVERNED_BY-> (ID:DENY)`: the peer's query layer
+ *   and its selector tests; ours name the agent and spell edges `-[:KIND]->`. The same rewriting
+ *   applies to the artifacts the peer's CLI writes (preflight, control-preflight, review-candidates
+ *   list), whose `created_at` and `recorded_at` read `+00:00` where ours end in `Z` (the contract
+ *   fixtures).
  * - check_access: a resolved answer names the bare `tool`, its `server` and `permitted` (whether
  *   the agent holds the grant), as the peer's server answers it (app.py's check_access).
  * - Errors: only an unreadable input is the availability signal `backend_unavailable` (retryable);
@@ -38,7 +39,8 @@
  */
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
-import type { QueryDef } from './query-def.ts';
+import type { QueryArg, QueryDef } from './query-def.ts';
+import { PEER_AUDIT_ROWS, peerAuditReport, peerBlastRadius, peerCheckAccess, peerEligibleTools, peerRankFeatures, peerSelectionExplain, peerUnsafeTools } from './compat-toolgraph-rows.ts';
 
 export const COMPAT_DIALECTS = ['toolgraph'] as const;
 export type CompatDialect = (typeof COMPAT_DIALECTS)[number];
@@ -69,16 +71,26 @@ const ARG_NAMES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 /** Peer arguments that mean the negation of ours. */
 const INVERTED: Readonly<Record<string, readonly string[]>> = { unmapped_tools: ['all'] };
 
-/** The peer's key for the rows of each list-shaped answer. */
+/** The peer's key for the rows of each audit's answer, by our audit name. */
 const ROWS_KEY: Readonly<Record<string, string>> = {
-  unsafe_callable_tools: 'tools',
-  unmapped_tools: 'tools',
-  orphan_policies: 'policies',
-  unbacked_edges: 'edges',
+  'unmapped-tools': 'tools',
+  'orphan-policies': 'policies',
+  'unbacked-edges': 'edges',
   drift: 'tools',
-  destructive_unsafeguarded: 'tools',
-  annotation_contradictions: 'contradictions',
+  'destructive-unsafeguarded': 'tools',
+  'annotation-contradictions': 'contradictions',
 };
+
+/** Our arguments the peer's tools do not take. */
+const NOT_PEER_ARGS: Readonly<Record<string, readonly string[]>> = { check_access: ['profile'], unsafe_callable_tools: ['profile'] };
+
+/** Arguments the peer requires where we have a default over MCP. */
+const PEER_REQUIRED: Readonly<Record<string, readonly string[]>> = { eligible_tools: ['candidates'] };
+
+/** The arguments of `q` as the peer's tool takes them (under our names; peerArgName renames them). */
+export function peerArgs(q: QueryDef): QueryArg[] {
+  return q.args.filter((a) => !NOT_PEER_ARGS[q.tool]?.includes(a.name)).map((a) => (PEER_REQUIRED[q.tool]?.includes(a.name) ? { ...a, required: 'both' as const } : a));
+}
 
 /** Our value of argument `arg` of `q` from the peer's value of it. */
 export function fromPeerArg(q: QueryDef, arg: string, value: unknown): unknown {
@@ -88,15 +100,6 @@ export function fromPeerArg(q: QueryDef, arg: string, value: unknown): unknown {
 /** The peer's description of argument `arg` where its meaning differs from ours. */
 export function peerArgDescription(q: QueryDef, arg: string, ours: string): string {
   return INVERTED[q.tool]?.includes(arg) ? `the negation of: ${ours} (default true: granted tools only)` : ours;
-}
-
-function withToolNames(row: unknown): unknown {
-  if (typeof row !== 'object' || row === null || Array.isArray(row)) return row;
-  const r = row as Record<string, unknown>;
-  const key = r.tool_key;
-  if (typeof key !== 'string' || !key.includes('::') || 'tool' in r) return row;
-  const at = key.indexOf('::');
-  return { ...r, tool: key.slice(at + 2), server: key.slice(0, at) };
 }
 
 /** The peer's name for one of our MCP tools. */
@@ -114,7 +117,7 @@ const EDGE = /-\[:([A-Z_]+)\]->/;
 /**
  * One of our evidence paths in the peer's spelling: the path starts at the tool's bare name (the
  * agent's CAN_CALL hop is implied by the question), edges read ` -KIND-> `, and the policy at the
- * end is `policy:ID:EFFECT`.
+ * end is `ID:EFFECT`.
  */
 export function peerPath(path: string, estate: Estate | undefined): string {
   const parts = path.split(EDGE);
@@ -129,7 +132,7 @@ export function peerPath(path: string, estate: Estate | undefined): string {
     if (i === start && node.includes('::')) node = node.slice(node.indexOf('::') + 2);
     if (i > start && edges[i - 1] === 'GOVERNED_BY') {
       const effect = estate?.policies.get(node)?.effect;
-      if (effect !== undefined) node = `policy:${node}:${effect}`;
+      if (effect !== undefined) node = `${node}:${effect}`;
     }
     out.push(i === start ? `(${node})` : ` -${edges[i - 1]}-> (${node})`);
   }
@@ -149,24 +152,42 @@ function rewritePaths(value: unknown, estate: Estate | undefined): unknown {
   );
 }
 
+/** Our answer's own fields in the peer's shape, or undefined for a query answered as ours. */
+function peerAnswer(q: QueryDef, r: Record<string, any>, estate: Estate | undefined): Record<string, unknown> | undefined {
+  if (estate === undefined) return undefined;
+  const rowsKey = ROWS_KEY[q.name];
+  if (rowsKey !== undefined) {
+    const rows = PEER_AUDIT_ROWS[q.name]!(r.rows ?? [], estate);
+    return { count: rows.length, [rowsKey]: rows };
+  }
+  switch (q.tool) {
+    case 'check_access':
+      return peerCheckAccess(r, estate);
+    case 'unsafe_callable_tools':
+      return peerUnsafeTools(r, estate);
+    case 'blast_radius':
+      return peerBlastRadius(r, estate);
+    case 'audit_report':
+      return peerAuditReport(r, estate);
+    case 'rank_features':
+      return peerRankFeatures(r, estate);
+    case 'eligible_tools':
+      return peerEligibleTools(rewritePaths(r, estate) as Record<string, unknown>);
+    case 'selection_explain':
+      return peerSelectionExplain(r, estate);
+  }
+  return undefined;
+}
+
 /**
- * Our result of `q` in the peer's shape: over MCP unwrapped with graph_generation, graph_instance_id
- * and graph_state_verified; on the CLI (no generation: each run reads the files afresh) the same
- * object without them. A query the peer does not have keeps our shape.
+ * Our result of `q` in the peer's shape: over MCP unwrapped and stamped as the peer stamps every
+ * answer (graph_generation, graph_instance_id, graph_state, graph_state_verified); on the CLI (no
+ * generation: each run reads the files afresh) the same object without them. A query the peer
+ * does not have keeps our shape.
  */
 export function peerResult(q: QueryDef, result: unknown, estate: Estate | undefined, state?: GraphState): unknown {
   if (!isPeerTool(q) && !PEER_COMMANDS.includes(q.tool)) return result;
-  let r = rewritePaths(result, estate) as Record<string, unknown>;
-  if (q.tool === 'check_access' && typeof r.tool_key === 'string' && ['ALLOW', 'DENY', 'NOT_GRANTED'].includes(r.verdict as string)) {
-    const key = r.tool_key;
-    const at = key.indexOf('::');
-    r = { ...r, tool: key.slice(at + 2), server: key.slice(0, at), permitted: r.verdict !== 'NOT_GRANTED' };
-  }
-  if (q.tool === 'eligible_tools') r = { ...r, eligible: (r.eligible as { tool_key: string }[]).map((e) => e.tool_key) };
-  const rowsKey = ROWS_KEY[q.tool];
-  if (rowsKey !== undefined) {
-    const rows = ((r.rows as unknown[] | undefined) ?? []).map(withToolNames);
-    r = q.tool === 'unsafe_callable_tools' ? { agent: r.agent, agent_found: r.agent_found, count: rows.length, [rowsKey]: rows } : { count: rows.length, [rowsKey]: rows };
-  }
-  return state === undefined ? r : { ...r, graph_generation: state.generation, graph_instance_id: state.instance_id, graph_state_verified: true };
+  const r = peerAnswer(q, result as Record<string, unknown>, estate) ?? (rewritePaths(result, estate) as Record<string, unknown>);
+  if (state === undefined) return r;
+  return { ...r, graph_generation: state.generation, graph_instance_id: state.instance_id, graph_state: { instance_id: state.instance_id, generation: state.generation }, graph_state_verified: true };
 }

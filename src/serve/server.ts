@@ -23,7 +23,7 @@ import { nextGraphState, type InputDigests, type PreviousState } from '../compil
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
-import { fromPeerArg, peerArgDescription, peerArgName, peerResult, peerRows, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
+import { fromPeerArg, peerArgDescription, peerArgName, peerArgs, peerResult, peerRows, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
 import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
 import { QUERIES, type QueryArg, type QueryArgs, type QueryDef, type QueryEnv } from '../queries/table.ts';
 
@@ -139,13 +139,14 @@ function queryTool(q: QueryDef): ToolDef {
 /** The same row as the peer toolgraph names it and its arguments (queries/compat-toolgraph.ts). */
 function peerTool(q: QueryDef): ToolDef {
   const peer = (name: string) => peerArgName(q, name);
+  const args = peerArgs(q);
   return {
     name: peerToolName(q),
     title: q.title,
     description: q.description,
-    args: Object.fromEntries(q.args.map((a) => [peer(a.name), argSchema({ ...a, description: peerArgDescription(q, a.name, a.description) })])),
-    required: q.args.filter((a) => a.required === 'both').map((a) => peer(a.name)),
-    ours: (args) => Object.fromEntries(q.args.map((a) => [a.name, fromPeerArg(q, a.name, args[peer(a.name)])])) as QueryArgs,
+    args: Object.fromEntries(args.map((a) => [peer(a.name), argSchema({ ...a, description: peerArgDescription(q, a.name, a.description) })])),
+    required: args.filter((a) => a.required === 'both').map((a) => peer(a.name)),
+    ours: (given) => Object.fromEntries(args.map((a) => [a.name, fromPeerArg(q, a.name, given[peer(a.name)])])) as QueryArgs,
     query: q,
   };
 }

@@ -63,8 +63,13 @@ function smallBundle(other: string, data: unknown): Promise<Uint8Array> {
 }
 
 describe('decide with a compiled-policy cache', () => {
-  it.each(['quickstart', 'fleet'])('on the %s bundle: a miss stores a certificate, a hit answers every pair as the whole policy does', async (example) => {
-    const { bytes, agents, tools } = await compiled(example, 'strict');
+  it.each([
+    ['quickstart', 'strict'],
+    ['quickstart', 'explore'],
+    ['fleet', 'strict'],
+    ['fleet', 'review'],
+  ])('on the %s bundle under %s: a miss stores a certificate, a hit answers every pair as the whole policy does', async (example, profile) => {
+    const { bytes, agents, tools } = await compiled(example, profile);
     const store = memoryStore();
     const plain = await bundleDecider(bytes);
     const first = await bundleDecider(bytes, 'b', undefined, cacheOf(store));

@@ -106,7 +106,7 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const { parseManifest } = await import('../src/manifest/parse.ts');
   const { parseCatalog } = await import('../src/catalog/parse.ts');
   const { buildEstate } = await import('../src/governance/estate.ts');
-  const { recompileEstate } = await import('../src/compile/incremental/recompile.ts');
+  const { recompileEstate } = await import('../src/emit/compile-run.ts');
   const { connectomeArtifacts } = await import('../src/compile/connectome-artifacts.ts');
   const { enforcementRego } = await import('../src/compile/enforcement-rego.ts');
   const regoModules = enforcementRego();

@@ -64,7 +64,7 @@ export { buildPreflight, PREFLIGHT_KIND, PREFLIGHT_SCHEMA_VERSION } from './pref
 export type { Preflight, PreflightOptions, PreflightDecision } from './preflight/preflight.ts';
 
 // Compile: the estate into policy-bundle.json, data.json and bundle.tar.gz (bytes, no files written)
-export { compileEstate } from './compile/compile.ts';
+export { compileEstate } from './emit/compile-run.ts';
 export type { EstateCompileOptions as CompileOptions, CompileResult, CompiledArtifact, RegoModuleFile } from './compile/compile.ts';
 export { enforcementRego } from './compile/enforcement-rego.ts';
 

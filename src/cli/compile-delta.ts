@@ -1,14 +1,15 @@
 /**
  * `compile --delta-from PREVIOUS_OUT`: beside the full artifacts, a delta bundle from the previous
- * compile's bundle.tar.gz to this one (src/compile/delta.ts), in the same artifact set and listed in
+ * compile's bundle.tar.gz to this one (src/compile/delta.ts, src/emit/delta-bundle.ts), in the same artifact set and listed in
  * SHA256SUMS. When no delta can be made (policy, roots or wasm changed, nothing changed, no previous
  * bundle) the compile still writes the full set, says why on stderr (`DELTA_REFUSED`) and exits 0:
  * a full bundle is always a correct release, and a bundle server simply serves it whole.
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createHash } from 'node:crypto';
 import { compileDelta, DELTA_RECORD_FILE, DELTA_TARBALL_FILE } from '../compile/delta.ts';
+import { emitDeltaBundle } from '../emit/delta-bundle.ts';
+import { sha256SumsFile, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import { isToolgateError } from '../errors.ts';
 import type { CliIo } from './command.ts';
 import { readBytesFile } from './fs-io.ts';
@@ -18,8 +19,6 @@ export const DELTA_OPTIONS = { 'delta-from': { type: 'string' } } as const;
 export const DELTA_USAGE = `  --delta-from PREV  also write delta.tar.gz (.manifest + patch.json) and delta.json from PREV's
                      bundle.tar.gz (a compile output folder, may be --out itself) when only data
                      changed; otherwise say why (DELTA_REFUSED on stderr) and write the full set only`;
-
-const hex = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 /** The compile's files plus the delta (and SHA256SUMS rewritten to list it), or as they were. */
 export async function withDeltaFrom<R extends { readonly files: readonly { readonly name: string; readonly bytes: Uint8Array }[] }>(io: CliIo, arg: string | undefined, result: R): Promise<R> {
@@ -34,18 +33,13 @@ export async function withDeltaFrom<R extends { readonly files: readonly { reado
   }
   let delta;
   try {
-    delta = await compileDelta(readBytesFile(basePath), target.bytes, { base: basePath, target: 'bundle.tar.gz' });
+    delta = await emitDeltaBundle(await compileDelta(readBytesFile(basePath), target.bytes, { base: basePath, target: 'bundle.tar.gz' }));
   } catch (e) {
     if (!isToolgateError(e) || (e.code !== 'DELTA_REFUSED' && e.code !== 'BUNDLE_INVALID')) throw e;
     io.stderr(`toolgate: DELTA_REFUSED: ${e.message}; only the full bundle is written\n`);
     return result;
   }
-  const record = new TextEncoder().encode(`${JSON.stringify(delta.record, null, 2)}\n`);
-  const files = [...result.files.filter((f) => f.name !== 'SHA256SUMS'), { name: DELTA_TARBALL_FILE, bytes: delta.tarball }, { name: DELTA_RECORD_FILE, bytes: record }];
-  const sums = files
-    .map((f) => `${hex(f.bytes)}  ${f.name}\n`)
-    .sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1))
-    .join('');
+  const files = [...result.files.filter((f) => f.name !== SHA256SUMS_FILE), { name: DELTA_TARBALL_FILE, bytes: delta.tarball }, { name: DELTA_RECORD_FILE, bytes: delta.recordBytes }];
   io.stderr(`toolgate: delta: ${delta.record.operations} operation(s), ${delta.record.bytes} bytes (full bundle ${target.bytes.length} bytes), from revision ${delta.record.from.revision ?? '?'}\n`);
-  return { ...result, files: [...files, { name: 'SHA256SUMS', bytes: new TextEncoder().encode(sums) }] };
+  return { ...result, files: [...files, sha256SumsFile(files)] };
 }

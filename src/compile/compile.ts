@@ -1,18 +1,11 @@
 /**
- * One compile run, pure: estate in, artifact bytes out. Nothing is written here; the CLI writes
- * the returned files atomically, all or none.
- *
- *   decisions (per agent, per granted tool, one profile)
- *     -> policy-bundle.json   (toolgate.policy-bundle, or toolgraph.policy-bundle v1 for one agent)
- *     -> data.json            ({"toolgate": ...}, the OPA data document)
- *     -> bundle.tar.gz        (.manifest, toolgate/data.json, the enforcement Rego)
- *     -> SHA256SUMS
+ * What one compile run takes and gives: its options and its artifact set. The run is planned in
+ * incremental/recompile.ts and made into bytes by emit/compile-run.ts (`compileEstate`).
  */
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
 import type { DataEdge } from './data-document.ts';
 import type { PreviousState } from './graph-state.ts';
-import { recompileEstate } from './incremental/recompile.ts';
 
 export interface RegoModuleFile {
   /** Path inside the bundle, e.g. `toolgate/authz.rego`. */
@@ -52,8 +45,3 @@ export interface CompileResult {
 }
 
 export { jsonFileBytes } from './json-file.ts';
-
-/** A full compile: every piece computed (src/compile/incremental/ reuses a previous compile's). */
-export async function compileEstate(estate: Estate, options: EstateCompileOptions): Promise<CompileResult> {
-  return (await recompileEstate(undefined, estate, options)).result;
-}

@@ -10,14 +10,13 @@
  * the delta only to an OPA on the base bundle: the sha256 of the base and target tarballs, their
  * revisions and the delta's own sha256.
  *
- * Pure: tarball bytes in, bytes and a record out.
+ * Pure: tarball bytes in, the delta's contents out (its manifest and operations, and the two sides
+ * it goes between); emit/delta-bundle.ts makes the tarball and the record from them.
  */
 import { createHash } from 'node:crypto';
 import { readTarball, type TarballFile } from '../bundle/read-tarball.ts';
 import { loadBundle, type LoadedModule } from '../bundle/load.ts';
 import { isJsonObject } from '../canonical/json-object.ts';
-import { canonicalBytes } from '../canonical/json.ts';
-import { emitTarGz } from '../emit/opa-tarball.ts';
 import { ToolgateError } from '../errors.ts';
 import { deepEqual, diffData, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
 
@@ -37,10 +36,14 @@ export interface DeltaRecord {
   readonly operations: number;
 }
 
-export interface DeltaBundle {
-  readonly tarball: Uint8Array;
-  readonly record: DeltaRecord;
+/** What a delta bundle holds and the two bundles it goes between. */
+export interface DeltaContents {
+  /** The target's `.manifest`, which the delta carries as it is. */
+  readonly manifest: Record<string, unknown>;
+  /** patch.json's operations, in the order OPA applies them. */
   readonly operations: readonly PatchOperation[];
+  readonly from: DeltaRecord['from'];
+  readonly to: DeltaRecord['to'];
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -77,7 +80,7 @@ function policyPackages(modules: readonly LoadedModule[]): PackageRules[] {
  * A delta from the bundle `base` (the previous compile's bundle.tar.gz) to `target` (this one), or
  * DELTA_REFUSED saying why: policy, roots, wasm or rego_version changed, or nothing changed at all.
  */
-export async function compileDelta(base: Uint8Array, target: Uint8Array, sources: { base: string; target: string } = { base: 'base bundle', target: 'bundle' }): Promise<DeltaBundle> {
+export async function compileDelta(base: Uint8Array, target: Uint8Array, sources: { base: string; target: string } = { base: 'base bundle', target: 'bundle' }): Promise<DeltaContents> {
   const baseFiles = await readTarball(base, sources.base);
   const targetFiles = await readTarball(target, sources.target);
   // Loaded once each: reading a large bundle as OPA would is most of a delta's cost.
@@ -90,26 +93,12 @@ export async function compileDelta(base: Uint8Array, target: Uint8Array, sources
   const changes = diffData(baseBundle.data, targetBundle.data);
   if (changes.length === 0) throw new ToolgateError('DELTA_REFUSED', `no delta from ${sources.base}: its data equals this compile's (nothing to patch)`, { at: [{ file: sources.base }] });
   const markers = packageMarkers(policyPackages(targetBundle.modules), targetBundle.manifest.roots, baseBundle.data, targetBundle.data);
-  const operations: PatchOperation[] = [...markers, ...changes];
-  const patch = canonicalBytes({ data: operations }, { allowFloats: true });
-  const manifest = canonicalBytes(targetManifest, { allowFloats: true });
-  const tarball = await emitTarGz([
-    { name: '.manifest', bytes: manifest },
-    { name: 'patch.json', bytes: patch },
-  ]);
   const revision = (m: Record<string, unknown>) => (typeof m.revision === 'string' ? m.revision : null);
   return {
-    tarball,
-    operations,
-    record: {
-      kind: 'toolgate.delta-bundle',
-      schema_version: 1,
-      from: { revision: revision(baseManifest), sha256: sha256(base) },
-      to: { revision: revision(targetManifest), sha256: sha256(target) },
-      sha256: sha256(tarball),
-      bytes: tarball.length,
-      operations: operations.length,
-    },
+    manifest: targetManifest,
+    operations: [...markers, ...changes],
+    from: { revision: revision(baseManifest), sha256: sha256(base) },
+    to: { revision: revision(targetManifest), sha256: sha256(target) },
   };
 }
 

@@ -40,7 +40,7 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.`,
       modules = loaded.modules.map((m) => ({ name: m.id, text: m.text }));
       data = loaded.data as Record<string, unknown>;
     } else {
-      const [{ compileEstate }, { enforcementRego }] = await Promise.all([import('../compile/compile.ts'), import('../compile/enforcement-rego.ts')]);
+      const [{ compileEstate }, { enforcementRego }] = await Promise.all([import('../emit/compile-run.ts'), import('../compile/enforcement-rego.ts')]);
       // The data document does not depend on created_at; a fixed one keeps the answer a function of the estate.
       const compiled = await compileEstate(env.estate(), { profile: profileOf(a), createdAt: '1970-01-01T00:00:00Z', regoModules: [] });
       const file = compiled.files.find((f) => f.name === 'data.json')!;

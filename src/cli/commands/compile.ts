@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
-import { recompileEstate } from '../../compile/incremental/recompile.ts';
+import { recompileEstate } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';

@@ -8,8 +8,13 @@
  * a full compile of the same inputs leaves.
  */
 import type { GraphState, Profile } from '../../governance/types.ts';
-import type { DeflatedChunk } from '../../emit/gzip.ts';
 import type { MemoNode } from './canonical-memo.ts';
+
+/** One gzip chunk of bundle.tar.gz as emit/gzip.ts deflated it: the digest of its input, and its bytes. */
+export interface TarballChunk {
+  readonly digest: string;
+  readonly deflated: Uint8Array;
+}
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
 export const COMPILE_STATE_VERSION = 2;
@@ -69,7 +74,7 @@ export interface CompileState {
    * The gzip chunks of bundle.tar.gz (src/emit/gzip.ts), for the next tarball to copy; a state read
    * from its files has them only when the bundle.tar.gz beside it is the one it was kept with.
    */
-  readonly tarball_chunks: readonly DeflatedChunk[];
+  readonly tarball_chunks: readonly TarballChunk[];
   /**
    * The manifest's YAML pieces as JSON, by the digest of their text (src/parse/yaml-pieces.ts), so
    * the next compile parses only the pieces whose text changed.

@@ -6,13 +6,14 @@
  * else is spliced in as the canonical text it already was. With no usable state every piece is
  * computed, which is the full compile: both go through the same assembly, so their bytes can only
  * differ if a reused piece is stale, and test/unit/compile/incremental.test.ts checks they never do.
+ *
+ * The plan stops at the tarball: it says what bundle.tar.gz holds, and finishes the artifact set
+ * and the state once it is given the tarball's bytes (emit/compile-run.ts makes them).
  */
 import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
-import { emitTarGzInChunks } from '../../emit/opa-tarball.ts';
-import { chunkIndex } from '../../emit/gzip.ts';
 import { decide, type AgentDecisions } from '../../governance/decisions.ts';
 import { agentsObjectText, bundleAgentText, dataAgentText } from '../decisions-json.ts';
 import { compileDataDocument, DATA_ROOT, toolDocument } from '../data-document.ts';
@@ -24,13 +25,30 @@ import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical } from './canonical-memo.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type ToolPieces } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
 import { agentDecisionInputs, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
 export interface RecompileResult {
   readonly result: CompileResult;
+  readonly state: CompileState;
+  readonly summary: RecompileSummary;
+}
+
+/** A compile up to its tarball: what bundle.tar.gz holds, and the rest once its bytes are made. */
+export interface PlannedCompile {
+  /** The tarball's files, and the previous tarball's gzip chunks for the new one to copy where its bytes repeat. */
+  readonly tarball: { readonly files: readonly CompiledArtifact[]; readonly previousChunks: readonly TarballChunk[] };
+  finish(tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile;
+}
+
+/** A compile's artifact set but SHA256SUMS, with the digests of it the compile already has. */
+export interface FinishedCompile {
+  readonly files: readonly CompiledArtifact[];
+  /** SHA-256 (hex) by file name, for the files whose digest is known. */
+  readonly sha256: ReadonlyMap<string, string>;
+  readonly result: Omit<CompileResult, 'files'>;
   readonly state: CompileState;
   readonly summary: RecompileSummary;
 }
@@ -75,13 +93,10 @@ function canonicalDigest(text: string): string {
 }
 
 /**
- * Compiles `estate`, reusing what `previous` kept when it is usable (see `stateRefusal`).
- *
- * @example
- * const first = await recompileEstate(undefined, estate, options);        // full
- * const next = await recompileEstate(first.state, editedEstate, options); // only what changed
+ * Plans the compile of `estate`, reusing what `previous` kept when it is usable (see `stateRefusal`);
+ * emit/compile-run.ts `recompileEstate` runs it to the end.
  */
-export async function recompileEstate(previous: CompileState | undefined, estate: Estate, options: EstateCompileOptions): Promise<RecompileResult> {
+export async function planRecompile(previous: CompileState | undefined, estate: Estate, options: EstateCompileOptions): Promise<PlannedCompile> {
   const refusal = stateRefusal(previous, options);
   const prev = refusal === undefined ? previous : undefined;
 
@@ -178,47 +193,41 @@ export async function recompileEstate(previous: CompileState | undefined, estate
   };
   const tarFiles = [{ name: '.manifest', bytes: jsonFileBytes(manifest) }, ...content];
   if (options.signBundle) tarFiles.push({ name: '.signatures.json', bytes: await options.signBundle(tarFiles) });
-  // Chunks of the previous tarball with the same bytes are copied, not deflated again.
-  const tarball = await emitTarGzInChunks(tarFiles, prev && prev.tarball_chunks.length > 0 ? chunkIndex(prev.tarball_chunks) : undefined);
-
-  const files: CompiledArtifact[] = [
-    { name: 'policy-bundle.json', bytes: jsonFileBytes(bundle) },
-    { name: 'data.json', bytes: dataBytes },
-    { name: 'bundle.tar.gz', bytes: tarball.bytes },
-    ...(options.connectome?.files ?? []),
-  ];
-  const digestOf = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
-  const state: CompileState = {
-    version: COMPILE_STATE_VERSION,
-    profile: options.profile,
-    graph_state: next.graph_state,
-    ...digests,
-    tools: toolPieces,
-    decision_inputs: decisionInputs,
-    agents: agentPieces,
-    edges,
-    artifacts: {
-      format: options.format ?? 'toolgate',
-      created_at,
-      policy_bundle_sha256: digestOf.get('policy-bundle.json')!,
-      tarball_sha256: digestOf.get('bundle.tar.gz')!,
-    },
-    tarball_chunks: tarball.chunks,
-    manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
-    manifest_memo: manifestText,
-    catalog_memo: catalogText,
+  const finish = (tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile => {
+    const files: CompiledArtifact[] = [
+      { name: 'policy-bundle.json', bytes: jsonFileBytes(bundle) },
+      { name: 'data.json', bytes: dataBytes },
+      { name: 'bundle.tar.gz', bytes: tarball.bytes },
+      ...(options.connectome?.files ?? []),
+    ];
+    const digestOf = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
+    const state: CompileState = {
+      version: COMPILE_STATE_VERSION,
+      profile: options.profile,
+      graph_state: next.graph_state,
+      ...digests,
+      tools: toolPieces,
+      decision_inputs: decisionInputs,
+      agents: agentPieces,
+      edges,
+      artifacts: {
+        format: options.format ?? 'toolgate',
+        created_at,
+        policy_bundle_sha256: digestOf.get('policy-bundle.json')!,
+        tarball_sha256: digestOf.get('bundle.tar.gz')!,
+      },
+      tarball_chunks: tarball.chunks,
+      manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
+      manifest_memo: manifestText,
+      catalog_memo: catalogText,
+    };
+    if (options.keepState) {
+      const kept = stateFiles(state);
+      files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
+      digestOf.set(STATE_PIECES_FILE, kept.piecesSha256);
+    }
+    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
+    return { files, sha256: digestOf, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
-  if (options.keepState) {
-    const kept = stateFiles(state);
-    files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
-    digestOf.set(STATE_PIECES_FILE, kept.piecesSha256);
-  }
-  const sums = files
-    .map((f) => `${digestOf.get(f.name) ?? digestHex(f.bytes)}  ${f.name}\n`)
-    .sort((a, b) => (a.slice(66) < b.slice(66) ? -1 : 1))
-    .join('');
-  files.push({ name: 'SHA256SUMS', bytes: encoder.encode(sums) });
-
-  const summary = changeSummary(prev, state, { recomputedAgents: recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
-  return { result: { files, graph_state: next.graph_state, created_at, digests }, state, summary };
+  return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, finish };
 }

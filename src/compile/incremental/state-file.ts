@@ -23,8 +23,7 @@
 import { canonicalBytes } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
-import type { DeflatedChunk } from '../../emit/gzip.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type KeptArtifacts, type ToolPieces } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
 
 export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';
@@ -82,9 +81,9 @@ const isLengths = (row: unknown, n: number): row is [string, ...number[]] =>
 const GZIP_HEADER_BYTES = 10;
 
 /** The chunks as `tarball` holds them, or none when it is not the tarball the index was kept with. */
-function chunksFrom(rows: readonly [string, number][], artifacts: KeptArtifacts, tarball: Uint8Array | undefined): DeflatedChunk[] {
+function chunksFrom(rows: readonly [string, number][], artifacts: KeptArtifacts, tarball: Uint8Array | undefined): TarballChunk[] {
   if (tarball === undefined || digestHex(tarball) !== artifacts.tarball_sha256) return [];
-  const out: DeflatedChunk[] = [];
+  const out: TarballChunk[] = [];
   let at = GZIP_HEADER_BYTES;
   for (const [digest, length] of rows) {
     if (at + length > tarball.length) return [];

@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileDelta } from '../../../src/compile/delta.ts';
+import { emitDeltaBundle } from '../../../src/emit/delta-bundle.ts';
 import { diffData, packageMarkers, patchPathSegment } from '../../../src/compile/delta-patch.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { ToolgateError } from '../../../src/errors.ts';
@@ -124,17 +125,18 @@ describe('packageMarkers', () => {
   });
 });
 
-describe('compileDelta', () => {
+describe('compileDelta and emitDeltaBundle', () => {
   it('makes a data-only delta with the target manifest and records base and target digests', async () => {
     const base = await bundle({ agents: { a: 1 } });
     const target = await bundle({ agents: { a: 2 } }, undefined, { revision: 'r2', roots: ['toolgate'], rego_version: 1 });
-    const d = await compileDelta(base, target);
+    const d = await emitDeltaBundle(await compileDelta(base, target));
     expect(d.operations).toEqual([
       { op: 'upsert', path: '/toolgate/authz', value: {} },
       { op: 'replace', path: '/toolgate/agents/a', value: 2 },
     ]);
     expect(d.record).toMatchObject({ kind: 'toolgate.delta-bundle', from: { revision: 'r' }, to: { revision: 'r2' }, operations: 2 });
-    expect((await compileDelta(base, target)).tarball).toEqual(d.tarball);
+    expect((await emitDeltaBundle(await compileDelta(base, target))).tarball).toEqual(d.tarball);
+    expect(JSON.parse(new TextDecoder().decode(d.recordBytes))).toEqual(d.record);
   });
   it.each([
     ['the Rego changed', async () => compileDelta(await bundle({ a: 1 }), await bundle({ a: 2 }, 'package toolgate.authz\n\nallow := false\n'))],

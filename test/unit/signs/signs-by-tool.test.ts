@@ -8,7 +8,7 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import { signsByTool, type DataEdge } from '../../../src/compile/data-document.ts';
 import type { ExposedTool } from '../../../src/compile/policy-bundle.ts';
-import { compileEstate } from '../../../src/compile/compile.ts';
+import { compileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { nodeId } from '../../../src/connectome/index.ts';
 import { compileModules, fromJSON, toJSON, type RegoPolicy } from '../../../src/rego/index.ts';

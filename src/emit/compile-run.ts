@@ -1,0 +1,40 @@
+/**
+ * A compile run to its bytes: compile/ plans the artifact set (incremental/recompile.ts), this makes
+ * bundle.tar.gz from the files the plan lists, hands it back for the plan to finish, and adds
+ * SHA256SUMS. Pure: estate in, artifact bytes out; the CLI writes the files, all or none.
+ *
+ *   decisions (per agent, per granted tool, one profile)
+ *     -> policy-bundle.json   (toolgate.policy-bundle, or toolgraph.policy-bundle v1 for one agent)
+ *     -> data.json            ({"toolgate": ...}, the OPA data document)
+ *     -> bundle.tar.gz        (.manifest, toolgate/data.json, the enforcement Rego)
+ *     -> SHA256SUMS
+ */
+import type { CompileResult, EstateCompileOptions } from '../compile/compile.ts';
+import type { CompileState } from '../compile/incremental/compile-state.ts';
+import { planRecompile, type RecompileResult } from '../compile/incremental/recompile.ts';
+import type { Estate } from '../governance/estate.ts';
+import { chunkIndex } from './gzip.ts';
+import { emitTarGzInChunks } from './opa-tarball.ts';
+import { sha256SumsFile } from './sha256sums.ts';
+
+/**
+ * Compiles `estate`, reusing what `previous` kept when it is usable (compile/incremental/recompile.ts
+ * `stateRefusal`).
+ *
+ * @example
+ * const first = await recompileEstate(undefined, estate, options);        // full
+ * const next = await recompileEstate(first.state, editedEstate, options); // only what changed
+ */
+export async function recompileEstate(previous: CompileState | undefined, estate: Estate, options: EstateCompileOptions): Promise<RecompileResult> {
+  const plan = await planRecompile(previous, estate, options);
+  const { files, previousChunks } = plan.tarball;
+  // Chunks of the previous tarball with the same bytes are copied, not deflated again.
+  const tarball = await emitTarGzInChunks(files, previousChunks.length > 0 ? chunkIndex(previousChunks) : undefined);
+  const done = plan.finish(tarball);
+  return { result: { ...done.result, files: [...done.files, sha256SumsFile(done.files, done.sha256)] }, state: done.state, summary: done.summary };
+}
+
+/** A full compile: every piece computed. */
+export async function compileEstate(estate: Estate, options: EstateCompileOptions): Promise<CompileResult> {
+  return (await recompileEstate(undefined, estate, options)).result;
+}

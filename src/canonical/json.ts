@@ -36,7 +36,9 @@ export function canonicalBytes(value: unknown, options: CanonicalOptions = {}): 
 
 /** The canonical text of a value (what `canonicalBytes` encodes as UTF-8). */
 export function canonicalString(value: unknown, options: CanonicalOptions = {}): string {
-  return write(value, options, []);
+  const out = new TextParts();
+  write(value, options, [], out);
+  return out.text();
 }
 
 /** Sorts strings by UTF-16 code unit, as RFC 8785 requires (this is JS's default string order). */
@@ -119,53 +121,109 @@ function canonicalKeys(obj: Record<string, unknown>, options: CanonicalOptions, 
   return out.sort((a, b) => compareUtf16(a[0], b[0]));
 }
 
+/**
+ * The output as pieces, joined once at the end: pushing a key or a string between quotes copies
+ * nothing, where `+=` makes a rope node per piece and quoting makes a new string per value (at a
+ * manifest's millions of values, most of the encoder's time went to collecting that garbage).
+ * Pieces are joined into a chunk every few thousand, so the list stays short.
+ */
+class TextParts {
+  readonly #parts: string[] = [];
+  readonly #chunks: string[] = [];
+
+  push(s: string): void {
+    if (this.#parts.push(s) >= 8192) {
+      this.#chunks.push(this.#parts.join(''));
+      this.#parts.length = 0;
+    }
+  }
+
+  text(): string {
+    this.#chunks.push(this.#parts.join(''));
+    this.#parts.length = 0;
+    return this.#chunks.length === 1 ? this.#chunks[0]! : this.#chunks.join('');
+  }
+}
+
+// A string with no character to escape and none outside ASCII is written between quotes as it is.
+// eslint-disable-next-line no-control-regex
+const NEEDS_CARE = /[^\x20\x21\x23-\x5b\x5d-\x7e]/;
+
+function writeString(s: string, options: CanonicalOptions, path: readonly (string | number)[], out: TextParts): void {
+  if (!NEEDS_CARE.test(s)) {
+    out.push('"');
+    out.push(s);
+    out.push('"');
+  } else out.push(quoteString(NON_ASCII.test(s) ? normaliseString(s, whereOf(path), options) : s));
+}
+
 // The path to the current value is kept as a stack and turned into text only for an error message.
-// Pieces are joined with `+=`, which V8 turns into ropes flattened once at the end.
-function write(value: unknown, options: CanonicalOptions, path: (string | number)[]): string {
+function write(value: unknown, options: CanonicalOptions, path: (string | number)[], out: TextParts): void {
   switch (typeof value) {
     case 'string':
-      return quoteString(NON_ASCII.test(value) ? normaliseString(value, whereOf(path), options) : value);
+      return writeString(value, options, path, out);
     case 'boolean':
-      return value ? 'true' : 'false';
+      return out.push(value ? 'true' : 'false');
     case 'bigint':
-      return value.toString();
+      return out.push(value.toString());
     case 'number':
       if (!Number.isFinite(value)) refuse(path, `the number ${value}`);
       if (Number.isInteger(value) && (Number.isSafeInteger(value) || !options.allowFloats)) {
         if (!Number.isSafeInteger(value)) refuse(path, `the integer ${value} (beyond 2^53; pass a bigint)`);
-        return Object.is(value, -0) ? '0' : String(value);
+        return out.push(Object.is(value, -0) ? '0' : String(value));
       }
       if (!options.allowFloats) refuse(path, `the float ${value}`);
-      return String(value); // ECMAScript Number::toString is RFC 8785's number form
+      return out.push(String(value)); // ECMAScript Number::toString is RFC 8785's number form
     case 'object': {
-      if (value === null) return 'null';
+      if (value === null) return out.push('null');
       if (Array.isArray(value)) {
-        let out = '[';
+        out.push('[');
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out += ',';
+          if (i > 0) out.push(',');
           path.push(i);
-          out += write(value[i], options, path);
+          write(value[i], options, path, out);
           path.pop();
         }
-        return `${out}]`;
+        return out.push(']');
       }
-      if (value instanceof CanonicalText) return value.text;
+      if (value instanceof CanonicalText) return out.push(value.text);
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) refuse(path, 'a class instance');
       const obj = value as Record<string, unknown>;
       if (typeof obj.toJSON === 'function') refuse(path, 'an object with toJSON');
-      const keys = canonicalKeys(obj, options, path);
-      let out = '{';
-      for (let i = 0; i < keys.length; i++) {
-        const [k, original] = keys[i]!;
+      out.push('{');
+      const keys = Object.keys(obj);
+      let plain = true;
+      for (const k of keys) if (NEEDS_CARE.test(k)) plain = false;
+      if (plain) {
+        // Keys needing no escape are ASCII, so NFC already and unable to collide; the default sort is UTF-16 order.
+        keys.sort();
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i]!;
+          const v = obj[k];
+          path.push(k);
+          if (v === undefined) refuse(path, 'undefined');
+          out.push(i > 0 ? ',"' : '"');
+          out.push(k);
+          out.push('":');
+          write(v, options, path, out);
+          path.pop();
+        }
+        return out.push('}');
+      }
+      const pairs = canonicalKeys(obj, options, path);
+      for (let i = 0; i < pairs.length; i++) {
+        const [k, original] = pairs[i]!;
         const v = obj[original];
         path.push(k);
         if (v === undefined) refuse(path, 'undefined');
-        if (i > 0) out += ',';
-        out += `${quoteString(k)}:${write(v, options, path)}`;
+        if (i > 0) out.push(',');
+        out.push(quoteString(k));
+        out.push(':');
+        write(v, options, path, out);
         path.pop();
       }
-      return `${out}}`;
+      return out.push('}');
     }
     default:
       return refuse(path, `a ${typeof value}`);

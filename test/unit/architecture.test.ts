@@ -205,7 +205,6 @@ function touches(ast: unknown): Set<'fs' | 'process' | 'clock'> {
 /** Files outside cli/ that touch the file system, the process or the clock today, and why: debt. */
 const ACCEPTED_IO: readonly { file: string; touches: string; reason: string }[] = [
   { file: 'compile/enforcement-rego.ts', touches: 'fs', reason: 'reads the shipped rego/toolgate policy files; cli/ should read them and pass the texts in' },
-  { file: 'rego/builtins/capabilities.ts', touches: 'fs', reason: 'reads the vendored OPA capabilities JSON beside it; it could be imported as a module' },
   { file: 'bundle/decider.ts', touches: 'clock', reason: 'time.now_ns and token expiry read the wall clock, as OPA does; the caller should pass now' },
   { file: 'engines/builtin.ts', touches: 'clock', reason: 'time.now_ns reads the wall clock, as OPA does; the caller should pass now' },
   { file: 'rego/limits.ts', touches: 'clock', reason: 'the evaluation deadline is wall-clock time; a clock could be injected with the limits' },

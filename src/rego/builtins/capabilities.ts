@@ -4,7 +4,7 @@
  * implements, refuses (network) or lacks, and an OPA capabilities document describing this engine, so
  * that `opa check --capabilities` refuses a policy the engine could not run.
  */
-import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import './index.ts';
 import { builtinNames, lookupBuiltin } from './registry.ts';
 import { NETWORK_BUILTINS, REFUSED_REASONS } from './refused.ts';
@@ -28,9 +28,12 @@ interface Vendored extends OpaCapabilities {
 
 let vendored: Vendored | undefined;
 
-/** The pinned OPA's capabilities (vendored copy). */
+/**
+ * The pinned OPA's capabilities (vendored copy), loaded as a JSON module as the schemas are: the
+ * engine reads no file itself, and the build copies the JSON beside the compiled code.
+ */
 export function pinnedOpaCapabilities(): Vendored {
-  vendored ??= JSON.parse(readFileSync(new URL('./opa-capabilities.json', import.meta.url), 'utf8')) as Vendored;
+  vendored ??= createRequire(import.meta.url)('./opa-capabilities.json') as Vendored;
   return vendored;
 }
 

@@ -108,7 +108,7 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const { buildEstate } = await import('../src/governance/estate.ts');
   const { recompileEstate } = await import('../src/emit/compile-run.ts');
   const { connectomeArtifacts } = await import('../src/compile/connectome-artifacts.ts');
-  const { enforcementRego } = await import('../src/compile/enforcement-rego.ts');
+  const { enforcementRego } = await import('../src/cli/enforcement-rego.ts');
   const regoModules = enforcementRego();
   const estateOf = (t: { manifest: string; catalog: string }) => buildEstate(parseManifest(manifestPath, t.manifest), parseCatalog(catalogPath, t.catalog));
   const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeArtifacts(estate.catalog) });

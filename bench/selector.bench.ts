@@ -55,6 +55,7 @@ import { parseCatalog } from '../src/catalog/parse.ts';
 import type { CliIo } from '../src/cli/command.ts';
 import { main } from '../src/cli/main.ts';
 import { cachedEstateLoader } from '../src/cli/commands/serve.ts';
+import { enforcementRego } from '../src/cli/enforcement-rego.ts';
 import { checkAccess } from '../src/governance/check-access.ts';
 import { buildEstate } from '../src/governance/estate.ts';
 import { parseManifest } from '../src/manifest/parse.ts';
@@ -157,7 +158,7 @@ const loader = cachedEstateLoader({ manifestPath: files.manifest, catalogPath: f
 const noFiles = (): never => {
   throw new Error('no file tool in this bench');
 };
-const server = createServeServer({ load: loader.load, files: { read: noFiles, readOptional: noFiles, realPath: noFiles }, createdAt: () => '2026-01-01T00:00:00Z', serverInfo: { name: 'toolgate', version: 'bench' } });
+const server = createServeServer({ load: loader.load, files: { read: noFiles, readOptional: noFiles, realPath: noFiles }, createdAt: () => '2026-01-01T00:00:00Z', enforcementRego, serverInfo: { name: 'toolgate', version: 'bench' } });
 const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
 await server.connect(serverSide);
 const client = new Client({ name: 'selector-bench', version: '1.0.0' });

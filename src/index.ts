@@ -66,7 +66,7 @@ export type { Preflight, PreflightOptions, PreflightDecision } from './preflight
 // Compile: the estate into policy-bundle.json, data.json and bundle.tar.gz (bytes, no files written)
 export { compileEstate } from './emit/compile-run.ts';
 export type { EstateCompileOptions as CompileOptions, CompileResult, CompiledArtifact, RegoModuleFile } from './compile/compile.ts';
-export { enforcementRego } from './compile/enforcement-rego.ts';
+export { enforcementRego } from './cli/enforcement-rego.ts';
 
 // Connectome
 export {

@@ -14,6 +14,7 @@ import type { ArgValue, QueryArg, QueryArgs, QueryDef, QueryEnv, RunState } from
 import { parseCommandArgs, usageError, type OptionSpec } from './args.ts';
 import { createdAtFromEnv } from './clock.ts';
 import type { CliIo, Command } from './command.ts';
+import { enforcementRego } from './enforcement-rego.ts';
 import { EXIT } from './exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, loadEstate, locateEstate, type EstateArgs, type EstateSource } from './estate-input.ts';
 import { readBytesFile } from './fs-io.ts';
@@ -93,6 +94,7 @@ function cliEnv(io: CliIo, estate: () => Estate, state: (e: Estate) => RunState 
     realPath: (_arg, p) => realPathOf(path(p)),
     createdAt: () => createdAtFromEnv(io.env),
     runState: state,
+    enforcementRego,
   };
 }
 

@@ -6,6 +6,7 @@
  *
  * Pure: types only.
  */
+import type { RegoModuleFile } from '../compile/compile.ts';
 import type { InputDigests } from '../compile/graph-state.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
@@ -53,6 +54,8 @@ export interface QueryEnv {
   readonly createdAt: () => string;
   /** The graph state and input digests an artifact about this estate is stamped with. */
   readonly runState: (estate: Estate) => RunState | Promise<RunState>;
+  /** The enforcement Rego the package ships (cli/enforcement-rego.ts reads it). */
+  readonly enforcementRego: () => readonly RegoModuleFile[];
 }
 
 /** What the CLI does with a result: print it or not, its exit, and lines for stderr. */

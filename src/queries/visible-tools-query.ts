@@ -5,7 +5,7 @@
  * bundle file's own Rego and data. The list equals the tools data.toolgate.authz.decision allows
  * AGENT (test/unit/gateways).
  *
- * Pure but for the shipped Rego the compile module reads; the bundle's bytes come from the surface.
+ * Pure: the shipped Rego and the bundle's bytes come from the surface.
  */
 import type { CliOutcome, QueryDef } from './query-def.ts';
 import { AGENT, profileArg, profileOf } from './common.ts';
@@ -40,12 +40,12 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.`,
       modules = loaded.modules.map((m) => ({ name: m.id, text: m.text }));
       data = loaded.data as Record<string, unknown>;
     } else {
-      const [{ compileEstate }, { enforcementRego }] = await Promise.all([import('../emit/compile-run.ts'), import('../compile/enforcement-rego.ts')]);
+      const { compileEstate } = await import('../emit/compile-run.ts');
       // The data document does not depend on created_at; a fixed one keeps the answer a function of the estate.
       const compiled = await compileEstate(env.estate(), { profile: profileOf(a), createdAt: '1970-01-01T00:00:00Z', regoModules: [] });
       const file = compiled.files.find((f) => f.name === 'data.json')!;
       data = JSON.parse(new TextDecoder().decode(file.bytes)) as Record<string, unknown>;
-      modules = enforcementRego().map((m) => ({ name: m.path, text: m.text }));
+      modules = env.enforcementRego().map((m) => ({ name: m.path, text: m.text }));
     }
     const policy = compileModules(modules);
     const inner = data[DATA_ROOT] as { profile?: unknown; agents?: Record<string, unknown> } | undefined;

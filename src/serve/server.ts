@@ -52,6 +52,8 @@ export interface ServeOptions {
   readonly files: ServeFiles;
   /** The created_at of an artifact answered now (RFC 3339 UTC); the caller owns the clock. */
   readonly createdAt: () => string;
+  /** The enforcement Rego the package ships; the caller reads it. */
+  readonly enforcementRego: QueryEnv['enforcementRego'];
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** Shared between the servers of one process (HTTP makes one per request) so generations count across calls. */
   readonly state?: GraphStateTracker;
@@ -298,6 +300,7 @@ export function createServeServer(options: ServeOptions): Server {
         realPath: options.files.realPath,
         createdAt: options.createdAt,
         runState: () => ({ graph_state, digests: { ...digests, connectome_digest: declaredConnectomeDigest(estate) } }),
+        enforcementRego: options.enforcementRego,
       };
       const q = def.query;
       const raw = await q.run(env, def.ours(req.params.arguments ?? {}));

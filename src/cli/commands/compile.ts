@@ -1,9 +1,11 @@
 /** `toolgate compile`: the main job — estate in, policy bundle, OPA data document and OPA bundle out. */
 import { existsSync, readFileSync } from 'node:fs';
-import { enforcementRego } from '../../compile/enforcement-rego.ts';
+import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import type { RegoModuleFile } from '../../compile/compile.ts';
-import { connectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import { catalogDigest } from '../../governance/input-digests.ts';
+import type { Estate } from '../../governance/estate.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { recompileEstate } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
@@ -22,7 +24,7 @@ import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
-import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
+import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
 
@@ -142,9 +144,15 @@ export const compileCommand: Command = {
           ...(signBundle && final ? { signBundle } : {}),
           ...(keepState && final ? { keepState } : {}),
         });
+      // The declared connectome of an unchanged catalog, as the previous compile wrote it (--incremental).
+      const keptConnectome = (e: Estate): ConnectomeArtifacts | undefined => {
+        if (start === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
+        const files = keptConnectomeFiles(outDir, start, catalogDigest(e.catalog), algorithm);
+        return files && keptConnectomeArtifacts(e.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
+      };
       // A signer may sign differently each time, so only an unsigned connectome is reused.
       const key = values.signer === undefined ? `${JSON.stringify(estate.catalog)}\n${hostGraphText}` : undefined;
-      let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : await connectomeOf();
+      let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : (keptConnectome(estate) ?? (await connectomeOf()));
       if (key !== undefined) connectomeMemo = { key, value: connectome };
       // --signs: the consumer's policy sees this compile's own data document (signs still unset).
       const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {

@@ -10,6 +10,7 @@ import { GraphStateTracker, SERVE_TOOL_NAMES, createServeServer, type LoadedEsta
 import { JSONRPC_INVALID_REQUEST, MAX_BATCH, MAX_BODY_BYTES, checkBody, checkOrigin, refusalBody, type Refusal } from '../../serve/http-guard.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
+import { enforcementRego } from '../enforcement-rego.ts';
 import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, PACKAGE_ROOT, loadEstate, locateEstate, type EstateSource } from '../estate-input.ts';
 import { FileKeyedCache, type CacheStats } from '../estate-cache.ts';
@@ -74,7 +75,7 @@ export const serveCommand: Command = {
     const roots = diffRoots(source, (values['diff-root'] ?? []).map((d) => resolve(io.cwd, d)));
     const files = confinedFiles(io, roots);
     const createdAt = () => createdAtFromEnv(io.env);
-    const serving: Serving = { load, files, createdAt, state: new GraphStateTracker(), compat };
+    const serving: Serving = { load, files, createdAt, enforcementRego, state: new GraphStateTracker(), compat };
     return port === undefined ? serveStdio(serving) : serveHttp(port, serving, io);
   },
 };
@@ -154,6 +155,7 @@ interface Serving {
   readonly load: () => LoadedEstate;
   readonly files: ServeFiles;
   readonly createdAt: () => string;
+  readonly enforcementRego: typeof enforcementRego;
   readonly state: GraphStateTracker;
   readonly compat: CompatDialect | undefined;
 }

@@ -7,7 +7,7 @@ import type { EstateCompileOptions, CompileResult } from '../../../src/compile/c
 import { stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
-import { enforcementRego } from '../../../src/compile/enforcement-rego.ts';
+import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
 import { COMPILE_STATE_VERSION, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';

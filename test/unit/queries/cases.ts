@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
 import { catalogDigest, governanceDigest } from '../../../src/governance/input-digests.ts';
 import { nextGraphState } from '../../../src/compile/graph-state.ts';
 import type { Estate } from '../../../src/governance/estate.ts';
@@ -97,5 +98,6 @@ export function testEnv(estate: Estate | undefined, cwd: string): QueryEnv {
       const digests = { governance_digest: governanceDigest(e.manifest.raw), catalog_digest: catalogDigest(e.catalog), connectome_digest: declaredConnectomeDigest(e) };
       return { graph_state: nextGraphState(e, digests, undefined).graph_state, digests };
     },
+    enforcementRego,
   };
 }

@@ -1,12 +1,13 @@
 /**
  * The enforcement Rego this package ships (rego/toolgate, tests excluded): the modules every
- * compiled bundle carries, which a library caller passes to `compileEstate` as `regoModules`.
- * Read from the installed package, as the JSON schemas are, so src/ and dist/ find the same files.
+ * compiled bundle carries, which a library caller passes to `compileEstate` as `regoModules` and
+ * the query surfaces hand to visible-tools. Read from the installed package (src/ and dist/ sit at
+ * the same depth under it, so both find the same files); here because only cli/ reads files.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RegoModuleFile } from './compile.ts';
+import type { RegoModuleFile } from '../compile/compile.ts';
 
 const regoDir = fileURLToPath(new URL('../../rego/toolgate/', import.meta.url));
 

@@ -16,7 +16,7 @@ describe('peerPath', () => {
       fc.property(name, name, name, fc.array(fc.tuple(fc.constantFrom('READS', 'WRITES'), uri), { minLength: 0, maxLength: 3 }), fc.constantFrom(...policies), (agent, server, tool, hops, policy) => {
         const ours = `(${agent})-[:CAN_CALL]->(${server}::${tool})${hops.map(([e, u]) => `-[:${e}]->(${u})`).join('')}-[:GOVERNED_BY]->(${policy.id})`;
         const peer = peerPath(ours, estate);
-        expect(peer).toBe(`(${tool})${hops.map(([e, u]) => ` -${e}-> (${u})`).join('')} -GOVERNED_BY-> (policy:${policy.id}:${policy.effect})`);
+        expect(peer).toBe(`(${tool})${hops.map(([e, u]) => ` -${e}-> (${u})`).join('')} -GOVERNED_BY-> (${policy.id}:${policy.effect})`);
       }),
     );
   });

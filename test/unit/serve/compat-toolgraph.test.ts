@@ -24,14 +24,16 @@ const rejectedRow = ajv.getSchema('preflight#/$defs/rejectedRow')!;
 const qualifiedKey = ajv.getSchema('preflight#/$defs/qualifiedToolKey')!;
 const profileOk = ajv.getSchema('preflight#/properties/profile')!;
 const generationOk = ajv.getSchema('preflight#/properties/graph_generation')!;
+const compat = new Ajv2020({ strict: true, allErrors: true });
+compat.addSchema(JSON.parse(readFileSync(join(REPO, 'schemas/results/compat-toolgraph.schema.json'), 'utf8')), 'compat');
 
 // The peer README's tool list ("Tools: ..."): all thirteen, in its order; none of toolgate's others.
 const PEER_TOOLS = ['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drifted_tools', 'destructive_unsafeguarded', 'annotation_contradictions', 'audit_report', 'rank_features', 'eligible_tools', 'selection_explain'];
-// What the peer stamps beside every MCP answer (ADR-0004; its selector docs cache on instance id and generation).
-const STAMP = ['graph_generation', 'graph_instance_id', 'graph_state_verified'];
+// What the peer stamps beside every MCP answer (ADR-0004; its server's with_graph_state: generation, instance id, the pair as graph_state, verified).
+const STAMP = ['graph_generation', 'graph_instance_id', 'graph_state', 'graph_state_verified'];
 const unstamped = (r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).filter(([k]) => !STAMP.includes(k)));
-// The peer's evidence path spelling (its preflight fixtures): (tool) -KIND-> (node) ... -GOVERNED_BY-> (policy:ID:EFFECT).
-const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))* -GOVERNED_BY-> \(policy:[^:()]+:(DENY|ALLOW)\)$/;
+// The peer's evidence path spelling (its query layer and selector tests): (tool) -KIND-> (node) ... -GOVERNED_BY-> (ID:DENY).
+const PEER_PATH = /^\([^()]+\)( -[A-Z_]+-> \([^()]+\))* -GOVERNED_BY-> \([^:()]+:DENY\)$/;
 
 const connect = (args: string[]) => connectServe(['--compat', 'toolgraph', ...args], 'peer-consumer');
 
@@ -55,7 +57,8 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     expect(tools.map((t) => t.name)).toEqual(PEER_TOOLS);
     const byName = new Map(tools.map((t) => [t.name, t]));
     for (const t of tools) expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
-    expect(Object.keys(byName.get('unsafe_callable_tools')!.inputSchema.properties!)).toContain('include_authorized');
+    expect(Object.keys(byName.get('unsafe_callable_tools')!.inputSchema.properties!)).toEqual(['agent', 'include_authorized']);
+    expect(Object.keys(byName.get('check_access')!.inputSchema.properties!)).toEqual(['agent', 'tool']);
     expect(Object.keys(byName.get('blast_radius')!.inputSchema.properties!)).toEqual(['node']);
     expect(Object.keys(byName.get('eligible_tools')!.inputSchema.properties!)).toEqual(['agent', 'candidates', 'profile']);
     expect(Object.keys(byName.get('rank_features')!.inputSchema.properties!)).toEqual(['agent', 'candidates']);
@@ -65,7 +68,7 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     const candidates = ['git::git_show', 'git::git_log', 'filesystem::read_file', 'no_such_tool'];
     for (const profile of ['strict', 'review', 'explore']) {
       const r = await call(client, 'eligible_tools', { agent: 'ci-bot', candidates, profile });
-      expect(Object.keys(r).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'graph_instance_id', 'graph_state_verified', 'profile', 'rejected']);
+      expect(Object.keys(r).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'graph_instance_id', 'graph_state', 'graph_state_verified', 'profile', 'rejected']);
       expect(r.graph_state_verified).toBe(true);
       expect(r).toMatchObject({ agent: 'ci-bot', agent_found: true, profile });
       expect(profileOk(r.profile)).toBe(true);
@@ -79,19 +82,19 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
       expect(r.rejected.map((x: any) => [x.candidate, x.reason])).toEqual(own.rejected.map((x: any) => [x.candidate, x.reason]));
     }
     const deny = (await call(client, 'eligible_tools', { agent: 'ci-bot', candidates: ['git::git_show'] })).rejected[0];
-    expect(deny.paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (policy:secrets-deny:DENY)']);
+    expect(deny.paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (secrets-deny:DENY)']);
   });
 
-  it('rank_features answers unwrapped with graph_generation and peer path strings; an unknown agent is agent_found: false', async () => {
+  it('rank_features answers unwrapped with graph_generation, rows under features, peer path strings; an unknown agent is agent_found: false', async () => {
     const r = await call(client, 'rank_features', { agent: 'ci-bot', candidates: ['git::git_show', 'git::git_log'] });
     expect(r).toMatchObject({ agent: 'ci-bot', agent_found: true });
     expect(generationOk(r.graph_generation)).toBe(true);
-    expect(r.rows.map((x: any) => [x.tool_key, x.verdict, x.risk_score])).toEqual([
-      ['git::git_show', 'DENY', 1],
-      ['git::git_log', 'ALLOW', 0],
+    expect(r.features.map((x: any) => [x.tool_key, x.verdict, x.classification, x.risk_score])).toEqual([
+      ['git::git_show', 'DENY', 'violation', 1],
+      ['git::git_log', 'ALLOW', null, 0],
     ]);
-    expect(r.rows[0].deny[0].path).toMatch(PEER_PATH);
-    expect(await call(client, 'rank_features', { agent: 'nobody', candidates: ['git::git_log'] })).toMatchObject({ agent_found: false });
+    expect(r.features[0].deny_paths[0].path).toMatch(PEER_PATH);
+    expect(await call(client, 'rank_features', { agent: 'nobody', candidates: ['git::git_log'] })).toMatchObject({ agent_found: false, features: [] });
   });
 
   it("takes the peer's argument names and refuses ours as a normal MCP error", async () => {
@@ -143,29 +146,38 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
     expect((await runCli(['rank-features', 'ci-bot', 'git::git_log', '--compat', 'other', '--example', 'quickstart'], { cwd: REPO })).code).toBe(2);
   });
 
-  it('audit_report answers as the peer: include_grants, status and blocking_findings, unwrapped and stamped, peer path strings', async () => {
+  it('audit_report answers as the peer: include_grants, status, summary and findings, unwrapped and stamped, peer path strings', async () => {
     const { tools } = await client.listTools();
     const tool = tools.find((t) => t.name === 'audit_report')!;
     expect(Object.keys(tool.inputSchema.properties!)).toEqual(['include_grants']);
     expect(tool.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     for (const include_grants of [false, true]) {
       const r = await call(client, 'audit_report', { include_grants });
-      for (const k of ['status', 'blocking_findings', 'counts', 'audits', 'exposure', 'notices', ...STAMP]) expect(r, k).toHaveProperty(k);
+      expect(Object.keys(r).sort()).toEqual(['findings', 'status', 'summary', ...STAMP].sort());
       expect(r.graph_state_verified).toBe(true);
       expect(generationOk(r.graph_generation)).toBe(true);
-      expect(['pass', 'warn', 'fail']).toContain(r.status);
-      // The quickstart's ci-bot reaches the .env DENY policy: a blocking violation, so the gate fails.
+      expect(r.summary.include_grants).toBe(include_grants);
+      // The quickstart's ci-bot and publisher reach DENY policies no exception covers: blocking, so the gate fails.
       expect(r.status).toBe('fail');
-      expect(r.blocking_findings.length).toBeGreaterThan(0);
-      for (const f of r.blocking_findings) if (f.code === 'DENY_VIOLATION') expect(f.path).toMatch(PEER_PATH);
-      for (const e of r.exposure) for (const p of e.deny_paths) expect(p.path).toMatch(PEER_PATH);
+      expect(r.summary.blocking_findings).toEqual(['unsafe_violations']);
+      expect(r.findings.unsafe_violations.map((f: any) => [f.agent, f.tool_key, f.classification])).toEqual([
+        ['ci-bot', 'git::git_show', 'violation'],
+        ['publisher', 'notes::publish_note', 'violation'],
+      ]);
+      expect(r.findings.authorized_but_governed.map((f: any) => [f.agent, f.tool_key])).toEqual([
+        ['ops-agent', 'filesystem::read_file'],
+        ['ops-agent', 'filesystem::write_file'],
+        ['publisher', 'notes::read_note'],
+      ]);
+      for (const f of [...r.findings.unsafe_violations, ...r.findings.authorized_but_governed]) expect(f.path).toMatch(PEER_PATH);
+      for (const [k, rows] of Object.entries(r.findings)) expect(r.summary.counts[k], k).toBe((rows as unknown[]).length);
       const c = await runCli(['audit-report', ...(include_grants ? ['--include-grants'] : []), '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO });
       expect(c.code, c.stderr).toBe(0);
       expect(c.json()).toEqual(unstamped(r));
     }
     const grants = await call(client, 'audit_report', { include_grants: true });
     const without = await call(client, 'audit_report', {});
-    expect(grants.audits['unbacked-edges'].count).toBeGreaterThanOrEqual(without.audits['unbacked-edges'].count);
+    expect(grants.summary.counts.unbacked_edges).toBeGreaterThanOrEqual(without.summary.counts.unbacked_edges);
   });
 
   it('the generation is the same integer while the estate is unchanged', async () => {
@@ -175,30 +187,53 @@ describe('toolgate serve --compat toolgraph (stdio) on the quickstart', () => {
   });
 });
 
-describe('toolgate serve --compat toolgraph (stdio) on the fleet', () => {
-  let client: Client;
-  beforeAll(async () => {
-    client = await connect(['--example', 'fleet']);
-  }, 30_000);
-  afterAll(async () => {
-    await client?.close();
-  });
+// Each peer tool asked on each example, with arguments that reach its interesting rows.
+const SWEEP: Record<string, { agent: string; tools: string[]; node: string }> = {
+  quickstart: { agent: 'ci-bot', tools: ['git::git_show', 'git::git_log', 'filesystem::write_file', 'read_file', 'no_such_tool'], node: 'file:///srv/app/.env' },
+  fleet: { agent: 'reader', tools: ['memtomem-stm::langchain__search_docs_by_lang_chain', 'filesystem::read_file', 'everything::echo', 'no_such_tool'], node: 'sandbox-secrets-deny' },
+};
 
-  it("lists the peer's thirteen tools; audit_report and eligible_tools answer in its shape, as the CLI does", async () => {
-    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(PEER_TOOLS);
-    const r = await call(client, 'audit_report', {});
-    expect(r.graph_state_verified).toBe(true);
-    expect(['pass', 'warn', 'fail']).toContain(r.status);
-    expect(r.status === 'fail').toBe(r.blocking_findings.length > 0);
-    for (const f of r.blocking_findings) if (f.code === 'DENY_VIOLATION') expect(f.path).toMatch(PEER_PATH);
-    expect((await runCli(['audit-report', '--compat', 'toolgraph', '--example', 'fleet'], { cwd: REPO })).json()).toEqual(unstamped(r));
-    const agent = r.exposure[0].agent as string;
-    const e = await call(client, 'eligible_tools', { agent });
-    expect(Object.keys(e).sort()).toEqual(['agent', 'agent_found', 'eligible', 'graph_generation', 'graph_instance_id', 'graph_state_verified', 'profile', 'rejected']);
-    for (const k of e.eligible) expect(qualifiedKey(k), k).toBe(true);
-    for (const row of e.rejected) expect(rejectedRow(row), JSON.stringify(rejectedRow.errors)).toBe(true);
+for (const [example, { agent, tools, node }] of Object.entries(SWEEP)) {
+  describe(`toolgate serve --compat toolgraph (stdio) on the ${example}: every tool in the peer's shape`, () => {
+    let client: Client;
+    beforeAll(async () => {
+      client = await connect(['--example', example]);
+    }, 30_000);
+    afterAll(async () => {
+      await client?.close();
+    });
+
+    it("each of the thirteen answers validates against schemas/results/compat-toolgraph.schema.json, stamped over MCP and not on the CLI, and the two agree", async () => {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(PEER_TOOLS);
+      const asks: [string, Record<string, unknown>, string[]][] = [
+        ...tools.map((tool): [string, Record<string, unknown>, string[]] => ['check_access', { agent, tool }, ['check-access', agent, tool]]),
+        ['unsafe_callable_tools', { agent, include_authorized: true }, ['unsafe-tools', agent, '--all']],
+        ['blast_radius', { node }, ['blast-radius', node]],
+        ['unmapped_tools', { only_granted: false }, ['unmapped-tools', '--all']],
+        ['orphan_policies', {}, ['orphan-policies']],
+        ['unbacked_edges', { include_grants: true }, ['unbacked-edges', '--include-grants']],
+        ['drifted_tools', {}, ['drift']],
+        ['destructive_unsafeguarded', {}, ['destructive-unsafeguarded']],
+        ['annotation_contradictions', {}, ['annotation-contradictions']],
+        ['audit_report', {}, ['audit-report']],
+        ['rank_features', { agent, candidates: tools }, ['rank-features', agent, ...tools]],
+        ['eligible_tools', { agent, candidates: tools, profile: 'review' }, ['eligible-tools', agent, ...tools, '--profile', 'review']],
+        ['selection_explain', { agent, tool: tools[0] }, ['selection-explain', agent, tools[0]!]],
+      ];
+      for (const [tool, args, argv] of asks) {
+        const r = await call(client, tool, args);
+        const own = unstamped(r);
+        const v = compat.getSchema(`compat#/$defs/${tool}`)!;
+        expect(v(own), `${tool} ${JSON.stringify(args)}: ${compat.errorsText(v.errors)}`).toBe(true);
+        const stamp = compat.getSchema('compat#/$defs/graph_stamp')!;
+        expect(stamp(Object.fromEntries(STAMP.map((k) => [k, r[k]]))), compat.errorsText(stamp.errors)).toBe(true);
+        const c = await runCli([...argv, '--compat', 'toolgraph', '--example', example], { cwd: REPO });
+        expect(c.code, c.stderr).toBe(0);
+        expect(c.json(), argv.join(' ')).toEqual(own);
+      }
+    });
   });
-});
+}
 
 describe("--compat toolgraph on the CLI: the peer's artifacts and check_access", () => {
   const controlSchema = JSON.parse(readFileSync(join(REPO, 'test/vectors/toolgraph-control/control-preflight.schema.json'), 'utf8'));
@@ -212,7 +247,7 @@ describe("--compat toolgraph on the CLI: the peer's artifacts and check_access",
     const p = c.json();
     expect(validPreflight(p), JSON.stringify(validPreflight.errors)).toBe(true);
     expect(p.created_at).toBe('2026-07-21T00:00:00+00:00');
-    expect(p.rejected[0].paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (policy:secrets-deny:DENY)']);
+    expect(p.rejected[0].paths).toEqual(['(git_show) -READS-> (file:///srv/app/.env) -GOVERNED_BY-> (secrets-deny:DENY)']);
     const own = (await runCli(['preflight', 'ci-bot', 'git::git_show', 'git::git_log', 'no_such_tool', '--run-id', 'run-1', '--example', 'quickstart'], { cwd: REPO, env })).json();
     expect(own.created_at).toBe('2026-07-21T00:00:00Z');
     expect(p.eligible).toEqual(own.eligible);

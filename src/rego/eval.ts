@@ -14,7 +14,7 @@ import { type CRule, type CompiledPolicy, type CompiledQuery, type DataNode, fun
 import { RegoError } from './errors.ts';
 import { branchConditions } from './ruleindex.ts';
 import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
-import { compareValues, ObjectValue, SetValue, type Value, valueEquals, valueKey } from './value.ts';
+import { compareValues, ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
 
 type K = () => boolean;
 type VK = (v: Value) => boolean;
@@ -66,8 +66,8 @@ interface WithState {
   cache: Map<DataNode, Cached>;
   /** Merged values of rule-free nodes; created on first use. */
   valueCache: Map<DataNode, Cached> | undefined;
-  /** Function results by callee and arguments; created on first use. */
-  funcCache: Map<string, Cached> | undefined;
+  /** Function results by callee, then by each argument; created on first use. */
+  funcCache: Map<string, ArgMemo> | undefined;
   funcOverrides: Map<string, Override> | undefined;
   nodeOverrides: Map<DataNode, Value> | undefined;
 }
@@ -1312,15 +1312,18 @@ export class Evaluator {
   private callFunc(path: string, vals: Value[], loc: Loc, k: VK): boolean {
     const rules = this.policy.funcs.get(path);
     if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
-    const ckey = `${path}(${vals.map(valueKey).join(',')}`;
-    const cached = this.s.funcCache?.get(ckey);
+    const st = this.s;
+    let memo = (st.funcCache ??= new Map()).get(path);
+    if (memo === undefined) st.funcCache.set(path, (memo = new ArgMemo()));
+    for (const v of vals) memo = memo.next(v);
+    const cached = memo.result;
     if (cached !== undefined) return cached === UNDEF ? false : k(cached);
     let result: Value | undefined;
     let stop = false;
-    const st = this.s;
+    const entry = memo;
     const first = (v: Value): void => {
       result = v;
-      (st.funcCache ??= new Map()).set(ckey, v);
+      entry.result = v;
       const depth = this.depth;
       const rule = this.budget.rule;
       this.depth = outerDepth;
@@ -1387,7 +1390,7 @@ export class Evaluator {
       this.depth = outerDepth;
       this.budget.rule = outer;
     }
-    if (result === undefined) (st.funcCache ??= new Map()).set(ckey, UNDEF);
+    if (result === undefined) entry.result = UNDEF;
     return stop;
   }
 }
@@ -1428,6 +1431,32 @@ function dataRefPlan(t: Term & { type: 'ref' }, root: DataNode): DataRefPlan {
   }
   DATA_REF_PLANS.set(t, plan);
   return plan;
+}
+
+/**
+ * One function's results, one level per argument: a scalar by its value (numbers have one
+ * canonical form each, so equal numbers are the same key), a composite value by identity. An equal
+ * composite that is another object is only a miss: the function is pure, so it is evaluated again,
+ * never answered wrongly, and no argument is ever serialised to key it (a payload, a request body).
+ */
+class ArgMemo {
+  result: Cached | undefined;
+  private scalars: Map<unknown, ArgMemo> | undefined;
+  private objects: Map<object, ArgMemo> | undefined;
+
+  next(v: Value): ArgMemo {
+    let m: ArgMemo | undefined;
+    if (typeof v === 'object' && v !== null) {
+      const objects = (this.objects ??= new Map());
+      m = objects.get(v);
+      if (m === undefined) objects.set(v, (m = new ArgMemo()));
+    } else {
+      const scalars = (this.scalars ??= new Map());
+      m = scalars.get(v);
+      if (m === undefined) scalars.set(v, (m = new ArgMemo()));
+    }
+    return m;
+  }
 }
 
 const ONE_DEFINITION = new WeakMap<readonly CRule[], boolean>();

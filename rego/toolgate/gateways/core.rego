@@ -62,7 +62,14 @@ gateway_identity(gateway) := g if {
 # this gateway. proofs holds what the gateway itself established: headers, principal (the peer
 # certificate's SPIFFE id), jwt_metadata (Envoy jwt_authn's verified payloads), kong_consumer,
 # contextforge_user, contextforge_context, docker_agent.
-identify(gateway, proofs) := identity_verdict([c |
+#
+# The first branch is the common case, one source that names someone; identity_verdict decides
+# the rest (and would answer the same for it).
+identify(gateway, proofs) := {"ok": true, "agent": agent_of(c.principal), "reason": null} if {
+	[src] := gateway_identity(gateway).sources
+	c := claim(src.kind, src, proofs)
+	is_string(c.principal)
+} else := identity_verdict([c |
 	some src in gateway_identity(gateway).sources
 	c := claim(src.kind, src, proofs)
 ])
@@ -201,13 +208,12 @@ rpc_error(shape) := "BATCH_NOT_ALLOWED" if {
 	not shape.params_object
 }
 
-# The param naming what a method acts on: params.uri (resources/read) or params.name (tools/call,
-# prompts/get); an entrypoint takes it only when it is a string.
-target_param := {
-	"tools/call": "name",
-	"prompts/get": "name",
-	"resources/read": "uri",
-}
+# target_name(method, params): what a method acts on, params.uri (resources/read) or params.name
+# (tools/call, prompts/get), when it is a string; otherwise null.
+target_name(method, params) := n if {
+	n := params[{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}[method]]
+	is_string(n)
+} else := null
 
 # The contract the caller saw, when supplied in params._meta: the tool object from tools/list
 # ("io.toolgate/tool") or its tool_contract_digest ("io.toolgate/tool_contract_digest").
@@ -217,6 +223,12 @@ contract_of(meta_tool, meta_digest) := {"tool": meta_tool} if {
 	not meta_digest in {null, false}
 } else := null
 
+# contract_in(params): the contract a call's params._meta supplies (contract_of), or null.
+contract_in(params) := contract_of(object.get(m, "io.toolgate/tool", null), object.get(m, "io.toolgate/tool_contract_digest", null)) if {
+	m := params._meta
+	is_object(m)
+} else := null
+
 # The headers a gateway's identity sources may read: a header source's name, and authorization
 # for JWTs.
 identity_headers(gateway) := gateway_identity(gateway).headers
@@ -224,7 +236,25 @@ identity_headers(gateway) := gateway_identity(gateway).headers
 # --- the verdict --------------------------------------------------------------------------------
 
 # verdict(ident, method, name, contract): {"allow", "reason", "agent", "method", "tool"}.
+#
+# The first branch is the common case, a known agent's tools/call of a catalog tool by its key with
+# no contract supplied, answered straight from authz.decide; call_verdict decides everything else
+# (and would answer the same for it).
 verdict(ident, method, name, contract) := {
+	"allow": d.allow == true,
+	"reason": d.reason,
+	"agent": ident.agent,
+	"method": method,
+	"tool": name,
+} if {
+	ident.ok == true
+	method == "tools/call"
+	contract == null
+	is_string(name)
+	data.toolgate.tools[name]
+	data.toolgate.agents[ident.agent]
+	d := authz.decide(ident.agent, name)
+} else := {
 	"allow": v.allow,
 	"reason": v.reason,
 	"agent": ident.agent,

@@ -25,32 +25,22 @@ headers := h if {
 	h := http.headers
 } else := {}
 
-metadata(ns) := md if {
-	md := input.attributes.metadataContext.filterMetadata[ns]
-} else := md if {
-	md := input.attributes.metadata_context.filter_metadata[ns]
-}
+# A filter's dynamic metadata, under the proto JSON name or the original field name; null when
+# neither is given.
+metadata(ns) := object.get(input, ["attributes", "metadataContext", "filterMetadata", ns], object.get(input, ["attributes", "metadata_context", "filter_metadata", ns], null))
 
 mcp_metadata := md if {
 	md := metadata("envoy.filters.http.mcp")
 	is_object(md)
 } else := {}
 
+# What the request proves about its caller, in one rule (each rule is a cost of its own in OPA):
+# the identity sources' headers, the peer certificate's principal, jwt_authn's verified payloads.
 proofs := {
-	"headers": {k: v | some k in core.identity_headers("envoy"); v := headers[k]},
-	"principal": principal,
-	"jwt_metadata": jwt_metadata,
+	"headers": {k: v | some k in core.identity_headers("envoy"); v := input.attributes.request.http.headers[k]},
+	"principal": object.get(input, ["attributes", "source", "principal"], object.get(input, "source_principal", null)),
+	"jwt_metadata": metadata("envoy.filters.http.jwt_authn"),
 }
-
-principal := p if {
-	p := input.attributes.source.principal
-} else := p if {
-	p := input.source_principal
-} else := null
-
-jwt_metadata := md if {
-	md := metadata("envoy.filters.http.jwt_authn")
-} else := null
 
 raw_body := b if {
 	is_string(http.body)
@@ -68,22 +58,34 @@ body := input.parsed_body if {
 	json.is_valid(raw_body)
 }
 
-# The ordinary request: a complete POST whose body, within the size limit, is one JSON-RPC 2.0
-# request, and whose Mcp-Method / Mcp-Name headers, when sent, agree with it, with no MCP filter
-# metadata to compare. It passes every check of request_error, so it is told apart first, in one
-# rule reading each header once; anything else goes through request_error.
-ordinary if {
-	http.method == "POST"
+# The ordinary request, as opa-envoy-plugin sends an MCP call: a complete POST whose parsed body,
+# within the size limit, is one JSON-RPC 2.0 request, whose Mcp-Method / Mcp-Name headers, when
+# sent, agree with it, and with no MCP filter metadata to compare. It passes every check of
+# request_error, so its call {method, name, contract} is read here, in one rule reading each value
+# once (in OPA each rule evaluated costs a cache entry and bindings of its own). Anything else,
+# including a body given only as text, goes through request_error and the rules below.
+ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
+	req := input.attributes.request.http
+	req.method == "POST"
 	object.get(input, "truncated_body", false) != true
-	object.get(headers, "x-envoy-auth-partial-body", null) != "true"
-	not http.rawBody
-	text := object.get(http, "body", "")
+	hs := object.get(req, "headers", {})
+	is_object(hs)
+	object.get(hs, "x-envoy-auth-partial-body", null) != "true"
+	not req.rawBody
+	text := object.get(req, "body", "")
 	is_string(text)
 	count(text) <= core.max_body
-	one_request
-	object.get(headers, "mcp-method", body.method) == body.method
-	object.get(headers, "mcp-name", name) == name
-	mcp_metadata == {}
+	b := input.parsed_body
+	is_object(b)
+	b.jsonrpc == "2.0"
+	m := b.method
+	is_string(m)
+	p := object.get(b, "params", {})
+	is_object(p)
+	n := core.target_name(m, p)
+	object.get(hs, "mcp-method", m) == m
+	object.get(hs, "mcp-name", n) == n
+	metadata("envoy.filters.http.mcp") == null
 }
 
 # Why the request cannot be decided as one MCP call, or undefined.
@@ -151,16 +153,10 @@ method := body.method if http.method == "POST"
 method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
 
 name := n if {
-	n := params[core.target_param[method]]
-	is_string(n)
+	n := core.target_name(method, params)
 } else := null
 
-meta := m if {
-	m := params._meta
-	is_object(m)
-} else := {}
-
-contract := core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))
+contract := core.contract_in(params)
 
 header_mismatch if {
 	m := headers["mcp-method"]
@@ -183,18 +179,19 @@ header_mismatch if {
 	not v == params[k]
 }
 
-qualified_name := concat("::", [server, name]) if {
+# A bare name qualified by the route's toolgate_server context extension, when it has one.
+qualified(n) := concat("::", [server, n]) if {
 	server := input.attributes.contextExtensions.toolgate_server
 	is_string(server)
-	is_string(name)
-	not contains(name, "::")
-} else := name
+	is_string(n)
+	not contains(n, "::")
+} else := n
 
-verdict := core.verdict(core.identify("envoy", proofs), method, qualified_name, contract) if {
-	ordinary
+verdict := core.verdict(core.identify("envoy", proofs), ordinary_call.method, qualified(ordinary_call.name), ordinary_call.contract) if {
+	ordinary_call
 } else := core.refused(request_error) if {
 	request_error
-} else := core.verdict(core.identify("envoy", proofs), method, qualified_name, contract) if {
+} else := core.verdict(core.identify("envoy", proofs), method, qualified(name), contract) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 
@@ -268,13 +265,13 @@ default response := {
 
 response := {
 	"allowed": true,
-	"headers": decision_headers,
+	"headers": {"x-toolgate-decision": "allow", "x-toolgate-agent": verdict.agent},
 	"dynamic_metadata": {"toolgate": dynamic_metadata},
 } if {
 	verdict.allow == true
 } else := {
 	"allowed": false,
-	"headers": decision_headers,
+	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": verdict.reason},
 	"http_status": http_status,
 	"body": error_body,
 	"dynamic_metadata": {"toolgate": dynamic_metadata},

@@ -20,11 +20,15 @@ headers := h if {
 	h := http.headers
 } else := {}
 
-proofs := {"headers": {k: v | some k in core.identity_headers("kong"); v := headers[k]}, "kong_consumer": consumer}
+# What the request proves about its caller, in one rule: the identity sources' headers and the
+# consumer Kong authenticated (null unless an object).
+proofs := {
+	"headers": {k: v | some k in core.identity_headers("kong"); v := input.request.http.headers[k]},
+	"kong_consumer": object_or_null(object.get(input, "consumer", null)),
+}
 
-consumer := c if {
-	c := input.consumer
-	is_object(c)
+object_or_null(v) := v if {
+	is_object(v)
 } else := null
 
 body := http.parsed_body if {
@@ -35,18 +39,30 @@ body := http.parsed_body if {
 	json.is_valid(http.body)
 }
 
-# The ordinary request: a POST whose body, within the size limit, is one JSON-RPC 2.0 request, and
-# whose Mcp-Method / Mcp-Name headers, when sent, are single values that agree with it. It passes
-# every check of request_error, so it is told apart first, in one rule reading each header once.
-# (A body or body_size of another type fails a comparison here and goes through request_error.)
-ordinary if {
-	http.method == "POST"
-	count(object.get(http, "body", "")) <= core.max_body
-	object.get(http, "body_size", 0) <= core.max_body
-	one_request
-	object.get(headers, "mcp-method", body.method) == body.method
-	is_string(object.get(headers, "mcp-name", ""))
-	object.get(headers, "mcp-name", name) == name
+# The ordinary request, as Kong's plugin sends an MCP call with include_parsed_json_body_in_opa_input:
+# a POST whose parsed body, within the size limit, is one JSON-RPC 2.0 request, and whose
+# Mcp-Method / Mcp-Name headers, when sent, are single values that agree with it. It passes every
+# check of request_error, so its call {method, name, contract} is read here, in one rule reading
+# each value once (in OPA each rule evaluated costs a cache entry and bindings of its own). A body
+# or body_size of another type fails a comparison here and goes through request_error.
+ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
+	req := input.request.http
+	req.method == "POST"
+	count(object.get(req, "body", "")) <= core.max_body
+	object.get(req, "body_size", 0) <= core.max_body
+	hs := object.get(req, "headers", {})
+	is_object(hs)
+	b := req.parsed_body
+	is_object(b)
+	b.jsonrpc == "2.0"
+	m := b.method
+	is_string(m)
+	p := object.get(b, "params", {})
+	is_object(p)
+	n := core.target_name(m, p)
+	object.get(hs, "mcp-method", m) == m
+	is_string(object.get(hs, "mcp-name", ""))
+	object.get(hs, "mcp-name", n) == n
 }
 
 request_error := "NOT_KONG_REQUEST" if {
@@ -115,16 +131,10 @@ method := body.method if http.method == "POST"
 method := concat(" ", ["HTTP", http.method]) if http.method in {"GET", "DELETE"}
 
 name := n if {
-	n := params[core.target_param[method]]
-	is_string(n)
+	n := core.target_name(method, params)
 } else := null
 
-meta := m if {
-	m := params._meta
-	is_object(m)
-} else := {}
-
-contract := core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))
+contract := core.contract_in(params)
 
 header_mismatch if {
 	m := headers["mcp-method"]
@@ -136,8 +146,8 @@ header_mismatch if {
 	not n == name
 }
 
-verdict := core.verdict(core.identify("kong", proofs), method, name, contract) if {
-	ordinary
+verdict := core.verdict(core.identify("kong", proofs), ordinary_call.method, ordinary_call.name, ordinary_call.contract) if {
+	ordinary_call
 } else := core.refused(request_error) if {
 	request_error
 } else := core.verdict(core.identify("kong", proofs), method, name, contract) if {

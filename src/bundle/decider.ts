@@ -25,8 +25,12 @@ export interface BundleDecider {
   readonly revision: string | null;
   /** Whether a cached certificate spared parsing and compiling the modules the decision cannot reach. */
   readonly cached: boolean;
-  /** The decision; `evalLimits` bound the bundle's Rego (a limit is refused naming the bundle and rule). */
-  decide(agent: string, tool: string, evalLimits?: RegoLimits): unknown;
+  /**
+   * The decision; `evalLimits` bound the bundle's Rego (a limit is refused naming the bundle and
+   * rule). `now` is the time it is made at, in ns since the epoch (time.now_ns and token expiry
+   * read it; the CLI passes the wall clock, as OPA reads its host's); absent, the epoch.
+   */
+  decide(agent: string, tool: string, evalLimits?: RegoLimits, now?: bigint): unknown;
 }
 
 /** Where certificates are kept (the CLI's is a folder); values are plain JSON. */
@@ -98,12 +102,10 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   return {
     revision: typeof revision === 'string' ? revision : null,
     cached,
-    decide(agent: string, tool: string, evalLimits?: RegoLimits) {
+    decide(agent: string, tool: string, evalLimits?: RegoLimits, now?: bigint) {
       try {
         if (conflict) throw conflict;
-        // the wall clock, as OPA's: token expiry and time.now_ns read it
-        const now = BigInt(Date.now()) * 1_000_000n;
-        const v = bound.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, now, ...(evalLimits ? { limits: evalLimits } : {}) });
+        const v = bound.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, ...(now !== undefined ? { now } : {}), ...(evalLimits ? { limits: evalLimits } : {}) });
         return v === undefined ? null : toJSON(v);
       } catch (e) {
         if (e instanceof RegoError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });

@@ -18,6 +18,11 @@ export function createdAtFromEnv(env: Readonly<Record<string, string | undefined
   return rfc3339(new Date(Number(raw) * 1000));
 }
 
+/** The wall clock in nanoseconds since the epoch: what OPA's time.now_ns and token expiry read. */
+export function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}
+
 /** RFC 3339 in UTC with whole seconds, e.g. 2026-07-14T00:00:00Z (independent of the local time zone). */
 export function rfc3339(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -13,6 +13,7 @@ import type { CliIo } from './command.ts';
 import { readBytesFile, readTextFile } from './fs-io.ts';
 import { opaRunner } from './opa-runner.ts';
 import { usageError } from './args.ts';
+import { wallClockNs } from './clock.ts';
 
 // The limit options live in limit-options.ts (commands that run no sign policy import them from there).
 export { LIMIT_OPTIONS, LIMIT_USAGE, limitsFromOptions } from './limit-options.ts';
@@ -52,7 +53,7 @@ export async function loadSignPolicy(
   entrypoint = DEFAULT_SIGN_ENTRYPOINT,
   source: PolicySource = policySource(io, file),
 ): Promise<LoadedPolicy> {
-  return loadPolicy(source, { ...(engine !== undefined ? { engine } : {}), entrypoints: [entrypoint], opa: opaRunner(io.env) });
+  return loadPolicy(source, { ...(engine !== undefined ? { engine } : {}), entrypoints: [entrypoint], opa: opaRunner(io.env), clock: wallClockNs });
 }
 
 /** A JSON document (the data document) as plain values through the strict reader, or a PARSE_ERROR at line:col. */

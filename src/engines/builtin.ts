@@ -11,7 +11,8 @@ function asToolgateError(e: unknown): unknown {
   return e instanceof RegoError ? toolgateErrorFromRego(e) : e;
 }
 
-export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1'): LoadedPolicy {
+/** `clock`: ns since the epoch, read at each evaluation (engine.ts LoadOptions); absent, the epoch. */
+export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1', clock?: () => bigint): LoadedPolicy {
   let bound;
   try {
     bound = bindPolicy(modules, { regoVersion });
@@ -38,9 +39,9 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
       }
       let v: Value | undefined;
       try {
-        // the wall clock, as OPA's: io.jwt.decode_verify checks exp/nbf against it, time.now_ns reads it
-        const now = BigInt(Date.now()) * 1_000_000n;
-        v = policy.evaluate(ref, { input, now, ...(limits ? { limits } : {}) });
+        // io.jwt.decode_verify checks exp/nbf against it, time.now_ns reads it
+        const now = clock?.();
+        v = policy.evaluate(ref, { input, ...(now !== undefined ? { now } : {}), ...(limits ? { limits } : {}) });
       } catch (e) {
         if (e instanceof RegoError) throw toolgateErrorFromRego(e);
         if (e instanceof ToolgateError) throw e;

@@ -63,6 +63,12 @@ export interface LoadOptions {
   readonly entrypoints?: readonly string[];
   /** Needed by the `opa` engine. */
   readonly opa?: OpaRunner;
+  /**
+   * The builtin engine's clock, in ns since the epoch, read at each evaluation (time.now_ns, token
+   * expiry): the CLI passes the wall clock, as OPA reads its host's; absent, time is the epoch. The
+   * wasm engines read the clock inside OPA's wasm runtime.
+   */
+  readonly clock?: () => bigint;
 }
 
 /** `data.a.b` or `a/b` -> `['a', 'b']`. */
@@ -96,7 +102,7 @@ export async function loadPolicy(source: PolicySource, options: LoadOptions = {}
         throw new ToolgateError('ENGINE_UNAVAILABLE', `the builtin engine evaluates Rego source; a ${source.kind === 'wasm' ? 'policy.wasm' : 'bundle tarball'} needs --engine wasm`);
       }
       const { loadBuiltin } = await import('./builtin.ts');
-      return loadBuiltin(source.modules, source.regoVersion);
+      return loadBuiltin(source.modules, source.regoVersion, options.clock);
     }
     case 'wasm': {
       const { loadWasm, loadWasmBundle } = await import('./wasm.ts');

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { bundleDecider, DECISION_ENTRYPOINT } from '../../bundle/decider.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
+import { wallClockNs } from '../clock.ts';
 import { limitsFromOptions, LIMIT_OPTIONS, LIMIT_USAGE } from '../limit-options.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -32,7 +33,7 @@ export const decideCommand: Command = {
     const limits = limitsFromOptions(values, usage);
     const cache = values['no-cache'] ? undefined : policyCache(io.env);
     const decider = await bundleDecider(readBytesFile(resolve(io.cwd, values.bundle)), values.bundle, undefined, cache);
-    const decision = decider.decide(positionals[0]!, positionals[1]!, limits());
+    const decision = decider.decide(positionals[0]!, positionals[1]!, limits(), wallClockNs());
     printJson(io, { agent: positionals[0], tool: positionals[1], revision: decider.revision, decision });
     return EXIT.OK;
   },

@@ -1,0 +1,35 @@
+/**
+ * The time a bundle decision and a builtin-engine evaluation see comes from their caller (the CLI
+ * passes the wall clock): time.now_ns answers the injected clock, and the epoch without one.
+ */
+import { describe, expect, it } from 'vitest';
+import { bundleDecider } from '../../../src/bundle/decider.ts';
+import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
+import { loadPolicy } from '../../../src/engines/engine.ts';
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const NOW = 1_767_225_600_123_456_789n;
+
+describe('the clock of a decision and of the builtin engine is the caller\'s', () => {
+  it('bundleDecider: decide(..., now) is what time.now_ns reads; without it, the epoch', async () => {
+    const bytes = await emitTarGz([
+      { name: '.manifest', bytes: enc(JSON.stringify({ revision: 'r', roots: ['toolgate'] })) },
+      { name: 'toolgate/authz/authz.rego', bytes: enc('package toolgate.authz\n\ndecision := {"at": time.now_ns(), "agent": input.agent}\n') },
+    ]);
+    const decider = await bundleDecider(bytes);
+    expect(decider.decide('a', 't', undefined, NOW)).toEqual({ at: NOW, agent: 'a' });
+    expect(decider.decide('a', 't')).toEqual({ at: 0, agent: 'a' });
+  });
+
+  it('loadPolicy (builtin): the clock option is read at each evaluation; without it, the epoch', async () => {
+    let ticks = 0n;
+    const modules = [{ name: 'p.rego', text: 'package p\n\nt := time.now_ns()\n' }];
+    const clocked = await loadPolicy({ kind: 'rego', modules }, { clock: () => NOW + ++ticks });
+    clocked.setData({});
+    expect(clocked.evaluate({}, 'data.p.t')).toMatchObject({ defined: true, value: NOW + 1n });
+    expect(clocked.evaluate({}, 'data.p.t')).toMatchObject({ defined: true, value: NOW + 2n });
+    const bare = await loadPolicy({ kind: 'rego', modules });
+    bare.setData({});
+    expect(bare.evaluate({}, 'data.p.t')).toMatchObject({ defined: true, value: 0 });
+  });
+});

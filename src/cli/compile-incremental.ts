@@ -6,7 +6,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { digestHex } from '../canonical/digest.ts';
+import { digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
+import type { KeptConnectomeFiles } from '../compile/connectome-artifacts.ts';
+import type { DataEdge } from '../compile/data-document.ts';
 import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
@@ -59,6 +61,44 @@ export function previousFromState(outDir: string, state: CompileState): (Previou
     created_at: state.artifacts.created_at,
     tools: [...state.tools.keys()],
   };
+}
+
+/** The SHA-256 of each file SHA256SUMS in `outDir` lists, by name (empty when there is none). */
+function listedDigests(outDir: string): Map<string, string> {
+  const path = join(outDir, 'SHA256SUMS');
+  const out = new Map<string, string>();
+  if (!existsSync(path)) return out;
+  for (const line of new TextDecoder().decode(readBytesFile(path)).split('\n')) {
+    const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+    if (m) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}
+
+/**
+ * The declared connectome's files as the previous compile wrote them into `outDir`, when the state
+ * says they are the declared graph alone of a catalog with this `catalogDigest`, their envelope was
+ * made with `algorithm` and names the state's connectome digest, and each file is, byte for byte
+ * (SHA-256), the one SHA256SUMS lists;
+ * otherwise undefined, and the caller builds the connectome.
+ */
+export function keptConnectomeFiles(outDir: string, state: CompileState, catalogDigest: string, algorithm: DigestAlgorithm): KeptConnectomeFiles | undefined {
+  if (!state.connectome_declared_only || state.catalog_digest !== catalogDigest) return undefined;
+  const listed = listedDigests(outDir);
+  const read = (name: string): Uint8Array | undefined => {
+    const path = join(outDir, name);
+    if (!listed.has(name) || !existsSync(path)) return undefined;
+    const bytes = readBytesFile(path);
+    return digestHex(bytes) === listed.get(name) ? bytes : undefined;
+  };
+  const envelope = read('connectome.digest.json');
+  if (envelope === undefined || (JSON.parse(new TextDecoder().decode(envelope)) as { algorithm?: unknown }).algorithm !== algorithm) return undefined;
+  const json = read('connectome.json');
+  const dot = read('connectome.dot');
+  const graphml = read('connectome.graphml');
+  // And connectome.json is the graph the state's digest names.
+  if (json === undefined || dot === undefined || graphml === undefined || digestHex(json, algorithm) !== state.connectome_digest) return undefined;
+  return { json, dot, graphml, edges: JSON.parse(state.edges) as DataEdge[] };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

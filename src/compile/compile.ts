@@ -25,7 +25,13 @@ export interface EstateCompileOptions {
   /** The enforcement Rego (tests excluded) and any consumer Rego to ship in the tarball. */
   readonly regoModules: readonly RegoModuleFile[];
   /** Connectome digest and edges with signs, when the connectome is compiled too. */
-  readonly connectome?: { readonly digest: string; readonly edges: readonly DataEdge[]; readonly files?: readonly { name: string; bytes: Uint8Array }[] };
+  readonly connectome?: {
+    readonly digest: string;
+    readonly edges: readonly DataEdge[];
+    readonly files?: readonly { name: string; bytes: Uint8Array }[];
+    /** The catalog's declared graph alone (no host graph, signs or signature): a later compile of the same catalog may reuse its files. */
+    readonly declaredOnly?: boolean;
+  };
   /** Also write the compile state (compile-state.json and .pieces, listed in SHA256SUMS) for a later recompile. */
   readonly keepState?: boolean;
   /** Signs the tarball's files (names without `/`), returning the bytes of `.signatures.json` (src/bundle/signatures.ts). */

@@ -17,7 +17,7 @@ export interface TarballChunk {
 }
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
-export const COMPILE_STATE_VERSION = 2;
+export const COMPILE_STATE_VERSION = 3;
 
 export interface ToolPieces {
   /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged. */
@@ -68,6 +68,8 @@ export interface CompileState {
   readonly agents: ReadonlyMap<string, AgentPieces>;
   /** Canonical text of the connectome edge list. */
   readonly edges: string;
+  /** Whether the connectome files beside the state are the catalog's declared graph alone (see EstateCompileOptions). */
+  readonly connectome_declared_only: boolean;
   /** What a later compile reads of the artifacts beside the state, so it need not parse them. */
   readonly artifacts: KeptArtifacts;
   /**

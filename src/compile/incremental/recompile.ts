@@ -210,6 +210,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       decision_inputs: decisionInputs,
       agents: agentPieces,
       edges,
+      connectome_declared_only: options.connectome?.declaredOnly === true,
       artifacts: {
         format: options.format ?? 'toolgate',
         created_at,

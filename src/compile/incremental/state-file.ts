@@ -66,6 +66,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     decision_inputs: inputs,
     agents,
     edges,
+    connectome_declared_only: state.connectome_declared_only,
     artifacts: state.artifacts,
     tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
     manifest_pieces: manifestPieces,
@@ -127,6 +128,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     Array.isArray(index.decision_inputs) && index.decision_inputs.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.agents) && index.agents.every((r) => isLengths(r, AGENT_FIELDS.length)) &&
     Number.isSafeInteger(index.edges) &&
+    typeof index.connectome_declared_only === 'boolean' &&
     isArtifacts(index.artifacts) &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 1));
@@ -160,6 +162,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       decision_inputs: decisionInputs,
       agents,
       edges,
+      connectome_declared_only: index.connectome_declared_only as boolean,
       artifacts: index.artifacts as KeptArtifacts,
       manifest_pieces: manifestPieces,
       tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], index.artifacts as KeptArtifacts, tarball),

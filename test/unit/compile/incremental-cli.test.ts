@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,22 @@ describe('toolgate compile --incremental', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json().recompile).toMatchObject({ mode: 'full', reason: expect.stringMatching(/does not match the artifacts beside it/) });
     expect(r.json().graph_state.generation).toBe(6);
+  });
+
+  it('takes the connectome files of an unchanged catalog from the previous set only while they are the ones SHA256SUMS lists', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    expect((await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV })).code).toBe(0);
+    const generation = join(e.dir, readdirSync(e.dir).find((f) => f.startsWith('.out.tg-gen-'))!);
+    const dot = readFileSync(join(generation, 'connectome.dot'));
+    writeFileSync(join(generation, 'connectome.dot'), 'digraph altered {}\n');
+    regrant(e.manifest);
+    const r = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json().recompile.mode).toBe('incremental');
+    expect(readFileSync(join(out, 'connectome.dot')).equals(dot)).toBe(true);
+    const sums = spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' });
+    if (sums.error === undefined) expect(sums.status, sums.stdout + sums.stderr).toBe(0);
   });
 });
 

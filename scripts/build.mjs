@@ -145,7 +145,7 @@ function sourceLocationsKept(tree, outdir, base) {
 /**
  * V8 code caches of the command bundles for the Node that builds (the one `npm ci` runs on this
  * machine), so that even the first run of decide or check-access finds its engine compiled. Each is
- * made by running the bin on the staged tree with a private cache folder: a compile of the
+ * made by running the bin (with the V8 flags it runs with: none) on the staged tree with a private cache folder: a compile of the
  * quickstart, a decide on its bundle (compiling every module, as a first decide does) and a
  * check-access; the caches it writes are moved into the bundle folder as
  * `<command>-<node version>-<arch>.v8`. V8 refuses a cache made by another Node, and the bin then
@@ -161,7 +161,7 @@ function shipCodeCaches(work, tree) {
   const out = join(work, 'quickstart');
   mkdirSync(cache, { recursive: true, mode: 0o700 });
   const env = { PATH: process.env.PATH ?? '', TOOLGATE_CACHE_DIR: cache, SOURCE_DATE_EPOCH: '0' };
-  const run = (...args) => spawnSync(process.execPath, ['--max-semi-space-size=64', bin, ...args], { cwd: root, env, stdio: process.env.TOOLGATE_BUILD_DEBUG ? 'inherit' : 'ignore', timeout: 120_000 }).status === 0;
+  const run = (...args) => spawnSync(process.execPath, [bin, ...args], { cwd: root, env, stdio: process.env.TOOLGATE_BUILD_DEBUG ? 'inherit' : 'ignore', timeout: 120_000 }).status === 0;
   const ok = run('compile', '--example', 'quickstart', '--out', out) && run('decide', 'ci-bot', 'git::git_show', '--bundle', join(out, 'bundle.tar.gz')) && run('check-access', 'ci-bot', 'git::git_show', '--example', 'quickstart');
   if (!ok) {
     process.stderr.write('toolgate build: the code-cache runs failed; the first decide and check-access will compile their bundles\n');

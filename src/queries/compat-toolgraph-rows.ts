@@ -16,6 +16,7 @@ import { assess, riskScore } from '../governance/assess.ts';
 import { cmp, type Estate } from '../governance/estate.ts';
 import { exceptionFor } from '../governance/exceptions.ts';
 import { scrubUri } from '../governance/provenance.ts';
+import { resourceKey } from '../governance/resource-uri.ts';
 import type { DenyReach, ReportedProvenance } from '../governance/types.ts';
 import { rankFeatures } from '../selector/rank-features.ts';
 
@@ -109,9 +110,13 @@ const nullsLast = (a: string | null, b: string | null) => (a === b ? 0 : a === n
 
 /** blast_radius: {kind, node, found, impacted}, one impacted row per (tool, edge, caller). */
 export function peerBlastRadius(r: Any, estate: Estate): Row {
-  const kind = r.kind ?? (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(r.target) ? 'resource' : 'policy');
-  const node = kind === 'resource' && r.found ? r.resources[0] : r.target;
-  if (!r.found) return { kind, node, found: false, impacted: [] };
+  // The peer reads a scheme-prefixed argument (not `server::`) as a resource URI, anything else as a
+  // policy id only.
+  const uriShaped = /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(r.target) && !/^[a-zA-Z][a-zA-Z0-9+.-]*::/.test(r.target);
+  if (!r.found) return uriShaped ? { kind: 'resource', node: resourceKey(r.target), found: false, impacted: [] } : { kind: 'policy', node: r.target, found: false, impacted: [] };
+  if (!uriShaped && r.kind === 'resource') return { kind: 'policy', node: r.target, found: false, impacted: [] };
+  const kind = r.kind as 'resource' | 'policy';
+  const node = kind === 'resource' ? r.resources[0] : r.target;
   const callers = (key: string): (string | null)[] => {
     const agents = [...new Set((estate.grantsByTool.get(key) ?? []).map((g) => g.agent))].sort(cmp);
     return agents.length > 0 ? agents : [null];

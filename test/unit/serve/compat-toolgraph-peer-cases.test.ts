@@ -19,7 +19,7 @@ const CSV = 'file:///data/customers.csv';
 const ajv = new Ajv2020({ strict: true, allErrors: true });
 ajv.addSchema(JSON.parse(readFileSync(join(REPO, 'schemas/results/compat-toolgraph.schema.json'), 'utf8')), 'compat');
 const STAMP = ['graph_generation', 'graph_instance_id', 'graph_state', 'graph_state_verified'];
-const split = (r: Record<string, unknown>) => [Object.fromEntries(Object.entries(r).filter(([k]) => !STAMP.includes(k))), Object.fromEntries(Object.entries(r).filter(([k]) => STAMP.includes(k)))] as const;
+const split = (r: Record<string, unknown>): readonly [Record<string, any>, Record<string, any>] => [Object.fromEntries(Object.entries(r).filter(([k]) => !STAMP.includes(k))), Object.fromEntries(Object.entries(r).filter(([k]) => STAMP.includes(k)))];
 
 /** The answer validates against its tool's definition (the CLI's, or over MCP with the stamp apart). */
 function expectShape(tool: string, answer: Record<string, unknown>, stamped: boolean): void {
@@ -283,6 +283,18 @@ describe('tests/test_selector.py: the selector surface and its regression criter
     expect(row.paths).toEqual(['(read_file) -READS-> (file:///secrets.env) -GOVERNED_BY-> (pii-deny:DENY)']);
   });
 
+  it('unsafe_callable_tools: violations by default; include_authorized adds the excepted row with its reason and the binding provenance it cites', async () => {
+    const ev = { source: 'operator_asserted', confidence: 'high', evidence: 'runbook.md:1' };
+    const violation = { tool_key: 'alpha::read_file', tool: 'read_file', server: 'alpha', via: 'resource', mode: 'READS', resource: 'file:///secrets.env', policy: 'pii-deny', path: '(read_file) -READS-> (file:///secrets.env) -GOVERNED_BY-> (pii-deny:DENY)', provenance: ev, policy_provenance: ev, classification: 'violation' };
+    const excepted = { tool_key: 'alpha::export_data', tool: 'export_data', server: 'alpha', via: 'resource', mode: 'WRITES', resource: 'export:///sink', policy: 'export-deny', path: '(export_data) -WRITES-> (export:///sink) -GOVERNED_BY-> (export-deny:DENY)', provenance: ev, policy_provenance: ev, classification: 'authorized_but_governed', exception_reason: 'quarterly export is by design' };
+    expect(split(await call(s.client(), 'unsafe_callable_tools', { agent: 'planner' }))[0]).toEqual({ agent: 'planner', agent_found: true, count: 1, tools: [violation] });
+    // Ordered by the tool's name: export_data before read_file.
+    expect((await call(s.client(), 'unsafe_callable_tools', { agent: 'planner', include_authorized: true })).tools).toEqual([excepted, violation]);
+    expect(split(await call(s.client(), 'unsafe_callable_tools', { agent: 'nobody' }))[0]).toEqual({ agent: 'nobody', agent_found: false, count: 0, tools: [] });
+    const check = await call(s.client(), 'check_access', { agent: 'planner', tool: 'alpha::export_data' });
+    expect(check).toMatchObject({ verdict: 'DENY', permitted: true, all_authorized: true });
+  });
+
   it('selection_explain: decision and risk score under the profile (strict by default)', async () => {
     expect(await call(s.client(), 'selection_explain', { agent: 'planner', tool: 'alpha::git_status' })).toMatchObject({ profile: 'strict', decision: 'eligible', risk_score: 0 });
     const rejected = await call(s.client(), 'selection_explain', { agent: 'planner', tool: 'alpha::read_file' });
@@ -342,6 +354,20 @@ describe('tests/test_negative_truth.py and tests/test_annotations.py: the audits
     expect(typeof row.annotation_provenance.evidence).toBe('string');
     expect((await cli('destructive-via-resource', ['destructive-unsafeguarded'], 'destructive_unsafeguarded')).tools).toEqual([]);
     expect((await cli('destructive-direct', ['destructive-unsafeguarded'], 'destructive_unsafeguarded')).tools).toEqual([]);
+  });
+
+  it('a policy bound to the tool itself: deny rows via the tool, unsafe rows with null mode and resource, blast_radius rows naming the caller', async () => {
+    const direct = { via: 'tool', policy: 'pii-deny', path: '(write_file) -GOVERNED_BY-> (pii-deny:DENY)', provenance: asserted, classification: 'violation' };
+    expect((await cli('destructive-direct', ['check-access', 'support-bot', 'sample::write_file'], 'check_access')).deny_evidence).toEqual([direct]);
+    expect((await cli('destructive-direct', ['unsafe-tools', 'support-bot'], 'unsafe_callable_tools')).tools).toEqual([{ tool_key: 'sample::write_file', tool: 'write_file', server: 'sample', via: 'tool', mode: null, resource: null, policy: 'pii-deny', path: direct.path, provenance: asserted, classification: 'violation' }]);
+    expect(await cli('destructive-direct', ['blast-radius', 'pii-deny'], 'blast_radius')).toEqual({
+      kind: 'policy',
+      node: 'pii-deny',
+      found: true,
+      impacted: [{ via: 'tool', resource: null, agent: 'support-bot', tool_key: 'sample::write_file', tool: 'write_file', mode: null, path: '(support-bot) -CAN_CALL-> (write_file) [GOVERNED_BY pii-deny]', provenance: asserted }],
+    });
+    // Not scheme-prefixed: the peer looks for a policy only.
+    expect(await cli('destructive-direct', ['blast-radius', 'no-such-policy'], 'blast_radius')).toEqual({ kind: 'policy', node: 'no-such-policy', found: false, impacted: [] });
   });
 
   it('annotation_contradictions: both provenances cited', async () => {

@@ -66,9 +66,9 @@ function synopsis(q: QueryDef, extra: CliOutput | undefined): string {
   return words.join(' ');
 }
 
-const COMPAT_USAGE = `  --compat toolgraph   print the result in the peer toolgraph's shape (its evidence path strings;
-                       eligible-tools: eligible as tool keys; the audits and unsafe-tools: {count,
-                       <rows>} under its row keys); a query the peer lacks prints as without it`;
+const COMPAT_USAGE = `  --compat toolgraph   print the result in the peer toolgraph's shape: its fields, rows and row order,
+                       its evidence path strings (schemas/results/compat-toolgraph.schema.json);
+                       a query the peer lacks prints as without it`;
 
 export function queryUsage(q: QueryDef, extra?: CliOutput): string {
   const lines = [`${synopsis(q, extra)} [--compat toolgraph]`, q.help];

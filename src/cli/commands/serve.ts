@@ -38,9 +38,10 @@ estate's folders (those of the manifest and the catalog) or a --diff-root; any o
   --compat toolgraph  answer as the peer toolgraph's MCP server does, for a consumer written for it:
                     its thirteen tools only (drifted_tools, audit_report, ...; no diff, preflight or
                     other toolgate tool), its argument names (node, include_authorized,
-                    only_granted), results unwrapped with graph_generation, graph_instance_id and
-                    graph_state_verified, the audits as {count, <rows>}, its evidence path
-                    strings, and only an unreadable input as the typed backend_unavailable error
+                    only_granted), results unwrapped with graph_generation, graph_instance_id,
+                    graph_state and graph_state_verified, its answers' fields and rows
+                    (schemas/results/compat-toolgraph.schema.json), its evidence path strings,
+                    and only an unreadable input as the typed backend_unavailable error
 ${ESTATE_USAGE}`;
 
 const SERVER_INFO = { name: 'toolgate', version: '0.1.0' };

@@ -191,3 +191,23 @@ export function peerResult(q: QueryDef, result: unknown, estate: Estate | undefi
   if (state === undefined) return r;
   return { ...r, graph_generation: state.generation, graph_instance_id: state.instance_id, graph_state: { instance_id: state.instance_id, generation: state.generation }, graph_state_verified: true };
 }
+
+type Schema = Record<string, any>;
+
+/** A tool's answer definition with the peer's stamp fields added to each object it may be. */
+function withStamp(def: Schema, stamp: Schema): Schema {
+  if (Array.isArray(def.oneOf)) return { ...def, oneOf: def.oneOf.map((d: Schema) => withStamp(d, stamp)) };
+  return { ...def, required: [...(def.required ?? []), ...stamp.required], properties: { ...def.properties, ...stamp.properties } };
+}
+
+/**
+ * The output schema the peer tool `tool` advertises over MCP, from
+ * schemas/results/compat-toolgraph.schema.json: its stamped answer, or the backend_unavailable
+ * envelope. Undefined when the schema has no definition for it.
+ */
+export function peerOutputSchema(tool: string, compatSchema: object | undefined): Schema | undefined {
+  const defs = (compatSchema as Schema | undefined)?.$defs as Schema | undefined;
+  if (defs?.[tool] === undefined || defs.graph_stamp === undefined) return undefined;
+  const unavailable = { type: 'object', additionalProperties: false, required: ['error_kind', 'retryable', 'message'], properties: { error_kind: { const: 'backend_unavailable' }, retryable: { type: 'boolean' }, message: { type: 'string' } } };
+  return { type: 'object', anyOf: [withStamp(defs[tool], defs.graph_stamp), unavailable], $defs: defs };
+}

@@ -23,7 +23,7 @@ import { nextGraphState, type InputDigests, type PreviousState } from '../compil
 import { isToolgateError, type ToolgateErrorCode } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { GraphState } from '../governance/types.ts';
-import { fromPeerArg, peerArgDescription, peerArgName, peerArgs, peerResult, peerRows, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
+import { fromPeerArg, peerArgDescription, peerArgName, peerArgs, peerOutputSchema, peerResult, peerRows, peerToolName, type CompatDialect } from '../queries/compat-toolgraph.ts';
 import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
 import { QUERIES, type QueryArg, type QueryArgs, type QueryDef, type QueryEnv } from '../queries/table.ts';
 
@@ -193,6 +193,11 @@ function toolList(defs: readonly ToolDef[], resultSchemas: ReadonlyMap<string, o
   });
 }
 
+function withPeerOutput(name: string, compatSchema: object | undefined): Pick<Tool, 'outputSchema'> {
+  const schema = peerOutputSchema(name, compatSchema);
+  return schema ? { outputSchema: schema as Tool['outputSchema'] } : {};
+}
+
 /** Names of the tools the server exposes. */
 export const SERVE_TOOL_NAMES: readonly string[] = DEFS.map((d) => d.name);
 
@@ -266,8 +271,9 @@ export function createServeServer(options: ServeOptions): Server {
   const server = new Server({ name: options.serverInfo.name, version: options.serverInfo.version }, { capabilities: { tools: {} } });
   const peer = options.compat === 'toolgraph';
   const defs = peer ? PEER_DEFS : DEFS;
-  // The peer's answers are reshaped from ours, so our result schemas do not describe them.
-  const tools = toolList(defs, peer ? undefined : options.resultSchemas);
+  // The peer's answers are reshaped from ours: schemas/results/compat-toolgraph.schema.json describes them.
+  const compatSchema = options.resultSchemas?.get('compat-toolgraph');
+  const tools = peer ? toolList(defs, undefined).map((t) => ({ ...t, ...withPeerOutput(t.name, compatSchema) })) : toolList(defs, options.resultSchemas);
   // The peer's only typed error is the availability signal; everything else is a normal MCP error.
   const fail = (env: ErrorEnvelope): CallToolResult => {
     if (!peer) return failure(env);

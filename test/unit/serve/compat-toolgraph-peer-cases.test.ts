@@ -77,8 +77,13 @@ describe('tests/test_server.py: every tool round-trips its documented shape over
     classification: 'violation',
   };
 
-  it('lists the thirteen tools', async () => {
-    expect(new Set((await s.client().listTools()).tools.map((t) => t.name))).toEqual(
+  it('lists the thirteen tools, each with the output schema of its stamped answer (the client checks every answer against it)', async () => {
+    const { tools } = await s.client().listTools();
+    for (const t of tools) {
+      expect(t.outputSchema, t.name).toMatchObject({ type: 'object' });
+      expect(JSON.stringify(t.outputSchema), t.name).toContain('graph_state_verified');
+    }
+    expect(new Set(tools.map((t) => t.name))).toEqual(
       new Set(['check_access', 'unsafe_callable_tools', 'blast_radius', 'unmapped_tools', 'orphan_policies', 'unbacked_edges', 'drifted_tools', 'destructive_unsafeguarded', 'annotation_contradictions', 'audit_report', 'rank_features', 'eligible_tools', 'selection_explain']),
     );
   });

@@ -175,6 +175,11 @@ function peerAnswer(q: QueryDef, r: Record<string, any>, estate: Estate | undefi
       return peerEligibleTools(rewritePaths(r, estate) as Record<string, unknown>);
     case 'selection_explain':
       return peerSelectionExplain(r, estate);
+    case 'preflight': {
+      // Its feature rows (--features) are the peer's rank_features rows.
+      const p = rewritePaths(r, estate) as Record<string, unknown>;
+      return Array.isArray(r.features) ? { ...p, features: peerRankFeatures({ agent: r.agent, agent_found: r.agent_found, rows: r.features }, estate).features } : p;
+    }
   }
   return undefined;
 }

@@ -251,6 +251,15 @@ describe("--compat toolgraph on the CLI: the peer's artifacts and check_access",
     const own = (await runCli(['preflight', 'ci-bot', 'git::git_show', 'git::git_log', 'no_such_tool', '--run-id', 'run-1', '--example', 'quickstart'], { cwd: REPO, env })).json();
     expect(own.created_at).toBe('2026-07-21T00:00:00Z');
     expect(p.eligible).toEqual(own.eligible);
+    // --features: the peer's rank_features rows, in candidate order.
+    const f = (await runCli(['preflight', 'ci-bot', 'git::git_show', 'no_such_tool', '--run-id', 'run-1', '--features', '--compat', 'toolgraph', '--example', 'quickstart'], { cwd: REPO, env })).json();
+    expect(validPreflight(f), JSON.stringify(validPreflight.errors)).toBe(true);
+    const feature = compat.getSchema('compat#/$defs/feature')!;
+    for (const row of f.features) expect(feature(row), compat.errorsText(feature.errors)).toBe(true);
+    expect(f.features.map((x: any) => [x.candidate, x.verdict, x.classification, x.risk_score])).toEqual([
+      ['git::git_show', 'DENY', 'violation', 1],
+      ['no_such_tool', 'TOOL_NOT_FOUND', null, null],
+    ]);
   });
 
   it('control-preflight: the peer contract and a +00:00 created_at', async () => {

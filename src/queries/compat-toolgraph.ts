@@ -11,11 +11,9 @@
  *   (preflight, control-preflight, visible-tools, review-candidates, diff) are not peer tools.
  * - Results unwrapped, with `graph_generation` (integer) beside the answer: README "MCP responses
  *   carry graph_generation" and ADR-0004; our graph_state.generation is that counter. Beside it
- *   `graph_instance_id` (the pair a consumer caches on) and `graph_state_verified`: always true
- *   here, since every answer is computed from one loaded estate, never from a graph moving under
- *   the read.
- * - `audit_report(include_grants)`: our report, which carries the peer's `status` (pass, warn,
- *   fail) and `blocking_findings`, with its evidence paths in the peer's spelling.
+ *   `graph_instance_id`, the pair of both as `graph_state` (what a consumer caches on) and
+ *   `graph_state_verified`: always true here, since every answer is computed from one loaded
+ *   estate, never from a graph moving under the read.
  * - Every answer's own fields, row by row (compat-toolgraph-rows.ts): the audit tools and
  *   unsafe_callable_tools as `{count, <rows>}` under the peer's row key, audit_report as `{status,
  *   summary, findings}`, rank_features' rows under `features`, blast_radius as `{kind, node, found,
@@ -29,8 +27,9 @@
  *   applies to the artifacts the peer's CLI writes (preflight, control-preflight, review-candidates
  *   list), whose `created_at` and `recorded_at` read `+00:00` where ours end in `Z` (the contract
  *   fixtures).
- * - check_access: a resolved answer names the bare `tool`, its `server` and `permitted` (whether
- *   the agent holds the grant), as the peer's server answers it (app.py's check_access).
+ * - Arguments the peer's tools lack are not offered (check_access and unsafe_callable_tools take no
+ *   profile: the peer has no gateway decision), and eligible_tools requires its candidates. Each
+ *   tool advertises its stamped answer's schema (peerOutputSchema).
  * - Errors: only an unreadable input is the availability signal `backend_unavailable` (retryable);
  *   every other failure is a normal MCP error (README, "If the graph backend is temporarily
  *   unavailable").

@@ -56,3 +56,11 @@ export function digestHex(bytes: Uint8Array, algorithm: DigestAlgorithm = 'sha25
   assertDigestAlgorithm(algorithm);
   return createHash(algorithm).update(bytes).digest('hex');
 }
+
+/**
+ * SHA-256 (hex) of a string's UTF-8 bytes, without making them a Uint8Array first (a canonical
+ * text can be tens of megabytes). The string must be well-formed, as canonical text is.
+ */
+export function textDigestHex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}

@@ -11,7 +11,7 @@
  * and the state once it is given the tarball's bytes (emit/compile-run.ts makes them).
  */
 import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/json.ts';
-import { digestHex } from '../../canonical/digest.ts';
+import { digestHex, textDigestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { decide, type AgentDecisions } from '../../governance/decisions.ts';
@@ -24,7 +24,7 @@ import { bundleToolEntry, compilePolicyBundle, exposedTools, type BundleHeader }
 import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
-import { memoisedCanonical } from './canonical-memo.ts';
+import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
 import { agentDecisionInputs, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
@@ -89,7 +89,18 @@ function wrappedBytes(shell: string, innerWithLf: Uint8Array): Uint8Array {
 }
 
 function canonicalDigest(text: string): string {
-  return digestHex(encoder.encode(text));
+  return textDigestHex(text);
+}
+
+/**
+ * The canonical text of a manifest or catalog, with the member texts a later recompile reuses
+ * when `keep` (or a previous memo is there to update); otherwise the value is encoded in one pass
+ * and no member text is kept.
+ */
+function canonicalOf(value: unknown, previous: MemoNode | undefined, keep: boolean): { text: string; memo?: MemoNode } {
+  if (!keep && previous === undefined) return { text: canonicalString(value, OPTIONS) };
+  const memo = memoisedCanonical(value, previous);
+  return { text: memo.text, memo };
 }
 
 /**
@@ -102,8 +113,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
 
   const { catalog } = estate;
   const { crawled_at: _ignored, ...catalogBody } = catalog;
-  const manifestText = memoisedCanonical(estate.manifest.raw ?? {}, prev?.manifest_memo);
-  const catalogText = memoisedCanonical(catalogBody, prev?.catalog_memo);
+  // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
+  const keepMemo = options.keepState === true || previous !== undefined;
+  const manifestText = canonicalOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo);
+  const catalogText = canonicalOf(catalogBody, prev?.catalog_memo, keepMemo);
   const digests = {
     governance_digest: canonicalDigest(manifestText.text),
     catalog_digest: canonicalDigest(catalogText.text),
@@ -219,8 +232,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       },
       tarball_chunks: tarball.chunks,
       manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
-      manifest_memo: manifestText,
-      catalog_memo: catalogText,
+      ...(manifestText.memo ? { manifest_memo: manifestText.memo } : {}),
+      ...(catalogText.memo ? { catalog_memo: catalogText.memo } : {}),
     };
     if (options.keepState) {
       const kept = stateFiles(state);

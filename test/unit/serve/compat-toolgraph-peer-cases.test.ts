@@ -223,6 +223,36 @@ describe('tests/test_queries.py: the core governance queries on the hand-traced 
   });
 });
 
+describe('tests/test_classification.py: violation or authorized_but_governed, on the CLI', () => {
+  it('no exception: every reach is a violation, with no exception_reason key', async () => {
+    const rows = (await cli('queries', ['unsafe-tools', 'planner'], 'unsafe_callable_tools')).tools;
+    expect(rows.map((r: any) => [r.tool, r.classification])).toEqual([
+      ['read_file', 'violation'],
+      ['write_file', 'violation'],
+    ]);
+    for (const r of rows) expect(r).not.toHaveProperty('exception_reason');
+  });
+
+  it('a matching exception, bound to the resource or to any resource under the policy, marks the row authorized with its reason', async () => {
+    const byTool = Object.fromEntries((await cli('classification', ['unsafe-tools', 'planner', '--all'], 'unsafe_callable_tools')).tools.map((r: any) => [r.tool, r]));
+    expect(byTool.read_file).toMatchObject({ classification: 'authorized_but_governed' });
+    expect(byTool.read_file.exception_reason.startsWith('planner is the PII')).toBe(true);
+    expect(byTool.write_file).toMatchObject({ classification: 'authorized_but_governed', exception_reason: 'planner is on-call; emergency writes are authorized' });
+    // Violations only by default: none left for planner.
+    expect(await cli('classification', ['unsafe-tools', 'planner'], 'unsafe_callable_tools')).toEqual({ agent: 'planner', agent_found: true, count: 0, tools: [] });
+  });
+
+  it("check_access: the evidence carries the agent's classification, and all_authorized says whether every row is excepted", async () => {
+    const planner = await cli('classification', ['check-access', 'planner', 'read_file'], 'check_access');
+    expect(planner).toMatchObject({ verdict: 'DENY', all_authorized: true });
+    expect(planner.deny_evidence).toEqual([expect.objectContaining({ classification: 'authorized_but_governed', exception_reason: 'planner is the PII data owner; reads are by design' })]);
+    const bot = await cli('classification', ['check-access', 'support-bot', 'read_file'], 'check_access');
+    expect(bot).toMatchObject({ verdict: 'DENY', all_authorized: false });
+    expect(bot.deny_evidence.map((e: any) => e.classification)).toEqual(['violation']);
+    expect(bot.deny_evidence[0]).not.toHaveProperty('exception_reason');
+  });
+});
+
 describe('tests/test_selector.py: the selector surface and its regression criteria', () => {
   const s = served('selector');
   const CANDIDATES = ['alpha::git_status', 'read_file', 'alpha::read_file', 'alpha::export_data', 'alpha::ghost_tool', 'alpha::free_tool', 'alpha::unbacked', 'alpha::loose_tool', 'alpha::no_such_tool'];

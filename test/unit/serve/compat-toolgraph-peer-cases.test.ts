@@ -253,6 +253,28 @@ describe('tests/test_classification.py: violation or authorized_but_governed, on
   });
 });
 
+describe('tests/test_provenance.py: provenance on every row, on the CLI', () => {
+  const cited = { source: 'operator_asserted', confidence: 'high', evidence: 'manifest.yaml#L42' };
+
+  it('a binding that cites evidence adds policy_provenance to the deny row; a bare policy id does not', async () => {
+    const [bound] = (await cli('provenance-binding', ['check-access', 'planner', 'read_file'], 'check_access')).deny_evidence;
+    expect(bound.provenance.evidence).toBe('manifest.yaml#L42');
+    expect(bound.policy_provenance.evidence).toBe('ops/policy/pii.md#binding');
+    const [bare] = (await cli('provenance-bare', ['check-access', 'planner', 'read_file'], 'check_access')).deny_evidence;
+    expect(bare).not.toHaveProperty('policy_provenance');
+  });
+
+  it('check_access, unsafe_callable_tools and blast_radius rows carry the data access provenance', async () => {
+    const check = await cli('provenance-bare', ['check-access', 'planner', 'read_file'], 'check_access');
+    expect(check.verdict).toBe('DENY');
+    expect(check.deny_evidence.map((e: any) => e.provenance)).toEqual([cited]);
+    expect((await cli('provenance-bare', ['unsafe-tools', 'planner'], 'unsafe_callable_tools')).tools.map((r: any) => r.provenance.evidence)).toEqual(['manifest.yaml#L42']);
+    const blast = await cli('provenance-bare', ['blast-radius', CSV], 'blast_radius');
+    expect(blast.impacted.length).toBeGreaterThan(0);
+    for (const row of blast.impacted) expect(row.provenance.evidence).toBe('manifest.yaml#L42');
+  });
+});
+
 describe('tests/test_selector.py: the selector surface and its regression criteria', () => {
   const s = served('selector');
   const CANDIDATES = ['alpha::git_status', 'read_file', 'alpha::read_file', 'alpha::export_data', 'alpha::ghost_tool', 'alpha::free_tool', 'alpha::unbacked', 'alpha::loose_tool', 'alpha::no_such_tool'];

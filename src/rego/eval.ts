@@ -778,7 +778,7 @@ export class Evaluator {
   private directFunc(t: Term & { type: 'call' }, path: string, f: Frame): Direct {
     if (this.s.funcOverrides !== undefined || funcOutputMarks.has(t)) return GENERAL;
     const rules = this.policy.funcs.get(path);
-    if (rules === undefined || !hasOneDefinition(rules)) return GENERAL;
+    if (rules === undefined) return GENERAL;
     const vals: Value[] = new Array(t.args.length);
     const order = callsFirst(t.args, t);
     for (let i = 0; i < t.args.length; i++) {
@@ -787,6 +787,8 @@ export class Evaluator {
       if (v === undefined || v === GENERAL) return v;
       vals[j] = v;
     }
+    // only the definitions these arguments can match count (the others yield nothing)
+    if (!hasOneDefinition(candidateRules(rules, vals))) return GENERAL;
     let out: Value | undefined;
     this.callFunc(path, vals, t.loc, (v) => {
       out = v;
@@ -1344,7 +1346,7 @@ export class Evaluator {
       let def: CRule | undefined;
       // asked only once a value is known and another definition is left to try
       let earlyExit: boolean | undefined;
-      for (const r of rules) {
+      for (const r of candidateRules(rules, vals)) {
         if (r.isDefault) {
           def = r;
           continue;
@@ -1458,6 +1460,43 @@ class ArgMemo {
     return m;
   }
 }
+
+const FIRST_ARG_INDEX = new WeakMap<readonly CRule[], Map<unknown, CRule[]> | null>();
+
+/**
+ * The definitions of a function that arguments `vals` can match, in their order: when every
+ * definition's first argument is a constant scalar (`claim("jwt", src, proofs)`), only those whose
+ * constant equals vals[0], plus the default; otherwise all of them. A skipped definition could
+ * only fail to unify its arguments. (Scalars have one canonical form each, so a Map finds them.)
+ */
+function candidateRules(rules: readonly CRule[], vals: readonly Value[]): readonly CRule[] {
+  let index = FIRST_ARG_INDEX.get(rules);
+  if (index === undefined) {
+    index = null;
+    const defs = rules.filter((r) => !r.isDefault);
+    const scalarFirst = (r: CRule): boolean => {
+      const a = r.args[0];
+      return a !== undefined && a.type === 'value' && (a.value === null || typeof a.value !== 'object');
+    };
+    if (defs.length > 1 && defs.every(scalarFirst)) {
+      index = new Map();
+      const defaults = rules.filter((r) => r.isDefault);
+      for (const r of defs) {
+        const key = (r.args[0] as Term & { type: 'value' }).value;
+        let list = index.get(key);
+        if (list === undefined) index.set(key, (list = [...defaults]));
+        list.push(r);
+      }
+      index.set(NO_MATCH, defaults);
+    }
+    FIRST_ARG_INDEX.set(rules, index);
+  }
+  if (index === null) return rules;
+  return index.get(vals[0]) ?? (index.get(NO_MATCH) as CRule[]);
+}
+
+/** The index entry of the arguments no definition's constant matches. */
+const NO_MATCH = Symbol('no match');
 
 const ONE_DEFINITION = new WeakMap<readonly CRule[], boolean>();
 

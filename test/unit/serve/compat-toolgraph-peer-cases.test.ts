@@ -275,6 +275,29 @@ describe('tests/test_provenance.py: provenance on every row, on the CLI', () => 
   });
 });
 
+describe('tests/test_completion_fixes.py: the found flags and unknown names, on the CLI', () => {
+  it('check_access sets agent_found on every branch; blast_radius is found: false for an unknown URI or policy id', async () => {
+    for (const [agent, tool, verdict, found] of [['planner', 'read_file', 'DENY', true], ['support-bot', 'write_file', 'NOT_GRANTED', true], ['planner', 'no_such_tool', 'TOOL_NOT_FOUND', true], ['planer', 'read_file', 'AGENT_NOT_FOUND', false]] as const) {
+      expect(await cli('queries', ['check-access', agent, tool], 'check_access'), `${agent} ${tool}`).toMatchObject({ verdict, agent_found: found });
+    }
+    expect(await cli('queries', ['blast-radius', 'file:///does/not/exist'], 'blast_radius')).toEqual({ kind: 'resource', node: 'file:///does/not/exist', found: false, impacted: [] });
+    expect(await cli('queries', ['blast-radius', 'no-such-policy'], 'blast_radius')).toEqual({ kind: 'policy', node: 'no-such-policy', found: false, impacted: [] });
+  });
+
+  it('unsafe-tools for an unknown agent: AGENT_NOT_FOUND on stderr, exit 1', async () => {
+    const r = await runCli(['unsafe-tools', 'planer', '--compat', 'toolgraph', ...estate('queries')], { cwd: REPO });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('AGENT_NOT_FOUND');
+  });
+
+  it('test_blast_radius_falls_back_to_policy_for_uri_shaped_policy_id: a URI-shaped id no resource has is the policy', async () => {
+    const r = await cli('uri-shaped-policy', ['blast-radius', 'urn:secret'], 'blast_radius');
+    expect(r).toMatchObject({ kind: 'policy', found: true });
+    expect(r.impacted.some((x: any) => x.via === 'tool')).toBe(true);
+  });
+});
+
 describe('tests/test_selector.py: the selector surface and its regression criteria', () => {
   const s = served('selector');
   const CANDIDATES = ['alpha::git_status', 'read_file', 'alpha::read_file', 'alpha::export_data', 'alpha::ghost_tool', 'alpha::free_tool', 'alpha::unbacked', 'alpha::loose_tool', 'alpha::no_such_tool'];

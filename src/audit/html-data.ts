@@ -1,8 +1,9 @@
 /**
  * The data the HTML report's script draws its views from: every grant with the gateway's decision
- * for it (gateway-decision.ts, the same per-pair decision the bundle is compiled from), the DENY
- * paths from the audit's exposure, each tool's data access and every policy's bindings. Compact
- * (servers, policies and agents are referred to by index) so a 20,000-grant estate stays small.
+ * for it (governance/gateway-decision.ts, the same per-pair decision the bundle is compiled from),
+ * the DENY paths from the audit's exposure, each tool's data access and every policy's bindings.
+ * Compact (servers, policies and agents are referred to by index) so a 20,000-grant estate stays
+ * small.
  */
 import { gatewayDecision } from '../governance/gateway-decision.ts';
 import { cmp, type Estate } from '../governance/estate.ts';

@@ -383,6 +383,10 @@ describe('tests/test_selector.py: the selector surface and its regression criter
     const excepted = await call(s.client(), 'selection_explain', { agent: 'planner', tool: 'alpha::export_data', profile: 'review' });
     expect(excepted).toMatchObject({ profile: 'review', decision: 'eligible' });
     expect(excepted.reasons.some((r: string) => r.includes('quarterly export is by design'))).toBe(true);
+    const unknown = split(await call(s.client(), 'selection_explain', { agent: 'nobody', tool: 'alpha::git_status' }))[0];
+    expect(unknown).toMatchObject({ agent: 'nobody', tool: 'alpha::git_status', tool_key: null, agent_found: false, profile: 'strict', decision: 'rejected' });
+    expect(unknown).not.toHaveProperty('risk_score');
+    expect(await call(s.client(), 'selection_explain', { agent: 'planner', tool: 'nope' })).toMatchObject({ tool_key: null, found: false, decision: 'rejected', risk_score: null });
   });
 
   it('the CLI: eligible-tools prints the MCP answer; an unknown agent leaves stdout empty and exits 1; an unknown profile exits 2', async () => {

@@ -5,18 +5,9 @@
  * absent) followed by one LF; matches the peer's test vector. The digests of the whole manifest and
  * catalog are governance/input-digests.ts.
  */
-import { canonicalBytes } from '../canonical/json.ts';
-import { digestHex } from '../canonical/digest.ts';
+import { canonicalString } from '../canonical/json.ts';
+import { textDigestHex } from '../canonical/digest.ts';
 import type { CatalogTool } from '../catalog/types.ts';
-
-const LF = new Uint8Array([10]);
-
-function withLf(bytes: Uint8Array): Uint8Array {
-  const out = new Uint8Array(bytes.length + 1);
-  out.set(bytes);
-  out.set(LF, bytes.length);
-  return out;
-}
 
 export function toolContract(server: string, tool: CatalogTool): Record<string, unknown> {
   const a = tool.annotations ?? {};
@@ -34,5 +25,6 @@ export function toolContract(server: string, tool: CatalogTool): Record<string, 
 }
 
 export function toolContractDigest(server: string, tool: CatalogTool): string {
-  return digestHex(withLf(canonicalBytes(toolContract(server, tool), { allowFloats: true })));
+  // Hashed as text: the UTF-8 bytes of canonical text and LF, without copying them into arrays per tool.
+  return textDigestHex(`${canonicalString(toolContract(server, tool), { allowFloats: true })}\n`);
 }

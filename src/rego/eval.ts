@@ -615,16 +615,11 @@ export class Evaluator {
       case 'ref':
         return this.evalRef(t, f, k);
       case 'array':
-        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()), callsFirst(t.items, t.items));
       case 'set':
-        return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)), callsFirst(t.items, t.items));
       case 'object': {
-        const { flat, order } = objectPlan(t);
-        return this.evalItems(flat, f, 0, new Array(flat.length), (vals) => {
-          const o = new ObjectValue();
-          for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
-          return k(o);
-        }, order);
+        const v = this.direct(t, f);
+        if (v !== GENERAL) return v === undefined ? false : k(v);
+        return this.evalComposite(t, f, k);
       }
       case 'arraycompr': {
         const out: Value[] = [];
@@ -672,6 +667,18 @@ export class Evaluator {
     }
   }
 
+  /** An array, set or object literal some of whose items have several values or need unifying. */
+  private evalComposite(t: Term & { type: 'array' | 'set' | 'object' }, f: Frame, k: VK): boolean {
+    if (t.type === 'array') return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()), callsFirst(t.items, t.items));
+    if (t.type === 'set') return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)), callsFirst(t.items, t.items));
+    const { flat, order } = objectPlan(t);
+    return this.evalItems(flat, f, 0, new Array(flat.length), (vals) => {
+      const o = new ObjectValue();
+      for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
+      return k(o);
+    }, order);
+  }
+
   /**
    * The value of a term that can have at most one, computed without continuations: a constant, a
    * bound variable, a ref from a bound variable or `input` through constant or bound keys, or a
@@ -715,9 +722,35 @@ export class Evaluator {
       }
       case 'call':
         return this.directCall(t, f);
+      case 'array':
+      case 'set': {
+        const vals = this.directItems(t.items, callsFirst(t.items, t.items), f);
+        if (vals === undefined || vals === GENERAL) return vals;
+        return t.type === 'array' ? vals : new SetValue(vals);
+      }
+      case 'object': {
+        const { flat, order } = objectPlan(t);
+        const vals = this.directItems(flat, order, f);
+        if (vals === undefined || vals === GENERAL) return vals;
+        const o = new ObjectValue();
+        for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
+        return o;
+      }
       default:
         return GENERAL;
     }
+  }
+
+  /** Items of a composite literal, each direct, in the order `order` gives (callsFirst). */
+  private directItems(items: readonly Term[], order: readonly number[] | undefined, f: Frame): Value[] | undefined | typeof GENERAL {
+    const vals: Value[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const j = order === undefined ? i : (order[i] as number);
+      const v = this.direct(items[j] as Term, f);
+      if (v === undefined || v === GENERAL) return v;
+      vals[j] = v;
+    }
+    return vals;
   }
 
   /**
@@ -1306,6 +1339,21 @@ export class Evaluator {
     }
   }
 
+  /** A function branch's value with its parameters bound: undefined when its body fails, an error when its solutions disagree. */
+  private branchValue(br: CRule, fr: Frame): Value | undefined {
+    let got: Value | undefined;
+    this.evalBody(br.body, 0, fr, () =>
+      this.evalTerm(br.value, fr, (v) => {
+        if (got === undefined) got = v;
+        else if (!valueEquals(got, v)) {
+          throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
+        }
+        return false;
+      }),
+    );
+    return got;
+  }
+
   /**
    * Calls a function as OPA does: the caller's continuation runs on the first value, before the
    * remaining definitions are evaluated and checked for a conflict (so an error raised after the
@@ -1357,17 +1405,19 @@ export class Evaluator {
           const br = b < 0 ? r : (r.elses[b] as CRule);
           if (!this.indexed(br, vals)) continue;
           let got: Value | undefined;
-          this.unifyItems(br.args, vals, 0, fr, () =>
-            this.evalBody(br.body, 0, fr, () => {
-              return this.evalTerm(br.value, fr, (v) => {
-                if (got === undefined) got = v;
-                else if (!valueEquals(got, v)) {
-                  throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
-                }
-                return false;
-              });
-            }),
-          );
+          const bound = bindArgs(br.args, vals, fr);
+          if (bound === undefined) {
+            this.unifyItems(br.args, vals, 0, fr, () => {
+              got = this.branchValue(br, fr);
+              return false;
+            });
+          } else if (bound) {
+            try {
+              got = this.branchValue(br, fr);
+            } finally {
+              for (const a of br.args) if (a.type === 'var' && a.slot !== undefined) fr[a.slot] = undefined;
+            }
+          }
           if (got === undefined) continue;
           if (result === undefined) first(got);
           else if (!valueEquals(result, got)) {
@@ -1459,6 +1509,36 @@ class ArgMemo {
     }
     return m;
   }
+}
+
+/**
+ * Binds a function's parameters when each is a variable or a constant (the common head): true when
+ * they match the arguments, false when a constant or a repeated variable does not; undefined for a
+ * pattern head (`f([x, y])`), which unifyItems binds. The caller unbinds the variables afterwards.
+ */
+function bindArgs(args: readonly Term[], vals: readonly Value[], fr: Frame): boolean | undefined {
+  for (const a of args) if (!(a.type === 'value' || (a.type === 'var' && a.slot !== undefined))) return undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as Term;
+    const v = vals[i] as Value;
+    if (a.type === 'value') {
+      if (!valueEquals(a.value, v)) return unbindArgs(args, i, fr);
+      continue;
+    }
+    const slot = (a as Term & { type: 'var'; slot: number }).slot;
+    const cur = fr[slot];
+    if (cur === undefined) fr[slot] = v;
+    else if (!valueEquals(cur, v)) return unbindArgs(args, i, fr);
+  }
+  return true;
+}
+
+function unbindArgs(args: readonly Term[], upTo: number, fr: Frame): false {
+  for (let i = 0; i < upTo; i++) {
+    const a = args[i] as Term;
+    if (a.type === 'var' && a.slot !== undefined) fr[a.slot] = undefined;
+  }
+  return false;
 }
 
 const FIRST_ARG_INDEX = new WeakMap<readonly CRule[], Map<unknown, CRule[]> | null>();

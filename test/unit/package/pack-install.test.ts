@@ -7,7 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO } from '../../helpers/processes.ts';
@@ -54,8 +54,8 @@ export const wrong: number = verdictOf({} as Estate);
 import { COMMANDS } from 'toolgate/dist/cli/registry.js';
 `;
 
-function run(cmd: string, args: readonly string[], cwd: string, timeout = 240_000) {
-  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' } });
+function run(cmd: string, args: readonly string[], cwd: string, timeout = 240_000, env: Record<string, string> = {}) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env } });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -147,5 +147,24 @@ describe('the packed package', () => {
     expect(access.code, access.stderr).toBe(0);
     expect(JSON.parse(access.stdout).verdict).toBe('DENY');
     expect(readFileSync(join(project, 'node_modules/toolgate/bin/toolgate.mjs'), 'utf8')).not.toContain('tsx');
+  });
+
+  it('decides through its installed bin on a bundle it compiled, cold and then from its cache, as the sources do', async () => {
+    const bin = join(project, 'node_modules/.bin/toolgate');
+    const out = join(dir, 'quickstart');
+    const compiled = run(bin, ['compile', '--example', 'quickstart', '--out', out], project, 120_000, { SOURCE_DATE_EPOCH: '0' });
+    expect(compiled.code, compiled.stderr).toBe(0);
+    const cache = join(dir, 'cache');
+    mkdirSync(cache, { mode: 0o700 });
+    const expected = await bundleDecider(readFileSync(join(out, 'bundle.tar.gz')));
+    for (const [agent, tool] of [['ci-bot', 'git::git_log'], ['ci-bot', 'git::git_show'], ['ci-bot', 'git::git_status'], ['nobody', 'git::git_show']] as const) {
+      const want = expected.decide(agent, tool);
+      for (const pass of ['cold', 'warm']) {
+        const r = run(bin, ['decide', agent, tool, '--bundle', join(out, 'bundle.tar.gz')], project, 30_000, { TOOLGATE_CACHE_DIR: cache });
+        expect(r.code, `${pass} ${agent} ${tool}: ${r.stderr}`).toBe(0);
+        expect(JSON.parse(r.stdout).decision, `${pass} ${agent} ${tool}`).toEqual(want);
+      }
+    }
+    expect(readdirSync(cache).length, 'the cache folder holds the certificate and code caches').toBeGreaterThan(0);
   });
 });

@@ -55,8 +55,13 @@ tool_signs := data.toolgate.signs_by_tool[input.tool]
 # decide(agent, tool): what decision answers for input {agent, tool}, as a function, so that the
 # gateway entrypoints (data.toolgate.gateways.*) and visible_tools share one rule set without
 # re-evaluating decision `with input`. authz_test.rego and test/unit/gateways check that the two
-# agree on every pair of both examples.
-decide(agent, tool) := {"allow": false, "reason": "AGENT_NOT_FOUND"} if {
+# agree on every pair of both examples. The first branch is the allowed call, so it is answered
+# without trying each reason to refuse it first.
+decide(agent, tool) := {"allow": true, "reason": e.reason} if {
+	e := data.toolgate.agents[agent].tools[tool]
+	e.allow == true
+	not sign_reason_of(tool)
+} else := {"allow": false, "reason": "AGENT_NOT_FOUND"} if {
 	not data.toolgate.agents[agent]
 } else := {"allow": false, "reason": "NOT_GRANTED"} if {
 	not data.toolgate.agents[agent].tools[tool]

@@ -37,8 +37,8 @@ export interface EligibleToolsResult {
 
 export type Selection = { readonly eligible: true; readonly row: EligibleRow } | { readonly eligible: false; readonly row: RejectedRow };
 
-/** One candidate's decision under a profile. */
-export function select(idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
+/** One candidate's decision under a profile, worked out from the index's facts. */
+function decide(idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
   const r = idx.resolve(candidate);
   if (r.status === 'not_found') return { eligible: false, row: { candidate, tool_key: null, reason: 'TOOL_NOT_FOUND' } };
   if (r.status === 'ambiguous') return { eligible: false, row: { candidate, tool_key: null, reason: 'AMBIGUOUS_TOOL', candidates: r.candidates } };
@@ -54,14 +54,50 @@ export function select(idx: SelectorIndex, view: AgentView, candidate: string, p
   return { eligible: false, row: { candidate, tool_key: r.key, reason } };
 }
 
+/**
+ * Each agent view's decisions, per profile and candidate. A view belongs to one selector index (one
+ * graph state), so a decision never changes while it is kept; a repeated batch is then one lookup
+ * per candidate and allocates no rows (rows are shared between answers and never mutated).
+ */
+const decided = new WeakMap<AgentView, Map<Profile, Map<string, Selection>>>();
+
+function decisionsOf(view: AgentView, profile: Profile): Map<string, Selection> {
+  let byProfile = decided.get(view);
+  if (byProfile === undefined) {
+    byProfile = new Map();
+    decided.set(view, byProfile);
+  }
+  let memo = byProfile.get(profile);
+  if (memo === undefined) {
+    memo = new Map();
+    byProfile.set(profile, memo);
+  }
+  return memo;
+}
+
+function selectIn(memo: Map<string, Selection>, idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
+  let s = memo.get(candidate);
+  if (s === undefined) {
+    s = decide(idx, view, candidate, profile);
+    memo.set(candidate, s);
+  }
+  return s;
+}
+
+/** One candidate's decision under a profile, kept for the view's graph state. */
+export function select(idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
+  return selectIn(decisionsOf(view, profile), idx, view, candidate, profile);
+}
+
 export function eligibleTools(estate: Estate, agent: string, candidates: readonly string[], profile: Profile): EligibleToolsResult {
   const idx = selectorIndex(estate);
   const view = idx.agent(agent);
   const eligible: EligibleRow[] = [];
   const rejected: RejectedRow[] = [];
   if (view) {
+    const memo = decisionsOf(view, profile);
     for (const c of candidates) {
-      const s = select(idx, view, c, profile);
+      const s = selectIn(memo, idx, view, c, profile);
       if (s.eligible) eligible.push(s.row);
       else rejected.push(s.row);
     }

@@ -111,6 +111,34 @@ describe('eligible-tools', () => {
     expect(eligibleTools(fleet, 'reader', c, 'explore').eligible.map((x) => x.tool_key)).toEqual(c);
   });
 
+  it('answers a batch on a warm index as on a fresh estate, whatever was asked before (property)', () => {
+    const warm = exampleEstate('fleet');
+    const names = [...fleet.tools.keys(), ...fleet.exposedByName.keys(), 'nope', 'x::y'];
+    const batch = fc.record({
+      agent: fc.constantFrom(...fleet.agents.keys(), 'raeder'),
+      profile: fc.constantFrom(...PROFILES),
+      cands: fc.array(fc.constantFrom(...names), { maxLength: 12 }),
+    });
+    fc.assert(
+      fc.property(fc.array(batch, { minLength: 1, maxLength: 6 }), (batches) => {
+        for (const { agent, profile, cands } of batches) {
+          expect(eligibleTools(warm, agent, cands, profile)).toEqual(eligibleTools(exampleEstate('fleet'), agent, cands, profile));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps decisions per estate: the same agent and candidate on another estate get that estate\'s answer', () => {
+    const cat = { servers: [{ name: 's', tools: [{ name: 't' }] }] };
+    const granted = inlineEstate('agents: [a]\ngrants: [{agent: a, tool: "s::t"}]\n', cat);
+    const bare = inlineEstate('agents: [a]\n', cat);
+    expect(eligibleTools(granted, 'a', ['t'], 'review').eligible.map((x) => x.tool_key)).toEqual(['s::t']);
+    expect(eligibleTools(bare, 'a', ['t'], 'review').rejected.map((x) => x.reason)).toEqual(['NOT_GRANTED']);
+    expect(eligibleTools(granted, 'a', ['t'], 'strict').rejected.map((x) => x.reason)).toEqual(['UNMAPPED']);
+    expect(eligibleTools(granted, 'a', ['t'], 'review').eligible.map((x) => x.tool_key)).toEqual(['s::t']);
+  });
+
   it('rejects a drifted tool under every profile, an unknown tool as a row, and a not-granted tool', () => {
     const e = inlineEstate('agents: [a]\ngrants: [{agent: a, tool: "gone::old"}, {agent: a, tool: "s::t"}]\n', { servers: [{ name: 's', tools: [{ name: 't' }, { name: 'u' }] }] });
     for (const p of PROFILES) {

@@ -1,6 +1,6 @@
 /**
  * Start-up of whole `toolgate` processes, as a user or a CI gate runs them: the compiled bin
- * (bin/toolgate.mjs running dist/, rebuilt from the current src/ first) against `node -e 0`, and
+ * (bin/toolgate.cjs running dist/, rebuilt from the current src/ first) against `node -e 0`, and
  * `toolgate decide` against `opa eval -b` on the same quickstart bundle. The cases take turns, round
  * after round, so a burst of load on the machine hits them all alike; each figure is the median of
  * STARTUP_RUNS (default 21) runs. Targets (reported, never asserted): `--help` and `check-access`
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { OPA_BINARY } from '../test/helpers/loopback.ts';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
-const BIN = join(REPO, 'bin', 'toolgate.mjs');
+const BIN = join(REPO, 'bin', 'toolgate.cjs');
 const RUNS = Number(process.env.STARTUP_RUNS ?? 21);
 const ENTRYPOINT = 'data.toolgate.authz.decision';
 const INPUT = { agent: 'ci-bot', tool: 'git::git_show' };

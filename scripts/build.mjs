@@ -21,9 +21,9 @@ class BuildFailed extends Error {
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
 const dist = join(root, 'dist');
-/** Where, inside dist/, the bundled CLI goes (bin/toolgate.mjs runs it). */
+/** Where, inside dist/, the bundled CLI goes (bin/toolgate.cjs runs it). */
 const BUNDLE_FOLDER = 'cli-bundle';
-/** The commands bin/toolgate.mjs runs from a CommonJS bundle of their own, and the name its banner gives its URL. */
+/** The commands bin/toolgate.cjs runs from a CommonJS bundle of their own, and the name its banner gives its URL. */
 const COMMAND_BUNDLES = ['decide', 'check-access'];
 const BUNDLE_URL = '__toolgateBundleUrl';
 
@@ -67,7 +67,7 @@ try {
 }
 
 /**
- * The CLI as bin/toolgate.mjs runs it, bundled from the compiled tree into dist/cli-bundle/: a run
+ * The CLI as bin/toolgate.cjs runs it, bundled from the compiled tree into dist/cli-bundle/: a run
  * then reads a handful of files instead of resolving and loading a hundred modules one by one
  * (measured: most of a short command's start-up). Each command stays a chunk of its own, loaded
  * only when it runs; packages under node_modules stay outside the bundle. The library (dist/index.js)
@@ -152,9 +152,9 @@ function sourceLocationsKept(tree, outdir, base) {
  * compiles as without one. Best effort: a step that fails only costs the first run its cache.
  */
 function shipCodeCaches(work, tree) {
-  const bin = join(work, 'bin', 'toolgate.mjs');
+  const bin = join(work, 'bin', 'toolgate.cjs');
   mkdirSync(dirname(bin), { recursive: true });
-  cpSync(join(root, 'bin', 'toolgate.mjs'), bin);
+  cpSync(join(root, 'bin', 'toolgate.cjs'), bin);
   // what the compiled code reads beside dist/ (its version, the shipped Rego, the examples, schemas)
   for (const name of ['package.json', 'rego', 'examples', 'schemas']) symlinkSync(join(root, name), join(work, name));
   const cache = join(work, 'code-cache');

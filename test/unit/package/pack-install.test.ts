@@ -85,7 +85,7 @@ describe('the packed package', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ships the compiled library, its types, the bin and run-time assets, and no tests, benches or sources', () => {
-    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/rego/builtins/opa-capabilities.json', 'dist/parse/schema-validators.cjs', 'bin/toolgate.mjs', 'rego/toolgate/authz.rego', 'schemas/governance.schema.json', 'examples/quickstart/governance.yaml', 'package.json']) {
+    for (const f of ['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/rego/builtins/opa-capabilities.json', 'dist/parse/schema-validators.cjs', 'bin/toolgate.cjs', 'rego/toolgate/authz.rego', 'schemas/governance.schema.json', 'examples/quickstart/governance.yaml', 'package.json']) {
       expect(packed).toContain(f);
     }
     const unwanted = packed.filter((p) => /^(src|test|bench|scripts|\.ci|node_modules)\//.test(p) || p.endsWith('_test.rego') || p.endsWith('.tgz') || p.startsWith('tsconfig'));
@@ -146,7 +146,7 @@ describe('the packed package', () => {
     const access = run(bin, ['check-access', 'ci-bot', 'git::git_show', '--example', 'quickstart'], project, 30_000);
     expect(access.code, access.stderr).toBe(0);
     expect(JSON.parse(access.stdout).verdict).toBe('DENY');
-    expect(readFileSync(join(project, 'node_modules/toolgate/bin/toolgate.mjs'), 'utf8')).not.toContain('tsx');
+    expect(readFileSync(join(project, 'node_modules/toolgate/bin/toolgate.cjs'), 'utf8')).not.toContain('tsx');
   });
 
   it('decides through its installed bin on a bundle it compiled, cold and then from its cache, as the sources do', async () => {

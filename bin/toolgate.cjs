@@ -14,12 +14,14 @@
 // certificates use (src/cli/policy-cache.ts): Node 20 caches no code of ES modules, and compiling
 // the engine's source is a large part of such a command's start-up.
 //
-// Built-in modules come through process.getBuiltinModule, not import: the ES-module face of node:fs
-// reads every export, which loads its streams (measured: ~5 ms of each run).
+// CommonJS, not an ES module: Node starts a CommonJS entry without its ES-module loader (measured:
+// ~3 ms of every run); commands outside a bundle of their own are still imported as ES modules.
+// Built-in modules come through process.getBuiltinModule, as when this was an ES module (whose
+// import of node:fs read every export and so loaded its streams).
 const { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } = process.getBuiltinModule('node:fs');
 const { createRequire } = process.getBuiltinModule('node:module');
 const { dirname, isAbsolute, join } = process.getBuiltinModule('node:path');
-const { fileURLToPath } = process.getBuiltinModule('node:url');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 const vm = process.getBuiltinModule('node:vm');
 
 const argv = process.argv.slice(2);
@@ -92,7 +94,7 @@ function storeCodeCache(file, bytes) {
 /** main() of a command's own bundle, and a function that stores its code cache once it has run; undefined without one. */
 function commandBundle(command) {
   if (!/^[a-z][a-z-]*$/.test(command ?? '')) return undefined;
-  const bundle = fileURLToPath(new URL(`../dist/cli-bundle/${command}.cjs`, import.meta.url));
+  const bundle = fileURLToPath(new URL(`../dist/cli-bundle/${command}.cjs`, pathToFileURL(__filename)));
   let source;
   try {
     source = readFileSync(bundle, 'utf8');
@@ -156,10 +158,15 @@ function bundledIo() {
   };
 }
 
-const bundled = commandBundle(argv[0]);
-if (bundled) {
-  process.exitCode = await bundled.main(argv, bundledIo());
-  bundled.keep();
-} else {
-  process.exitCode = await (await esmMain())(argv);
+async function run() {
+  const bundled = commandBundle(argv[0]);
+  if (bundled) {
+    process.exitCode = await bundled.main(argv, bundledIo());
+    bundled.keep();
+  } else {
+    process.exitCode = await (await esmMain())(argv);
+  }
 }
+
+// a rejection nothing catches is printed and exits 1, as an ES-module entry's top-level await did
+run();

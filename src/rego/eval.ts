@@ -1705,9 +1705,22 @@ function objectEntryOrder(entries: readonly [Term, Term][]): number[] {
     if (r !== 0) return r;
     if (ka.type === 'value' && kb.type === 'value') return compareValues(ka.value, kb.value);
     if (ka.type === 'var' && kb.type === 'var') return ka.name < kb.name ? -1 : ka.name > kb.name ? 1 : 0;
+    if (ka.type === 'call' && kb.type === 'call') return compareOperators(ka.name, kb.name) || a - b;
     return a - b;
   });
   return idx.flatMap((i) => [2 * i, 2 * i + 1]);
+}
+
+/** OPA orders two calls by their operator refs, segment by segment, a shorter ref first. */
+function compareOperators(a: string, b: string): number {
+  const pa = a.split('.');
+  const pb = b.split('.');
+  for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
+    const x = pa[i] as string;
+    const y = pb[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return pa.length - pb.length;
 }
 
 function printValue(v: Value): string {

@@ -314,6 +314,12 @@ describe("an object literal's entries are evaluated in OPA's key order", () => {
     expect(err(() => run(m, 'x := data.t.p', { input, strict: true })).message).toContain('rem: operand 1');
     expect(err(() => run(m, 'x := data.t.q', { input, strict: true })).message).toContain('count: operand 1');
   });
+
+  it('two call keys by their operator, segment by segment (concat before json.marshal)', () => {
+    // OPA v1.22.3 --strict-builtin-errors: indexof's error, though json.marshal's key is undefined
+    const m = 'package t\n\nr := [k | some k, _ in {json.marshal(input.xs): 1, concat("", ["a"]): indexof(input.s, "")}]\n';
+    expect(err(() => run(m, 'x := data.t.r', { input: fromJSON({ s: 'b,a' }), strict: true })).message).toContain('indexof: empty search character');
+  });
 });
 
 describe("a ref's ref and call keys are evaluated before its head", () => {

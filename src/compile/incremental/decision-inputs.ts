@@ -41,15 +41,19 @@ export function toolDecisionInputs(estate: Estate): Map<string, string> {
   return out;
 }
 
-/** A function giving each agent's part: its granted tool keys (sorted) and the exceptions that can apply to it. */
-export function agentDecisionInputs(estate: Estate): (agent: string) => { keys: string[]; inputs: string } {
+/** Each agent's granted tool keys, sorted: the order its decisions are written in. */
+export function grantedKeys(estate: Estate, agent: string): string[] {
+  return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+}
+
+/** A function giving each agent's part from its sorted granted keys: those keys and the exceptions that can apply to it. */
+export function agentDecisionInputs(estate: Estate): (agent: string, keys: readonly string[]) => string {
   const exceptions = estate.exceptions.map((x) => {
     const wildcard = x.tool === '*' || x.tool.endsWith('::*');
     return { agent: x.agent, text: JSON.stringify([x, wildcard ? null : estate.resolveTool(x.tool)]) };
   });
-  return (agent) => {
-    const keys = [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+  return (agent, keys) => {
     const applicable = exceptions.filter((x) => x.agent === agent || x.agent === '*').map((x) => x.text);
-    return { keys, inputs: JSON.stringify([keys, applicable]) };
+    return JSON.stringify([keys, applicable]);
   };
 }

@@ -26,7 +26,7 @@ import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../c
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
-import { agentDecisionInputs, toolDecisionInputs } from './decision-inputs.ts';
+import { agentDecisionInputs, grantedKeys, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
@@ -86,6 +86,18 @@ function wrappedBytes(shell: string, innerWithLf: Uint8Array): Uint8Array {
   out[out.length - 2] = shell.charCodeAt(shell.length - 1);
   out[out.length - 1] = 10;
   return out;
+}
+
+/** An agent's pieces whose inputs text is computed when first read (see the agents loop). */
+function lazyAgentPieces(inputsOf: () => string, bundle: string, data: string): AgentPieces {
+  let inputs: string | undefined;
+  return {
+    get inputs() {
+      return (inputs ??= inputsOf());
+    },
+    bundle,
+    data,
+  };
 }
 
 function canonicalDigest(text: string): string {
@@ -153,22 +165,28 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     });
   }
 
-  // Agents: recompute an agent's decisions when its own inputs or any granted tool's changed.
-  const decisionInputs = toolDecisionInputs(estate);
+  // Agents: recompute an agent's decisions when its own inputs or any granted tool's changed. What
+  // the decisions read is compared with a previous state or kept for a later one; a one-shot compile
+  // leaves it to be computed only if its state is ever asked for it.
+  const eager = prev !== undefined || options.keepState === true;
+  let decisionInputs = eager ? toolDecisionInputs(estate) : undefined;
   const agentInputs = agentDecisionInputs(estate);
   const agentPieces = new Map<string, AgentPieces>();
   const recomputed: string[] = [];
   const changedTools = new Set<string>();
-  for (const [k, text] of decisionInputs) if (prev?.decision_inputs.get(k) !== text) changedTools.add(k);
+  if (prev !== undefined) for (const [k, text] of decisionInputs!) if (prev.decision_inputs.get(k) !== text) changedTools.add(k);
   for (const agent of [...estate.agents.keys()].sort()) {
-    const { keys, inputs } = agentInputs(agent);
+    const keys = grantedKeys(estate, agent);
+    const inputs = eager ? agentInputs(agent, keys) : undefined;
     const kept = prev?.agents.get(agent);
     if (kept !== undefined && kept.inputs === inputs && !keys.some((k) => changedTools.has(k))) {
       agentPieces.set(agent, kept);
       continue;
     }
     const decisions: AgentDecisions = { agent, decisions: keys.map((k) => decide(estate, agent, k, options.profile)) };
-    agentPieces.set(agent, { inputs, bundle: bundleAgentText(decisions).text, data: dataAgentText(decisions).text });
+    const bundle = bundleAgentText(decisions).text;
+    const data = dataAgentText(decisions).text;
+    agentPieces.set(agent, inputs !== undefined ? { inputs, bundle, data } : lazyAgentPieces(() => agentInputs(agent, keys), bundle, data));
     recomputed.push(agent);
   }
 
@@ -220,7 +238,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       graph_state: next.graph_state,
       ...digests,
       tools: toolPieces,
-      decision_inputs: decisionInputs,
+      get decision_inputs() {
+        return (decisionInputs ??= toolDecisionInputs(estate));
+      },
       agents: agentPieces,
       edges,
       connectome_declared_only: options.connectome?.declaredOnly === true,

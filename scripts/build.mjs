@@ -81,6 +81,7 @@ try {
 async function bundleCli(tree) {
   const { build } = await import('esbuild');
   const outdir = join(tree, BUNDLE_FOLDER);
+  const families = await builtinFamilies(tree);
   const common = { bundle: true, platform: 'node', target: 'node20', packages: 'external', legalComments: 'none', logLevel: 'warning' };
   await build({
     ...common,
@@ -89,7 +90,7 @@ async function bundleCli(tree) {
     splitting: true,
     format: 'esm',
     chunkNames: 'chunk-[hash]',
-    plugins: [sourceLocationsKept(tree, outdir, 'import.meta.url')],
+    plugins: [builtinsOnFirstUse(tree, families), sourceLocationsKept(tree, outdir, 'import.meta.url')],
   });
   for (const command of COMMAND_BUNDLES) {
     await build({
@@ -101,9 +102,53 @@ async function bundleCli(tree) {
       minifyWhitespace: true,
       minifySyntax: true,
       banner: { js: `var ${BUNDLE_URL} = require('node:url').pathToFileURL(__filename).href;` },
-      plugins: [otherCommandsOutside(tree, outdir, command), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
+      plugins: [otherCommandsOutside(tree, outdir, command), builtinsOnFirstUse(tree, families), sourceLocationsKept(tree, outdir, BUNDLE_URL)],
     });
   }
+}
+
+/** The builtin family files, in the order rego/builtins/index.js imports them. */
+function familyFiles(tree) {
+  const index = readFileSync(join(tree, 'rego', 'builtins', 'index.js'), 'utf8');
+  return [...index.matchAll(/^import '\.\/([a-z0-9-]+\.js)';$/gm)].map((m) => m[1]);
+}
+
+/**
+ * Each builtin family file with the names it registers, found by importing the compiled families
+ * in index order and reading the registry after each (a family another imports is counted where
+ * it is first imported), so the bundles declare exactly the names the unbundled tree registers.
+ */
+async function builtinFamilies(tree) {
+  const dir = join(tree, 'rego', 'builtins');
+  const { builtinNames } = await import(pathToFileURL(join(dir, 'registry.js')).href);
+  const families = [];
+  let before = new Set(builtinNames());
+  for (const file of familyFiles(tree)) {
+    await import(pathToFileURL(join(dir, file)).href);
+    const now = builtinNames();
+    families.push({ file, names: now.filter((n) => !before.has(n)) });
+    before = new Set(now);
+  }
+  return families;
+}
+
+/**
+ * In the bundles, rego/builtins/index.js declares each family's names with a loader instead of
+ * importing every family (src/rego/builtins/registry.ts registerFamilyLoader): a family's code
+ * runs on the first lookup of one of its names, so a decision loads only the families its policy
+ * calls (node:crypto and the certificate code only for a policy calling them). The unbundled tree
+ * keeps the plain imports, which is the same registry once every family is loaded.
+ */
+function builtinsOnFirstUse(tree, families) {
+  const index = join(tree, 'rego', 'builtins', 'index.js');
+  const lines = families.filter((f) => f.names.length > 0).map((f) => `registerFamilyLoader(${JSON.stringify(f.names)}, () => require(${JSON.stringify(`./${f.file}`)}));`);
+  const contents = `import { registerFamilyLoader } from './registry.js';\n${lines.join('\n')}\n`;
+  return {
+    name: 'builtins-on-first-use',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]rego[\\/]builtins[\\/]index\.js$/ }, (args) => (args.path === index ? { contents, loader: 'js', resolveDir: dirname(index) } : undefined));
+    },
+  };
 }
 
 /** In a command's bundle, every other command is imported at run time from the compiled tree. */

@@ -1,6 +1,9 @@
 /**
  * Loads every builtin family: each import registers its functions with `registry.ts` as a side effect.
  * One line per family file (`import './strings.ts';`). The evaluator imports this file once.
+ * The bundled CLI (scripts/build.mjs) has this file replaced by one declaring each family's names
+ * with a loader (registry.ts registerFamilyLoader), read from these lines in this order, so a run
+ * there loads a family only when a policy it compiles names one of its builtins.
  */
 import './core.ts';
 import './aggregates.ts';

@@ -91,10 +91,13 @@ export function builtinError(name: string, message: string): BuiltinError {
 }
 
 const REGISTRY = new Map<string, BuiltinDef>();
+/** Names whose family is not loaded yet, and the function that loads it (it registers them). */
+const UNLOADED = new Map<string, () => void>();
 
 export function registerBuiltins(defs: readonly BuiltinDef[]): void {
   for (const d of defs) {
     if (REGISTRY.has(d.name)) throw new Error(`builtin ${d.name} registered twice`);
+    UNLOADED.delete(d.name);
     if ((d.fn === undefined) === (d.rel === undefined)) throw new Error(`builtin ${d.name} needs exactly one of fn/rel`);
     REGISTRY.set(d.name, metered(d));
   }
@@ -153,10 +156,26 @@ function metered(d: BuiltinDef): BuiltinDef {
   };
 }
 
+/**
+ * Names a family will register when `load` runs, loaded on the first lookup of one of them: a
+ * bundled command (scripts/build.mjs) declares its families this way, so a run loads only those
+ * its policy calls (node:crypto, for one, only for a policy calling a crypto builtin).
+ */
+export function registerFamilyLoader(names: readonly string[], load: () => void): void {
+  for (const n of names) if (!REGISTRY.has(n)) UNLOADED.set(n, load);
+}
+
 export function lookupBuiltin(name: string): BuiltinDef | undefined {
+  const d = REGISTRY.get(name);
+  if (d !== undefined || UNLOADED.size === 0) return d;
+  const load = UNLOADED.get(name);
+  if (load === undefined) return undefined;
+  load();
+  // a family that did not register the name it was declared with must not be tried again
+  UNLOADED.delete(name);
   return REGISTRY.get(name);
 }
 
 export function builtinNames(): string[] {
-  return [...REGISTRY.keys()].sort();
+  return [...new Set([...REGISTRY.keys(), ...UNLOADED.keys()])].sort();
 }

@@ -75,7 +75,9 @@ function decisionsOf(view: AgentView, profile: Profile): Map<string, Selection> 
   return memo;
 }
 
-function selectIn(memo: Map<string, Selection>, idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
+/** One candidate's decision under a profile, kept for the view's graph state. */
+export function select(idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
+  const memo = decisionsOf(view, profile);
   let s = memo.get(candidate);
   if (s === undefined) {
     s = decide(idx, view, candidate, profile);
@@ -84,9 +86,22 @@ function selectIn(memo: Map<string, Selection>, idx: SelectorIndex, view: AgentV
   return s;
 }
 
-/** One candidate's decision under a profile, kept for the view's graph state. */
-export function select(idx: SelectorIndex, view: AgentView, candidate: string, profile: Profile): Selection {
-  return selectIn(decisionsOf(view, profile), idx, view, candidate, profile);
+/** The kept decisions of every candidate, in order; false at the first one not decided yet. */
+function answerFrom(memo: Map<string, Selection>, candidates: readonly string[], eligible: EligibleRow[], rejected: RejectedRow[]): boolean {
+  for (const c of candidates) {
+    const s = memo.get(c);
+    if (s === undefined) return false;
+    if (s.eligible) eligible.push(s.row);
+    else rejected.push(s.row);
+  }
+  return true;
+}
+
+// Apart from the answer loop: deciding calls into the estate's own functions, and code that has
+// them inlined is thrown away when that estate is collected; the lookups then stay optimized across
+// graph states.
+function decideMissing(memo: Map<string, Selection>, idx: SelectorIndex, view: AgentView, candidates: readonly string[], profile: Profile): void {
+  for (const c of candidates) if (!memo.has(c)) memo.set(c, decide(idx, view, c, profile));
 }
 
 export function eligibleTools(estate: Estate, agent: string, candidates: readonly string[], profile: Profile): EligibleToolsResult {
@@ -96,10 +111,11 @@ export function eligibleTools(estate: Estate, agent: string, candidates: readonl
   const rejected: RejectedRow[] = [];
   if (view) {
     const memo = decisionsOf(view, profile);
-    for (const c of candidates) {
-      const s = selectIn(memo, idx, view, c, profile);
-      if (s.eligible) eligible.push(s.row);
-      else rejected.push(s.row);
+    if (!answerFrom(memo, candidates, eligible, rejected)) {
+      decideMissing(memo, idx, view, candidates, profile);
+      eligible.length = 0;
+      rejected.length = 0;
+      answerFrom(memo, candidates, eligible, rejected);
     }
   }
   return { agent, agent_found: view !== undefined, profile, eligible, rejected };

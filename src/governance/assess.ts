@@ -6,7 +6,8 @@
 import type { Estate } from './estate.ts';
 import { exceptionFor } from './exceptions.ts';
 import { isBacked, scrubUri } from './provenance.ts';
-import type { DenyEvidence, Profile, RejectReason } from './types.ts';
+import type { ExpectedException } from '../manifest/types.ts';
+import type { DenyEvidence, DenyReach, Profile, RejectReason } from './types.ts';
 
 export interface Assessment {
   readonly agent: string;
@@ -26,9 +27,36 @@ export interface Assessment {
 }
 
 export function evidencePath(agent: string, e: { tool_key: string; resource: string | null; via: string; policy: string }): string {
-  const head = `(${agent})-[:CAN_CALL]->(${e.tool_key})`;
+  return `(${agent})${pathAfterAgent(e)}`;
+}
+
+function pathAfterAgent(e: { tool_key: string; resource: string | null; via: string; policy: string }): string {
+  const head = `-[:CAN_CALL]->(${e.tool_key})`;
   return e.resource === null ? `${head}-[:GOVERNED_BY]->(${e.policy})` : `${head}-[:${e.via}]->(${scrubUri(e.resource)})-[:GOVERNED_BY]->(${e.policy})`;
 }
+
+// A reach is the estate's own cached row (Estate.denyReach), shared by every agent granted the
+// tool, so the part of its evidence path after the agent is written once per reach.
+const tailByReach = new WeakMap<DenyReach, string>();
+
+function reachPath(agent: string, reach: DenyReach): string {
+  let tail = tailByReach.get(reach);
+  if (tail === undefined) tailByReach.set(reach, (tail = pathAfterAgent(reach)));
+  return `(${agent})${tail}`;
+}
+
+/** The reach as this agent's evidence; the reach's fields are copied one by one (a spread of it cost more than the rest of `assess`). */
+function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefined): DenyEvidence {
+  const e: Writable<DenyReach> & Partial<Writable<DenyEvidence>> = { tool_key: reach.tool_key, resource: reach.resource, via: reach.via, policy: reach.policy, scope: reach.scope, provenance: reach.provenance };
+  if (reach.policy_provenance !== undefined) e.policy_provenance = reach.policy_provenance;
+  e.agent = agent;
+  e.path = reachPath(agent, reach);
+  e.classification = x ? 'authorized_but_governed' : 'violation';
+  if (x) e.exception_reason = x.reason;
+  return e as DenyEvidence;
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export function assess(estate: Estate, agent: string, toolKey: string): Assessment {
   const grant = estate.grantsByAgent.get(agent)?.get(toolKey);
@@ -40,13 +68,7 @@ export function assess(estate: Estate, agent: string, toolKey: string): Assessme
     for (const reach of estate.denyReach(toolKey)) {
       const x = exceptionFor(estate, agent, reach);
       if (!x) violations++;
-      deny_evidence.push({
-        ...reach,
-        agent,
-        path: evidencePath(agent, reach),
-        classification: x ? 'authorized_but_governed' : 'violation',
-        ...(x ? { exception_reason: x.reason } : {}),
-      });
+      deny_evidence.push(evidence(reach, agent, x));
     }
   }
   const unbacked = toolHasUnbackedEdge(estate, toolKey);

@@ -64,3 +64,17 @@ export function digestHex(bytes: Uint8Array, algorithm: DigestAlgorithm = 'sha25
 export function textDigestHex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
+
+/** An incremental SHA-256 over the UTF-8 bytes of strings fed one after another, as `textDigestHex` of their concatenation. */
+export interface IncrementalTextDigest {
+  update(text: string): void;
+  hex(): string;
+}
+
+export function createTextDigest(): IncrementalTextDigest {
+  const hash = createHash('sha256');
+  return {
+    update: (text) => void hash.update(text, 'utf8'),
+    hex: () => hash.digest('hex'),
+  };
+}

@@ -10,6 +10,7 @@
  * - `undefined`, functions, symbols, NaN/Infinity, class instances and `toJSON` objects refused.
  */
 import { ToolgateError } from '../errors.ts';
+import { createTextDigest } from './digest.ts';
 
 export interface CanonicalOptions {
   /** Allow non-integer numbers (RFC 8785 number form). Default false: floats are refused. */
@@ -39,6 +40,19 @@ export function canonicalString(value: unknown, options: CanonicalOptions = {}):
   const out = new TextParts();
   write(value, options, [], out);
   return out.text();
+}
+
+/**
+ * SHA-256 (hex) of the canonical text's UTF-8 bytes, what `textDigestHex(canonicalString(value, options))`
+ * gives, hashed a piece at a time as the text is written: a manifest's text is tens of megabytes,
+ * and a digest needs it only once.
+ */
+export function canonicalTextDigestHex(value: unknown, options: CanonicalOptions = {}): string {
+  const digest = createTextDigest();
+  const out = new TextParts((chunk) => digest.update(chunk));
+  write(value, options, [], out);
+  out.text();
+  return digest.hex();
 }
 
 /** Sorts strings by UTF-16 code unit, as RFC 8785 requires (this is JS's default string order). */
@@ -131,16 +145,22 @@ class TextParts {
   readonly #parts: string[] = [];
   readonly #chunks: string[] = [];
 
+  /** `sink`: each joined chunk goes there, in order, and is not kept (`text()` then returns ''). */
+  constructor(readonly sink?: (chunk: string) => void) {}
+
   push(s: string): void {
-    if (this.#parts.push(s) >= 8192) {
-      this.#chunks.push(this.#parts.join(''));
-      this.#parts.length = 0;
-    }
+    if (this.#parts.push(s) >= 8192) this.#flush();
+  }
+
+  #flush(): void {
+    const chunk = this.#parts.join('');
+    this.#parts.length = 0;
+    if (this.sink) this.sink(chunk);
+    else this.#chunks.push(chunk);
   }
 
   text(): string {
-    this.#chunks.push(this.#parts.join(''));
-    this.#parts.length = 0;
+    this.#flush();
     return this.#chunks.length === 1 ? this.#chunks[0]! : this.#chunks.join('');
   }
 }

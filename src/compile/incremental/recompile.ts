@@ -10,7 +10,7 @@
  * The plan stops at the tarball: it says what bundle.tar.gz holds, and finishes the artifact set
  * and the state once it is given the tarball's bytes (emit/compile-run.ts makes them).
  */
-import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/json.ts';
+import { canonicalBytes, canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
 import { digestHex, textDigestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
@@ -100,19 +100,15 @@ function lazyAgentPieces(inputsOf: () => string, bundle: string, data: string): 
   };
 }
 
-function canonicalDigest(text: string): string {
-  return textDigestHex(text);
-}
-
 /**
- * The canonical text of a manifest or catalog, with the member texts a later recompile reuses
- * when `keep` (or a previous memo is there to update); otherwise the value is encoded in one pass
- * and no member text is kept.
+ * The canonical digest of a manifest or catalog, with the member texts a later recompile reuses
+ * when `keep` (or a previous memo is there to update); otherwise the value is hashed as it is
+ * encoded, in one pass, and no text is kept.
  */
-function canonicalOf(value: unknown, previous: MemoNode | undefined, keep: boolean): { text: string; memo?: MemoNode } {
-  if (!keep && previous === undefined) return { text: canonicalString(value, OPTIONS) };
+function digestOf(value: unknown, previous: MemoNode | undefined, keep: boolean): { digest: string; memo?: MemoNode } {
+  if (!keep && previous === undefined) return { digest: canonicalTextDigestHex(value, OPTIONS) };
   const memo = memoisedCanonical(value, previous);
-  return { text: memo.text, memo };
+  return { digest: textDigestHex(memo.text), memo };
 }
 
 /**
@@ -127,11 +123,11 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const { crawled_at: _ignored, ...catalogBody } = catalog;
   // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
   const keepMemo = options.keepState === true || previous !== undefined;
-  const manifestText = canonicalOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo);
-  const catalogText = canonicalOf(catalogBody, prev?.catalog_memo, keepMemo);
+  const manifestDigest = digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo);
+  const catalogDigest = digestOf(catalogBody, prev?.catalog_memo, keepMemo);
   const digests = {
-    governance_digest: canonicalDigest(manifestText.text),
-    catalog_digest: canonicalDigest(catalogText.text),
+    governance_digest: manifestDigest.digest,
+    catalog_digest: catalogDigest.digest,
     connectome_digest: options.connectome?.digest ?? null,
   };
   const next = nextGraphState(estate, digests, options.previous);
@@ -252,8 +248,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       },
       tarball_chunks: tarball.chunks,
       manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
-      ...(manifestText.memo ? { manifest_memo: manifestText.memo } : {}),
-      ...(catalogText.memo ? { catalog_memo: catalogText.memo } : {}),
+      ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
+      ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
     };
     if (options.keepState) {
       const kept = stateFiles(state);

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { canonicalString, canonicalBytes } from '../../../src/canonical/json.ts';
-import { digestHex } from '../../../src/canonical/digest.ts';
+import { canonicalString, canonicalBytes, canonicalTextDigestHex } from '../../../src/canonical/json.ts';
+import { digestHex, textDigestHex } from '../../../src/canonical/digest.ts';
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../../../src/errors.ts';
 
@@ -49,5 +49,20 @@ describe('digestHex', () => {
   });
   it('refuses other algorithm names', () => {
     expect(() => digestHex(new Uint8Array(), 'md5' as never)).toThrowError(expect.objectContaining({ code: 'DIGEST_ALGORITHM_UNSUPPORTED' }));
+  });
+});
+
+describe('canonicalTextDigestHex', () => {
+  it('is the digest of the canonical text, for values small and large enough to be hashed in many chunks', () => {
+    const large = { rows: Array.from({ length: 30_000 }, (_, i) => ({ id: `r-${i}`, n: i, note: i % 7 === 0 ? 'caf\u00e9 \u2028' : null })) };
+    expect(canonicalTextDigestHex(large)).toBe(textDigestHex(canonicalString(large)));
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(canonicalTextDigestHex(v, { allowFloats: true })).toBe(textDigestHex(canonicalString(v, { allowFloats: true })));
+      }),
+    );
+  });
+  it('refuses what canonicalString refuses', () => {
+    expect(() => canonicalTextDigestHex({ a: Number.NaN })).toThrowError(expect.objectContaining({ code: 'CANONICAL_UNREPRESENTABLE' }));
   });
 });

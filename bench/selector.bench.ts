@@ -17,33 +17,32 @@
  * Candidates: agent-0's 100 grants, 20 unknown and 20 ambiguous names, random other tools; shuffled.
  * Every timing is preceded by a full GC and a short pause (so the concurrent sweep of a ~1 GB heap
  * is not charged to the next side). The warm library batch is the mean of 10 consecutive batches
- * (one batch is ~1 ms, below the noise of a shared machine). Medians of 5 rounds, as wall time and
- * as the process's CPU time (all threads, so background GC work counts against the side it runs
- * beside): on a shared machine the wall time of a 20 ms region can be mostly other processes'
+ * (one batch is ~0.05 ms, far below the noise of a shared machine). Medians of 5 rounds, as wall
+ * time and as the process's CPU time (all threads, so background GC work counts against the side it
+ * runs beside): on a shared machine the wall time of a 20 ms region can be mostly other processes'
  * time slices.
  *
- * Measured (`npm run bench -- selector`, Node 20, 2 cores shared with other work, load average ~6;
- * medians, candidates per second; expect run-to-run swings of 2x on such a machine):
- *   library  1,000 checkAccess               wall 19.1 ms (52k/s)     cpu 11.4 ms (88k/s)
- *            eligibleTools, cold index       wall  8.4 ms (119k/s)    cpu 11.0 ms (91k/s)   2.3x / 1.0x
- *            eligibleTools, warm index       wall 0.46 ms (2.2M/s)    cpu 0.45 ms (2.2M/s)  41x / 25x  (target >= 20x)
- *   MCP      1,000 check_access calls        wall 261 ms (3.8k/s)     cpu 150 ms (6.7k/s)
- *            eligible_tools, first at state  wall 40.9 ms (24k/s)     cpu 40.6 ms (25k/s)   6.4x / 3.7x
- *            eligible_tools, repeated        wall 3.0 ms (333k/s)     cpu 3.6 ms (280k/s)   87x / 42x  (target >= 20x)
- *   first MCP call (parse 200,000 grants, build, digest; excluded above): 9.5-24 s wall across runs;
+ * Measured (`npm run bench -- selector`, Node 20, 2 cores shared with other work, load average
+ * 4.1-7.3; medians, candidates per second; expect run-to-run swings of 2x on such a machine, the
+ * single side most: 7.1-16.2 ms across the last four runs):
+ *   library  1,000 checkAccess               wall 7.10 ms (141k/s)    cpu 6.76 ms (148k/s)
+ *            eligibleTools, cold index       wall 4.37 ms (229k/s)    cpu 5.00 ms (200k/s)   1.6x / 1.4x
+ *            eligibleTools, warm index       wall 0.05 ms (21.8M/s)   cpu 0.05 ms (19.4M/s)  155x / 131x  (target >= 20x)
+ *   MCP      1,000 check_access calls        wall 421 ms (2.4k/s)     cpu 148 ms (6.7k/s)
+ *            eligible_tools, first at state  wall 16.5 ms (61k/s)     cpu 10.1 ms (99k/s)    25x / 15x
+ *            eligible_tools, repeated        wall 1.76 ms (567k/s)    cpu 1.79 ms (558k/s)   239x / 83x  (target >= 20x)
+ *   first MCP call (parse 200,000 grants, build, digest; excluded above): 3.2-8.8 s wall across runs;
  *   estate loads: 1 over 5,007 tool calls.
  *   control-preflight (section 3): one 1,000-node, 200-principal plan vs 200 single eligible-tools
- *   invocations through the CLI entry point, median of 3: wall 895 ms vs 58.9 s (66x), cpu 481 ms
- *   vs 19.7 s (41x) (target >= 20x); 1,291,208 read-to-write exposures counted, 1,000 listed.
- *   With both commands generated from the query table (load average ~5.5): wall 663 ms vs 23.7 s
- *   (36x), cpu 290 ms vs 14.4 s (50x); in that run the library rows read 6.0 ms for 1,000
- *   checkAccess and 0.74 ms warm (8x), the MCP rows 122 ms vs 1.7 ms (73x).
- *   An earlier version that built every witness path ran out of memory on this plan; one before
- *   it that regathered each writer node's triples per node pair measured 2.7 s / 0.89 s (20x / 22x).
+ *   invocations through the CLI entry point, median of 3: wall 320 ms vs 24.1 s (75x), cpu 232 ms
+ *   vs 12.5 s (54x) (target >= 20x); 1,291,208 read-to-write exposures counted, 1,000 listed.
+ *   Before each view's decisions were kept, a warm batch rebuilt every row and its optimised code
+ *   was discarded whenever the previous round's estate was collected: 0.78 ms wall, 0.79 ms cpu
+ *   (18x / 11x) in the same conditions.
  * A cold batch and 1,000 single calls do the same per-tool work once each (the ~100 granted tools'
  * DENY reach; the 900 others are one lookup either way), so cold they stay within ~2x of each other;
- * the batch's gain is that this work is kept for the graph state, and over MCP that one call
- * replaces 1,000 round trips (~150-200 us each).
+ * the batch's gain is that this work is kept for the graph state (warm, each candidate's decision
+ * is one lookup), and over MCP that one call replaces 1,000 round trips (~130-400 us each).
  */
 import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

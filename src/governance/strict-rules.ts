@@ -92,8 +92,9 @@ export function exceptionFindings(estate: Estate): StrictFinding[] {
 export function grantFindings(estate: Estate): StrictFinding[] {
   const out: StrictFinding[] = [];
   estate.manifest.grants.forEach((g, i) => {
-    const r = estate.resolveTool(g.tool);
-    const key = r.status === 'found' ? r.key : g.tool;
+    // A `server::tool` reference names its own key, found or not; only a bare name is looked up.
+    const r = g.tool.includes('::') ? undefined : estate.resolveTool(g.tool);
+    const key = r?.status === 'found' ? r.key : g.tool;
     if (estate.tools.get(key)?.exposed) return;
     out.push({ rule: 'grant-never-crawled', at: estate.manifest.locate(['grants', i, 'tool']), message: `grants[${i}] (${g.agent} -> ${g.tool}) grants a tool no server in the catalog exposes` });
   });
@@ -103,19 +104,27 @@ export function grantFindings(estate: Estate): StrictFinding[] {
 /** Credential-shaped identities: refused whether or not `--strict` is given. */
 export function identityFindings(estate: Estate): StrictFinding[] {
   const out: StrictFinding[] = [];
-  const check = (value: string | undefined, path: (string | number)[], what: string) => {
+  // Identities repeat (every grant names its agent): each distinct text is tested once, and a
+  // finding's location and label are built only when there is one.
+  const shapes = new Map<string, ReturnType<typeof credentialShape> | null>();
+  const shapeOf = (value: string) => {
+    let kind = shapes.get(value);
+    if (kind === undefined) shapes.set(value, (kind = credentialShape(value) ?? null));
+    return kind;
+  };
+  const check = (value: string | undefined, path: () => (string | number)[], what: () => string) => {
     if (value === undefined) return;
-    const kind = credentialShape(value);
-    if (kind !== undefined) out.push({ rule: 'credential-shaped-identity', at: estate.manifest.locate(path), message: `${what} is credential-shaped (${kind}); identities must not carry secrets` });
+    const kind = shapeOf(value);
+    if (kind !== null) out.push({ rule: 'credential-shaped-identity', at: estate.manifest.locate(path()), message: `${what()} is credential-shaped (${kind}); identities must not carry secrets` });
   };
   const m = estate.manifest;
-  m.agents.forEach((a, i) => check(a.id, ['agents', i], `agents[${i}]`));
-  m.policies.forEach((p, i) => check(p.id, ['policies', i, 'id'], `policies[${i}].id`));
+  m.agents.forEach((a, i) => check(a.id, () => ['agents', i], () => `agents[${i}]`));
+  m.policies.forEach((p, i) => check(p.id, () => ['policies', i, 'id'], () => `policies[${i}].id`));
   m.grants.forEach((g, i) => {
-    check(g.agent, ['grants', i, 'agent'], `grants[${i}].agent`);
-    check(g.granted_by, ['grants', i, 'granted_by'], `grants[${i}].granted_by`);
+    check(g.agent, () => ['grants', i, 'agent'], () => `grants[${i}].agent`);
+    check(g.granted_by, () => ['grants', i, 'granted_by'], () => `grants[${i}].granted_by`);
   });
-  if (m.instance_id !== undefined) check(m.instance_id, ['instance_id'], 'instance_id');
+  if (m.instance_id !== undefined) check(m.instance_id, () => ['instance_id'], () => 'instance_id');
   return out;
 }
 

@@ -21,10 +21,6 @@ import { compareNumbers, Decimal, type NumberValue } from './number-value.ts';
 import { StringTable } from './string-table.ts';
 import { compositeKey, scalarKeyText, valueKey } from './value-key.ts';
 
-// Kept here for eval.ts, compiler.ts, jwt.ts and encoding.ts until they import from the new homes.
-export { compareNumbers, Decimal, type NumberValue } from './number-value.ts';
-export { valueKey } from './value-key.ts';
-export { fromJSON, toJSON } from './value-json.ts';
 
 export type Scalar = null | boolean | number | bigint | string;
 export type Value = null | boolean | NumberValue | string | Value[] | SetValue | ObjectValue;

@@ -3,7 +3,8 @@
  * sigs.k8s.io/yaml resolves them), base64, base64url, hex and urlquery.
  */
 import { createRequire } from 'node:module';
-import { type Value, ObjectValue, SetValue, fromJSON, toJSON } from '../value.ts';
+import { type Value, ObjectValue, SetValue } from '../value.ts';
+import { fromJSON, toJSON } from '../value-json.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, elementError, obj, oneOfError, str } from './args.ts';
 import { JsonSyntaxError, marshalIndent, marshalJson, parseJsonValue } from './lib/json.ts';

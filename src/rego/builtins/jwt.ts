@@ -11,7 +11,8 @@
  */
 import { createHmac, createPrivateKey, createPublicKey, timingSafeEqual, sign as cryptoSign, verify as cryptoVerify, X509Certificate, constants, type KeyObject } from 'node:crypto';
 import { marshalJson } from './lib/json.ts';
-import { Decimal, ObjectValue, compareNumbers, isNumber, type NumberValue, type Value } from '../value.ts';
+import { Decimal, compareNumbers, type NumberValue } from '../number-value.ts';
+import { ObjectValue, isNumber, type Value } from '../value.ts';
 import { BuiltinError, builtinError, lookupBuiltin, registerBuiltins, type BuiltinContext, type BuiltinDef } from './registry.ts';
 import { obj, str } from './args.ts';
 

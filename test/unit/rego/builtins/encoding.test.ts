@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { valueEquals, fromJSON } from '../../../../src/rego/value.ts';
+import { valueEquals } from '../../../../src/rego/value.ts';
+import { fromJSON } from '../../../../src/rego/value-json.ts';
 import { call, j } from './call.ts';
 
 describe('encoding builtins', () => {

@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Module, Rule, Term } from './ast.ts';
-import { walkLiteral, walkTerms } from './compiler.ts';
+import { walkLiteral, walkTerms } from './term-walk.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, type Value } from './value.ts';
 import { fromJSON } from './value-json.ts';

@@ -12,7 +12,8 @@
  */
 import type { Literal, Term } from './ast.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
-import { walkLiteral, walkTerms, type CompiledPolicy, type CRule, type DataNode } from './compiler.ts';
+import type { CompiledPolicy, CRule, DataNode } from './compiler.ts';
+import { walkLiteral, walkTerms } from './term-walk.ts';
 
 /** Builtins whose result can differ between evaluations with the same operands (besides those the registry marks). */
 const EVALUATION_DEPENDENT = /^(print|trace|opa\.runtime|http\.|net\.lookup|io\.jwt\.decode_verify|crypto\.x509\.parse_and_verify|time\.now)/;

@@ -8,7 +8,7 @@
  * (a rule of its package, a sub-package, or only a local variable) that name under its package.
  */
 import type { Module, Rule, Term } from './ast.ts';
-import { walkLiteral, walkTerms } from './compiler.ts';
+import { walkLiteral, walkTerms } from './term-walk.ts';
 
 /** A module as reachability sees it: its package below `data`, and the data paths it may read. */
 export interface ModuleReach {

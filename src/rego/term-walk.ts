@@ -1,0 +1,147 @@
+/**
+ * Walking compiled terms and literals, and the frame slots they use (all of them, or only those
+ * outside comprehension bodies). Shared by the compiler stages and the analyses that read its output.
+ */
+import type { Literal, Term } from './ast.ts';
+
+// ---------------------------------------------------------------- term utilities
+
+export function walkTerms(t: Term, fn: (t: Term) => void): void {
+  fn(t);
+  switch (t.type) {
+    case 'ref':
+      walkTerms(t.head, fn);
+      for (const p of t.path) walkTerms(p, fn);
+      break;
+    case 'array':
+    case 'set':
+      for (const i of t.items) walkTerms(i, fn);
+      break;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        walkTerms(k, fn);
+        walkTerms(v, fn);
+      }
+      break;
+    case 'call':
+      for (const a of t.args) walkTerms(a, fn);
+      break;
+    case 'arraycompr':
+    case 'setcompr':
+      walkTerms(t.term, fn);
+      for (const l of t.body) walkLiteral(l, fn);
+      break;
+    case 'objectcompr':
+      walkTerms(t.key, fn);
+      walkTerms(t.value, fn);
+      for (const l of t.body) walkLiteral(l, fn);
+      break;
+    default:
+      break;
+  }
+}
+
+export function walkLiteral(l: Literal, fn: (t: Term) => void): void {
+  const e = l.expr;
+  switch (e.kind) {
+    case 'term':
+      walkTerms(e.term, fn);
+      break;
+    case 'unify':
+    case 'assign':
+      walkTerms(e.left, fn);
+      walkTerms(e.right, fn);
+      break;
+    case 'some':
+      for (const v of e.vars) walkTerms(v, fn);
+      break;
+    case 'somein':
+      if (e.key) walkTerms(e.key, fn);
+      walkTerms(e.value, fn);
+      walkTerms(e.coll, fn);
+      break;
+    case 'every':
+      if (e.key) walkTerms(e.key, fn);
+      walkTerms(e.value, fn);
+      walkTerms(e.domain, fn);
+      for (const b of e.body) walkLiteral(b, fn);
+      break;
+  }
+  for (const w of l.withs) {
+    walkTerms(w.target, fn);
+    walkTerms(w.value, fn);
+  }
+}
+
+export function varSlots(t: Term, out: Set<number>): Set<number> {
+  walkTerms(t, (x) => {
+    if (x.type === 'var' && x.slot !== undefined) out.add(x.slot);
+  });
+  return out;
+}
+
+/** Slots used by a term outside comprehension bodies (comprehension locals are not visible outside). */
+export function topSlots(t: Term, out: Set<number>): Set<number> {
+  switch (t.type) {
+    case 'var':
+      if (t.slot !== undefined) out.add(t.slot);
+      break;
+    case 'ref':
+      topSlots(t.head, out);
+      for (const p of t.path) topSlots(p, out);
+      break;
+    case 'array':
+    case 'set':
+      for (const i of t.items) topSlots(i, out);
+      break;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        topSlots(k, out);
+        topSlots(v, out);
+      }
+      break;
+    case 'call':
+      for (const a of t.args) topSlots(a, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+export function literalTopSlots(l: Literal): Set<number> {
+  const out = new Set<number>();
+  const e = l.expr;
+  switch (e.kind) {
+    case 'term':
+      topSlots(e.term, out);
+      break;
+    case 'unify':
+    case 'assign':
+      topSlots(e.left, out);
+      topSlots(e.right, out);
+      break;
+    case 'some':
+      // `some x` only declares x; OPA drops the declaration before its safety check, so a closure
+      // whose var appears nowhere else in the body binds it itself.
+      break;
+    case 'somein':
+      if (e.key) topSlots(e.key, out);
+      topSlots(e.value, out);
+      topSlots(e.coll, out);
+      break;
+    case 'every':
+      topSlots(e.domain, out);
+      break;
+  }
+  for (const w of l.withs) topSlots(w.value, out);
+  return out;
+}
+
+export function literalSlots(l: Literal): Set<number> {
+  const out = new Set<number>();
+  walkLiteral(l, (x) => {
+    if (x.type === 'var' && x.slot !== undefined) out.add(x.slot);
+  });
+  return out;
+}

@@ -467,7 +467,7 @@ function benchProcesses(tmp: string): string {
   table(
     ['command', 'median', 'min', 'max'],
     [
-      ['toolgate decide (node bin/toolgate.mjs)', `${a.toFixed(0)} ms`, `${Math.min(...tgMs).toFixed(0)} ms`, `${Math.max(...tgMs).toFixed(0)} ms`],
+      ['toolgate decide (node bin/toolgate.cjs)', `${a.toFixed(0)} ms`, `${Math.min(...tgMs).toFixed(0)} ms`, `${Math.max(...tgMs).toFixed(0)} ms`],
       ['opa eval -b bundle.tar.gz', `${b.toFixed(0)} ms`, `${Math.min(...opaMs).toFixed(0)} ms`, `${Math.max(...opaMs).toFixed(0)} ms`],
     ],
   );

@@ -1,0 +1,352 @@
+/**
+ * Documents under `data`: walking rule nodes and the base document, a node's document (complete
+ * values with their conflict check and default, partial sets and objects, ref-head objects, child
+ * nodes) computed once per evaluation or shared, and which rule bodies OPA's rule index runs.
+ */
+import { type VK, type Frame, UNDEF, GENERAL, childOf, isUnboundVar, isPattern, mergeObjects } from './eval-support.ts';
+import type { Term } from './ast.ts';
+import type { CRule, DataNode } from './compiler.ts';
+import { RegoError } from './errors.ts';
+import { branchConditions } from './ruleindex.ts';
+import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
+import type { Evaluator } from './eval.ts';
+import { unifyValue } from './eval-unify.ts';
+import { direct } from './eval-direct.ts';
+import { callFunc } from './eval-calls.ts';
+
+// ------------------------------------------------------------ data documents
+export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
+  const over = ev.s.nodeOverrides?.get(node);
+  if (over !== undefined) return ev.walk(over, path, i, f, k);
+  if (node.rules.length) {
+    const doc = nodeDoc(ev, node, base);
+    return doc === undefined ? false : ev.walk(doc, path, i, f, k);
+  }
+  if (node.funcs.length && !node.hasRules && node.funcs[0]?.args.length === 0) {
+    // a zero-argument function named by reference evaluates to its value
+    return callFunc(ev, ['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => ev.walk(v, path, i, f, k));
+  }
+  if (i === path.length) {
+    const v = nodeValue(ev, node, base);
+    return v === undefined ? false : k(v);
+  }
+  const p = path[i] as Term;
+  const step = (key: Value): boolean => {
+    const child = typeof key === 'string' ? node.children.get(key) : undefined;
+    const b = base === undefined ? undefined : childOf(base, key, true);
+    if (child && (child.hasRules || child.funcs.length > 0)) return evalData(ev, child, b, path, i + 1, f, k);
+    return b === undefined ? false : ev.walk(b, path, i + 1, f, k, true);
+  };
+  if (p.type === 'value') return step(p.value);
+  if (isUnboundVar(p, f) || isPattern(p, f)) {
+    const keys = new SetValue();
+    for (const [key, c] of node.children) if (c.hasRules) keys.add(key);
+    if (base instanceof ObjectValue) for (const [key] of base.unordered()) keys.add(key);
+    else if (base !== undefined) {
+      // non-object base: iterate it plainly
+      return ev.walk(base, path, i, f, k);
+    }
+    return ev.iterate(keys, (key) => {
+      const child = typeof key === 'string' ? node.children.get(key) : undefined;
+      if (child && child.hasRules) {
+        // only keys whose document is defined
+        let defined = false;
+        evalData(ev, child, base === undefined ? undefined : childOf(base, key), [], 0, f, () => (defined = true));
+        if (!defined) return false;
+      }
+      return unifyValue(ev, p, key, f, () => step(key));
+    });
+  }
+  return ev.evalTerm(p, f, step);
+}
+
+/** Full value of a data node without rules of its own: base document merged with children. */
+export function nodeValue(ev: Evaluator, node: DataNode, base: Value | undefined): Value | undefined {
+  const over = ev.s.nodeOverrides?.get(node);
+  if (over !== undefined) return over;
+  if (node.rules.length) return nodeDoc(ev, node, base);
+  if (!node.hasRules) return base;
+  const cached = ev.s.valueCache?.get(node);
+  if (cached !== undefined) return cached === UNDEF ? undefined : cached;
+  const out = new ObjectValue();
+  if (base instanceof ObjectValue) for (const [k, v] of base.unordered()) out.set(k, v);
+  for (const [key, child] of node.children) {
+    if (!child.hasRules) continue;
+    const v = nodeValue(ev, child, base === undefined ? undefined : childOf(base, key));
+    if (v !== undefined) out.set(key, v);
+  }
+  (ev.s.valueCache ??= new Map()).set(node, out);
+  return out;
+}
+
+/** The document a node's rules define (merged with rules of child nodes), cached per evaluation. */
+export function nodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined): Value | undefined {
+  const cached = ev.s.cache.get(node);
+  if (cached !== undefined) return cached === UNDEF ? undefined : cached;
+  const shared = ev.shared !== undefined && ev.s === ev.top && ev.shared.nodes.has(node) ? ev.shared.docs : undefined;
+  if (shared?.has(node)) {
+    const doc = shared.get(node);
+    ev.s.cache.set(node, doc === undefined ? UNDEF : doc);
+    return doc;
+  }
+  if (ev.depth > 2000) ev.budget.exceeded('depth');
+  ev.depth++;
+  let doc: Value | undefined;
+  const outer = ev.budget.rule;
+  if (node.rules.length > 0) ev.budget.rule = node.rules[0];
+  try {
+    doc = computeNodeDoc(ev, node, base);
+  } finally {
+    ev.depth--;
+    ev.budget.rule = outer;
+  }
+  ev.s.cache.set(node, doc === undefined ? UNDEF : doc);
+  shared?.set(node, doc);
+  return doc;
+}
+
+export function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined): Value | undefined {
+  const groups = (node.groups ??= {
+    complete: node.rules.filter((r) => r.kind === 'value' && r.rest.length === 0),
+    multi: node.rules.filter((r) => r.kind === 'multi' && r.rest.length === 0),
+    obj: node.rules.filter((r) => r.rest.length > 0),
+    hasChild: [...node.children.values()].some((c) => c.hasRules),
+  });
+  const complete = groups.complete;
+  let doc: Value | undefined;
+  if (complete.length) {
+    doc = evalComplete(ev, complete);
+  } else {
+    const multi = groups.multi;
+    if (multi.length) {
+      const set = new SetValue();
+      for (const r of multi) {
+        if (!indexed(ev, r)) continue;
+        const fr: Frame = new Array(r.nslots);
+        const constant = (r.key as Term).type === 'value';
+        const add = (v: Value): boolean => {
+          set.add(v);
+          return constant;
+        };
+        ev.evalBody(r.body, 0, fr, () => {
+          const v = direct(ev, r.key as Term, fr);
+          if (v === GENERAL) return ev.evalTerm(r.key as Term, fr, add);
+          return v === undefined ? false : add(v);
+        });
+      }
+      doc = set.seal();
+    }
+    const objRules = groups.obj;
+    if (objRules.length) {
+      const obj = new ObjectValue();
+      for (const r of objRules) if (!r.isDefault) evalObjectRule(ev, r, obj);
+      // a default rule at a ref-head path (`default p.q[true] := v`) fills its key when no rule defined it
+      for (const r of objRules) if (r.isDefault) applyObjectDefault(ev, r, obj);
+      doc = obj;
+    }
+  }
+  // child nodes with rules extend an object document
+  if (groups.hasChild && (doc === undefined || doc instanceof ObjectValue)) {
+    const out = new ObjectValue(doc instanceof ObjectValue ? doc.unordered() : []);
+    for (const [key, child] of node.children) {
+      if (!child.hasRules) continue;
+      const v = nodeValue(ev, child, base === undefined ? undefined : childOf(base, key));
+      if (v !== undefined) {
+        const prev = out.get(key);
+        if (prev instanceof ObjectValue && v instanceof ObjectValue) out.set(key, mergeObjects(prev, v));
+        else if (prev !== undefined && !valueEquals(prev, v)) {
+          // `p[x] := 5` (x = "a" at run time) and `p.a := 1` define the same key
+          throw new RegoError('eval_conflict_error', 'object keys must be unique', child.rules[0]?.loc ?? child.funcs[0]?.loc);
+        } else out.set(key, v);
+      }
+    }
+    if (doc !== undefined || out.size > 0) doc = out;
+  }
+  return doc;
+}
+
+export function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
+  let result: Value | undefined;
+  let def: CRule | undefined;
+  // asked only once a value is known and another definition is left to try
+  let earlyExit: boolean | undefined;
+  for (const r of rules) {
+    if (r.isDefault) {
+      def = r;
+      continue;
+    }
+    if (result !== undefined && (earlyExit ??= agreeOnConstant(ev, rules))) break;
+    ruleValues(ev, r, (v, rr) => {
+      if (result === undefined) result = v;
+      else if (!valueEquals(result, v)) {
+        const msg = rr.refLen > 1 ? `rule ${rr.path.join('.')} produced conflicting values` : 'complete rules must not produce multiple outputs';
+        throw new RegoError('eval_conflict_error', msg, rr.loc);
+      }
+    });
+  }
+  if (result === undefined && def) {
+    const fr: Frame = new Array(def.nslots);
+    ev.evalTerm(def.value, fr, (v) => {
+      result = v;
+      return true;
+    });
+  }
+  return result;
+}
+
+/** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
+export function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
+  // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
+  // Early exit (as OPA): a constant value needs only the first solution of the body.
+  let any = false;
+  const constant = r.value.type === 'value';
+  if (indexed(ev, r))
+    ev.evalBody(r.body, 0, f, () =>
+      ev.evalTerm(r.value, f, (v) => {
+        any = true;
+        onValue(v, r);
+        return constant;
+      }),
+    );
+  if (any) return;
+  for (const e of r.elses) {
+    if (!indexed(ev, e)) continue;
+    let got = false;
+    ev.evalBody(e.body, 0, f, () =>
+      ev.evalTerm(e.value, f, (v) => {
+        got = true;
+        onValue(v, e);
+        return false;
+      }),
+    );
+    if (got) return;
+  }
+}
+
+/**
+ * Whether OPA's rule index would hand this branch to evaluation (ruleindex.ts): every ref its
+ * conditions read is defined and holds the value or affix they name. `args`: a function's arguments.
+ */
+export function indexed(ev: Evaluator, r: CRule, args?: readonly Value[]): boolean {
+  const conds = branchConditions(r, ev.policy.root);
+  for (const c of conds) {
+    const root = c.ref.root;
+    let v: Value | undefined = root === 'input' ? ev.s.input : root === 'data' ? ev.s.base : args?.[root];
+    const store = root === 'data';
+    for (const key of c.ref.path) {
+      if (v === undefined) break;
+      v = childOf(v, key, store);
+    }
+    if (v === undefined) return false;
+    switch (c.kind) {
+      case 'eq':
+        if (!valueEquals(v, c.value as Value)) return false;
+        break;
+      case 'prefix':
+        if (typeof v !== 'string' || !v.startsWith(c.value as string)) return false;
+        break;
+      case 'suffix':
+        if (typeof v !== 'string' || !v.endsWith(c.value as string)) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+/**
+ * OPA's index result may exit early (ast/index.go resultMayEarlyExit): when every branch it hands
+ * out has the same constant value, the first that holds decides and the others are not evaluated
+ * (`r if { true }` and `r if { to_number("a") }` is true even with strict builtin errors).
+ */
+export function agreeOnConstant(ev: Evaluator, rules: readonly CRule[], args?: readonly Value[]): boolean {
+  let val: Value | undefined;
+  for (const r of rules) {
+    if (r.isDefault) continue;
+    for (const br of [r, ...r.elses]) {
+      if (!indexed(ev, br, args)) continue;
+      if (br.value.type !== 'value') return false;
+      if (val !== undefined && !valueEquals(val, br.value.value)) return false;
+      val = br.value.value;
+    }
+  }
+  return true;
+}
+
+export function applyObjectDefault(ev: Evaluator, r: CRule, obj: ObjectValue): void {
+  const fr: Frame = new Array(r.nslots);
+  ev.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) => {
+    let cur: ObjectValue = obj;
+    for (let i = 0; i < keys.length - 1; i++) {
+      const next = cur.get(keys[i] as Value);
+      if (next === undefined) {
+        const o = new ObjectValue();
+        cur.set(keys[i] as Value, o);
+        cur = o;
+      } else if (next instanceof ObjectValue) cur = next;
+      else return true;
+    }
+    const last = keys[keys.length - 1] as Value;
+    if (cur.get(last) !== undefined) return true;
+    return ev.evalTerm(r.value, fr, (v) => {
+      cur.set(last, v);
+      return true;
+    });
+  });
+}
+
+export function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
+  const fr: Frame = new Array(r.nslots);
+  const insert = (keys: Value[], leaf: Value): void => {
+    let cur = obj;
+    for (let i = 0; i < keys.length - 1; i++) {
+      const k = keys[i] as Value;
+      let next = cur.get(k);
+      if (next === undefined) {
+        next = new ObjectValue();
+        cur.set(k, next);
+      } else if (!(next instanceof ObjectValue)) {
+        throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+      }
+      cur = next;
+    }
+    const last = keys[keys.length - 1] as Value;
+    if (r.kind === 'multi') {
+      let set = cur.get(last);
+      if (set === undefined) cur.set(last, (set = new SetValue()));
+      if (!(set instanceof SetValue)) throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+      set.add(leaf);
+      return;
+    }
+    const prev = cur.get(last);
+    if (prev !== undefined && !valueEquals(prev, leaf)) {
+      throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
+    }
+    cur.set(last, leaf);
+  };
+  const constant = r.rest.every((t) => t.type === 'value') && (r.kind === 'multi' ? (r.key as Term) : r.value).type === 'value';
+  const onSolution = (valueTerm: Term): boolean =>
+    ev.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) =>
+      ev.evalTerm(valueTerm, fr, (v) => {
+        insert(keys.slice(), v);
+        return constant;
+      }),
+    );
+  let any = false;
+  if (indexed(ev, r))
+    ev.evalBody(r.body, 0, fr, () => {
+      any = true;
+      return onSolution(r.kind === 'multi' ? (r.key as Term) : r.value);
+    });
+  if (any) return;
+  for (const e of r.elses) {
+    if (!indexed(ev, e)) continue;
+    let got = false;
+    ev.evalBody(e.body, 0, fr, () => {
+      got = true;
+      return onSolution(e.value);
+    });
+    if (got) return;
+  }
+}

@@ -6,8 +6,6 @@ import type { CRule } from './compiler.ts';
 import type { Literal, Term } from './ast.ts';
 import { ObjectValue, SetValue, type Value } from './value.ts';
 
-// ---------------------------------------------------------------- constant literals
-
 /**
  * Turns every array, set and object literal whose members are all constants into one constant
  * term, in place, after the checks that read literal shapes: such a literal is then built once,

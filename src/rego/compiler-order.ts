@@ -8,8 +8,6 @@ import type { Literal, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 
-// ---------------------------------------------------------------- safety ordering
-
 /** Vars a term needs bound to be evaluated (ref keys and call outputs excluded), given bound set. */
 export function termNeeds(t: Term, bound: Set<number>, outs: Set<number>): number[] {
   const missing: number[] = [];

@@ -11,8 +11,6 @@ import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 import { typeName, type Value } from './value.ts';
 
-// ---------------------------------------------------------------- scopes and resolution
-
 /** A function argument, a `some`/`every` declaration, or a `:=` assignment. */
 type DeclKind = 'arg' | 'declared' | 'assigned';
 

@@ -21,7 +21,6 @@ export function builtinFailed(ev: Evaluator, e: unknown, loc: Loc): void {
   if (ev.strict || e.halt) throw new RegoError(e.code, e.message, loc);
 }
 
-// ------------------------------------------------------------ calls
 export function evalCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
   const target = t.target;
   if (!target) throw new RegoError('rego_type_error', `undefined function ${t.name}`, t.loc);

@@ -14,7 +14,6 @@ import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
 import { callFunc } from './eval-calls.ts';
 
-// ------------------------------------------------------------ data documents
 export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
   const over = ev.s.nodeOverrides?.get(node);
   if (over !== undefined) return ev.walk(over, path, i, f, k);

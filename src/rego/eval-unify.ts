@@ -10,7 +10,6 @@ import { ObjectValue, type Value, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { direct } from './eval-direct.ts';
 
-// ------------------------------------------------------------ unification
 export function unify(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): boolean {
   const pa = isPattern(a, f);
   const pb = isPattern(b, f);

@@ -4,8 +4,6 @@
  */
 import type { Literal, Term } from './ast.ts';
 
-// ---------------------------------------------------------------- term utilities
-
 export function walkTerms(t: Term, fn: (t: Term) => void): void {
   fn(t);
   switch (t.type) {

@@ -120,6 +120,18 @@ export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame):
   const def = lookupBuiltin(target.name);
   // an output argument, a relation, print and nondeterministic builtins take the general path
   if (!def?.fn || def.nondeterministic || def.arity < 0 || t.args.length !== def.arity || target.name === 'print') return GENERAL;
+  const vals = directArgs(ev, t, f);
+  if (!Array.isArray(vals)) return vals;
+  try {
+    return def.fn(vals, ev.ctx);
+  } catch (e) {
+    builtinFailed(ev, e, t.loc);
+    return undefined;
+  }
+}
+
+/** A call's arguments, each direct, in OPA's order (calls first); undefined or GENERAL as soon as one is. */
+function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Value[] | undefined | typeof GENERAL {
   const vals: Value[] = new Array(t.args.length);
   const order = callsFirst(t.args, t);
   for (let i = 0; i < t.args.length; i++) {
@@ -128,12 +140,7 @@ export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame):
     if (v === undefined || v === GENERAL) return v;
     vals[j] = v;
   }
-  try {
-    return def.fn(vals, ev.ctx);
-  } catch (e) {
-    builtinFailed(ev, e, t.loc);
-    return undefined;
-  }
+  return vals;
 }
 
 /**
@@ -146,14 +153,8 @@ export function directFunc(ev: Evaluator, t: Term & { type: 'call' }, path: stri
   if (ev.s.funcOverrides !== undefined || funcOutputMarks.has(t)) return GENERAL;
   const rules = ev.policy.funcs.get(path);
   if (rules === undefined) return GENERAL;
-  const vals: Value[] = new Array(t.args.length);
-  const order = callsFirst(t.args, t);
-  for (let i = 0; i < t.args.length; i++) {
-    const j = order === undefined ? i : (order[i] as number);
-    const v = direct(ev, t.args[j] as Term, f);
-    if (v === undefined || v === GENERAL) return v;
-    vals[j] = v;
-  }
+  const vals = directArgs(ev, t, f);
+  if (!Array.isArray(vals)) return vals;
   // only the definitions these arguments can match count (the others yield nothing)
   if (!hasOneDefinition(candidateRules(rules, vals))) return GENERAL;
   let out: Value | undefined;

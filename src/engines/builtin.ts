@@ -4,15 +4,15 @@
  * with the engine's REGO_* code.
  */
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
-import { bindPolicy, isSet, RegoError, toJSON, typeName, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
+import { bindPolicy, isSet, RegoError, toJSON, typeName, wallClockNs, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
 import { dottedEntrypoint, type LoadedPolicy } from './engine.ts';
 
 function asToolgateError(e: unknown): unknown {
   return e instanceof RegoError ? toolgateErrorFromRego(e) : e;
 }
 
-/** `clock`: ns since the epoch, read at each evaluation (engine.ts LoadOptions); absent, the epoch. */
-export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1', clock?: () => bigint): LoadedPolicy {
+/** `clock`: ns since the epoch, read at each evaluation (engine.ts LoadOptions); absent, the wall clock, as OPA's. */
+export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoVersion = 'v1', clock: () => bigint = wallClockNs): LoadedPolicy {
   let bound;
   try {
     bound = bindPolicy(modules, { regoVersion });
@@ -40,8 +40,7 @@ export function loadBuiltin(modules: readonly ModuleSource[], regoVersion: RegoV
       let v: Value | undefined;
       try {
         // io.jwt.decode_verify checks exp/nbf against it, time.now_ns reads it
-        const now = clock?.();
-        v = policy.evaluate(ref, { input, ...(now !== undefined ? { now } : {}), ...(limits ? { limits } : {}) });
+        v = policy.evaluate(ref, { input, now: clock(), ...(limits ? { limits } : {}) });
       } catch (e) {
         if (e instanceof RegoError) throw toolgateErrorFromRego(e);
         if (e instanceof ToolgateError) throw e;

@@ -65,8 +65,8 @@ export interface LoadOptions {
   readonly opa?: OpaRunner;
   /**
    * The builtin engine's clock, in ns since the epoch, read at each evaluation (time.now_ns, token
-   * expiry): the CLI passes the wall clock, as OPA reads its host's; absent, time is the epoch. The
-   * wasm engines read the clock inside OPA's wasm runtime.
+   * expiry); absent, the wall clock, as OPA reads its host's (the wasm engines read it inside OPA's
+   * wasm runtime). A caller that needs a fixed time passes its own.
    */
   readonly clock?: () => bigint;
 }

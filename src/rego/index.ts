@@ -13,7 +13,7 @@ export type { RegoVersion } from './parser.ts';
 export type { Module } from './ast.ts';
 export { RegoError, faultOf } from './errors.ts';
 export type { RegoErrorAt, RegoErrorCode, RegoFault } from './errors.ts';
-export { RegoLimitError, UNTRUSTED_LIMITS, mergeLimits } from './limits.ts';
+export { RegoLimitError, UNTRUSTED_LIMITS, mergeLimits, wallClockNs } from './limits.ts';
 export type { LimitKind, RegoLimits } from './limits.ts';
 export { BuiltinError, builtinError, operandError, registerBuiltins } from './builtins/registry.ts';
 export type { BuiltinContext, BuiltinDef, BuiltinFn, RelationFn } from './builtins/registry.ts';

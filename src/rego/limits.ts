@@ -11,6 +11,14 @@
 import type { Loc } from './ast.ts';
 import { RegoError } from './errors.ts';
 
+/**
+ * The wall clock in nanoseconds since the epoch: what OPA's time.now_ns and token expiry read on
+ * its host. The engines' default clock; a caller that needs another passes its own.
+ */
+export function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
+}
+
 export interface RegoLimits {
   /** Wall-clock budget in milliseconds from the start of the evaluation. */
   readonly deadlineMs?: number;

@@ -203,7 +203,7 @@ const IO_OUTSIDE_CLI: readonly { file: string; touches: string; reason: string }
   {
     file: 'rego/limits.ts',
     touches: 'clock',
-    reason: 'the engine is a library of its own and its limits promise a wall-clock deadline; it checks the clock while it evaluates, as OPA does',
+    reason: 'the engine is a library of its own: its limits promise a wall-clock deadline, checked while it evaluates, and its engines default time.now_ns to the host clock, as OPA does',
   },
 ];
 

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
 import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
-import { moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
+import { depsAmong, moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
 import { readTarball, type TarballLimits } from './read-tarball.ts';
@@ -87,7 +87,9 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
     const deps = cache ? parsed.map((m) => moduleDataDeps(m.parsed)) : [];
     policy = compile(parsed, regoVersion, source);
     if (cache && key !== undefined) {
-      const fresh: Certificate = { modules: parsed.map((m, i) => ({ package: m.package, pkg: m.parsed.pkg.slice(1), deps: deps[i]! })), rules: ruleOutlineOf(policy.policy.compiled.root) };
+      // only the paths that lead to another of these modules: the same reach, a smaller entry to read and hash
+      const reach = depsAmong(parsed.map((m, i) => ({ pkg: m.parsed.pkg.slice(1), deps: deps[i]! })));
+      const fresh: Certificate = { modules: parsed.map((m, i) => ({ package: m.package, pkg: m.parsed.pkg.slice(1), deps: reach[i]! })), rules: ruleOutlineOf(policy.policy.compiled.root) };
       cache.store.put(key, { format: CERTIFICATE_FORMAT, key, ...fresh });
     }
   }

@@ -75,3 +75,23 @@ export function reachableModules(modules: readonly ModuleReach[], entry: readonl
   }
   return reached;
 }
+
+/**
+ * Each module's deps cut to what reachability among these same modules reads: for each distinct
+ * set of other modules its paths are related to, the first path with that set. Over the result,
+ * reachableModules reaches from any entry what it reaches over the full deps (a reached module
+ * adds the modules its paths are related to, itself already reached), in a fraction of the paths.
+ */
+export function depsAmong(modules: readonly ModuleReach[]): string[][][] {
+  return modules.map((m, i) => {
+    const seen = new Set<string>();
+    const kept: string[][] = [];
+    for (const d of m.deps) {
+      const others = modules.flatMap((o, j) => (j !== i && related(o.pkg, d) ? [j] : [])).join(',');
+      if (others === '' || seen.has(others)) continue;
+      seen.add(others);
+      kept.push([...d]);
+    }
+    return kept;
+  });
+}

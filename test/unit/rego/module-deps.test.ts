@@ -1,7 +1,8 @@
 /** The data paths a module may read, and which modules a query reaches through them. */
 import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
 import { parseModule } from '../../../src/rego/parser.ts';
-import { moduleDataDeps, reachableModules } from '../../../src/rego/module-deps.ts';
+import { depsAmong, moduleDataDeps, reachableModules } from '../../../src/rego/module-deps.ts';
 
 const deps = (text: string) => moduleDataDeps(parseModule(text, 'm.rego', 'v1'));
 
@@ -49,5 +50,29 @@ describe('reachableModules', () => {
 
   it('a module reading the whole of data reaches every module', () => {
     expect(reachableModules([{ pkg: ['a'], deps: [[]] }, { pkg: ['b'], deps: [] }], ['a', 'p'])).toEqual([true, true]);
+  });
+});
+
+describe('depsAmong', () => {
+  const seg = fc.constantFrom('a', 'b', 'c');
+  const path = fc.array(seg, { maxLength: 3 });
+  const modules = fc.array(fc.record({ pkg: path, deps: fc.array(path, { maxLength: 6 }) }), { minLength: 1, maxLength: 6 });
+
+  it('reaches from every entry what the full deps reach (property)', () => {
+    fc.assert(
+      fc.property(modules, path, (mods, entry) => {
+        const cut = depsAmong(mods).map((deps, i) => ({ pkg: mods[i]!.pkg, deps }));
+        expect(reachableModules(cut, entry)).toEqual(reachableModules(mods, entry));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps one path per set of other modules it leads to, none that lead only to the module itself', () => {
+    const cut = depsAmong([
+      { pkg: ['t', 'authz'], deps: [['t', 'authz', 'x'], ['t', 'lib', 'f'], ['t', 'lib', 'g'], ['t', 'agents']] },
+      { pkg: ['t', 'lib'], deps: [['t', 'lib', 'h']] },
+    ]);
+    expect(cut).toEqual([[['t', 'lib', 'f']], []]);
   });
 });

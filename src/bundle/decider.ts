@@ -6,9 +6,10 @@
  * With a compiled-policy cache, the first load of a set of modules parses and compiles all of
  * them, as OPA does when it activates the bundle, and stores a certificate under a digest of their
  * bytes: every module parses and the whole set compiles, each module's package and the data paths
- * it reads, and the outline of the compiled rule tree. A later load of the same modules (the data
- * may differ) parses and compiles only the modules the decision can reach, and checks the data
- * against the outline, so it answers and refuses as the whole policy would.
+ * it reads that lead to other modules, and the outline of the compiled rule tree. A later load of
+ * the same modules (the data may differ) parses and compiles only the modules the decision can
+ * reach, and checks the data against the outline, so it answers and refuses as the whole policy
+ * would.
  */
 import { createHash } from 'node:crypto';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
-import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
+import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
 import { depsAmong, moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
@@ -29,7 +29,7 @@ export interface BundleDecider {
   /**
    * The decision; `evalLimits` bound the bundle's Rego (a limit is refused naming the bundle and
    * rule). `now` is the time it is made at, in ns since the epoch (time.now_ns and token expiry
-   * read it; the CLI passes the wall clock, as OPA reads its host's); absent, the epoch.
+   * read it); absent, the host's wall clock, as OPA reads it.
    */
   decide(agent: string, tool: string, evalLimits?: RegoLimits, now?: bigint): unknown;
 }
@@ -105,10 +105,10 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   return {
     revision: typeof revision === 'string' ? revision : null,
     cached,
-    decide(agent: string, tool: string, evalLimits?: RegoLimits, now?: bigint) {
+    decide(agent: string, tool: string, evalLimits?: RegoLimits, now: bigint = wallClockNs()) {
       try {
         if (conflict) throw conflict;
-        const v = bound.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, ...(now !== undefined ? { now } : {}), ...(evalLimits ? { limits: evalLimits } : {}) });
+        const v = bound.evaluate(DECISION_ENTRYPOINT, { input: { agent, tool }, now, ...(evalLimits ? { limits: evalLimits } : {}) });
         return v === undefined ? null : toJSON(v);
       } catch (e) {
         if (e instanceof RegoError && e.code === 'REGO_LIMIT_EXCEEDED') throw new ToolgateError(e.code, `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });

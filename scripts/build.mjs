@@ -250,6 +250,11 @@ function shipCodeCaches(work, tree) {
     const file = made(command);
     if (file) renameSync(join(v8, file), join(tree, BUNDLE_FOLDER, `${command}-${process.version}-${process.arch}.v8`));
   }
+  // The certificate of the Rego every bundle compiled without --signs carries (keyed on this
+  // build's digest, written before): a user's first decide on such a bundle is then warm too.
+  const certificates = join(tree, 'policy-certificates');
+  mkdirSync(certificates, { recursive: true });
+  for (const name of readdirSync(join(cache, 'policy')).filter((f) => f.endsWith('.json'))) cpSync(join(cache, 'policy', name), join(certificates, name));
 }
 
 /**

@@ -14,10 +14,16 @@
  * to is not used: it must belong to the user running toolgate and be writable by nobody else. A
  * write also removes entries nobody has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow
  * with every bundle ever decided.
+ *
+ * A build also ships the certificate of the Rego `compile` puts in a bundle (dist/policy-certificates/,
+ * made by the build's own decide on the quickstart), so the first decide on such a bundle is warm
+ * too. It is read after the user's folder misses, never written, and checked as an entry is: it is
+ * part of the package, as trusted as its code.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
 import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';
@@ -29,6 +35,9 @@ export function cacheFolder(env: Readonly<Record<string, string | undefined>>): 
   if (env.HOME && isAbsolute(env.HOME)) return join(env.HOME, '.cache', 'toolgate');
   return undefined;
 }
+
+/** The certificates the build shipped beside the code. */
+const SHIPPED_CERTIFICATES = new URL('../policy-certificates/', import.meta.url);
 
 function buildDigest(): string | undefined {
   try {
@@ -44,7 +53,35 @@ export function policyCache(env: Readonly<Record<string, string | undefined>>): 
   if (folder === undefined) return undefined;
   const build = buildDigest();
   if (build === undefined && !env.TOOLGATE_CACHE_DIR) return undefined;
-  return { store: folderStore(join(folder, 'policy')), engine: `toolgate ${packageVersion()} ${build ?? 'sources'}` };
+  const own = folderStore(join(folder, 'policy'));
+  const store = build === undefined ? own : withShipped(own, fileURLToPath(SHIPPED_CERTIFICATES));
+  return { store, engine: `toolgate ${packageVersion()} ${build ?? 'sources'}` };
+}
+
+/** `own`, falling back on a miss to the read-only entries in `shipped` (a folder of the package). */
+export function withShipped(own: PolicyCertificateStore, shipped: string): PolicyCertificateStore {
+  return {
+    get: (key) => own.get(key) ?? readEntry(join(shipped, `${key}.json`)),
+    put: (key, value) => own.put(key, value),
+  };
+}
+
+/** The body of an entry file, or undefined when it is absent, cut short or altered. */
+function readEntry(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const nl = text.indexOf('\n');
+  const body = text.slice(nl + 1);
+  if (nl !== 64 || text.slice(0, nl) !== sha256(body)) return undefined;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -64,21 +101,12 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
   const file = (key: string) => join(dir, `${key}.json`);
   return {
     get(key) {
-      let text: string;
       try {
         if (!isPrivateFolder(dir)) return undefined;
-        text = readFileSync(file(key), 'utf8');
       } catch {
         return undefined;
       }
-      const nl = text.indexOf('\n');
-      const body = text.slice(nl + 1);
-      if (nl !== 64 || text.slice(0, nl) !== sha256(body)) return undefined;
-      try {
-        return JSON.parse(body) as unknown;
-      } catch {
-        return undefined;
-      }
+      return readEntry(file(key));
     },
     put(key, value) {
       const body = JSON.stringify(value);

@@ -3,8 +3,8 @@
  * a later load compile only what the decision reaches, and the answers and refusals stay those of
  * the whole policy. Covers a miss then a hit, data that differs under the same modules, different
  * modules, a damaged entry, a certificate the modules contradict, a data document conflicting with
- * a rule the decision does not reach, a folder others may write to, pruning, the CLI's folder, and
- * several processes writing one entry at once.
+ * a rule the decision does not reach, a folder others may write to, pruning, the CLI's folder,
+ * several processes writing one entry at once, and the read-only certificates a build ships.
  */
 import { describe, it, expect } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleDecider, type PolicyCacheOptions, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
-import { folderStore, PRUNE_AFTER_DAYS } from '../../../src/cli/policy-cache.ts';
+import { folderStore, PRUNE_AFTER_DAYS, withShipped } from '../../../src/cli/policy-cache.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { REPO, TOOLGATE } from '../../helpers/processes.ts';
@@ -157,6 +157,27 @@ describe('decide with a compiled-policy cache', () => {
       expect(readFileSync(join(dir, file!), 'utf8')).toBe(good);
     }
     expect(readdirSync(dir)).toEqual([file]);
+  });
+
+  it('an empty folder falls back to the shipped certificates, never writing them; a damaged shipped entry costs a full compile, same answer', async () => {
+    const shipped = mkdtempSync(join(tmpdir(), 'toolgate-shipped-'));
+    const { bytes } = await compiled('quickstart', 'strict');
+    await bundleDecider(bytes, 'b', undefined, cacheOf(folderStore(shipped)));
+    const [file] = readdirSync(shipped);
+    const want = (await bundleDecider(bytes)).decide('ci-bot', 'git::git_show');
+    const own = mkdtempSync(join(tmpdir(), 'toolgate-policy-cache-'));
+    const warm = await bundleDecider(bytes, 'b', undefined, cacheOf(withShipped(folderStore(own), shipped)));
+    expect(warm.cached).toBe(true);
+    expect(warm.decide('ci-bot', 'git::git_show')).toEqual(want);
+    expect(readdirSync(own)).toEqual([]);
+    const good = readFileSync(join(shipped, file!), 'utf8');
+    writeFileSync(join(shipped, file!), good.replace('"toolgate', '"toolgatf'));
+    const cold = await bundleDecider(bytes, 'b', undefined, cacheOf(withShipped(folderStore(own), shipped)));
+    expect(cold.cached).toBe(false);
+    expect(cold.decide('ci-bot', 'git::git_show')).toEqual(want);
+    // the full compile is recorded in the user's folder, the shipped entry is left as it was
+    expect(readdirSync(own)).toEqual([file]);
+    expect(readFileSync(join(shipped, file!), 'utf8')).not.toBe(good);
   });
 
   it.skipIf(process.platform === 'win32')('a folder others may write to is neither read nor written', async () => {

@@ -19,7 +19,9 @@ as OPA serving the bundle would answer it. Advisory: exits 0 whatever the decisi
 The first run on a set of Rego modules compiles them all, as OPA does, and records that they
 compile in the cache folder (TOOLGATE_CACHE_DIR, else $XDG_CACHE_HOME/toolgate, else
 ~/.cache/toolgate); later runs on the same modules, whatever the data, compile only the rules the
-decision reaches. --no-cache neither reads nor writes it.
+decision reaches. The package ships that record for the Rego \`toolgate compile\` writes (without
+--signs), so even a first run on such a bundle compiles only what it reaches. --no-cache neither
+reads nor writes the cache folder, nor reads the shipped record.
 ${LIMIT_USAGE}`;
 
 export const decideCommand: Command = {

@@ -65,18 +65,7 @@ const NAMES = Object.keys(ENTRYPOINTS);
  * change of load during the run reaches every entrypoint alike (one block per entrypoint, one
  * after the other, let a busy minute land on one of them).
  */
-function interleaved(time: (k: number, p: Pair) => number, pairs: readonly Pair[]): Record<string, { p50: number; p99: number }> {
-  const ms: number[][] = NAMES.map(() => []);
-  pairs.forEach((p, i) => {
-    for (let j = 0; j < NAMES.length; j++) {
-      const k = (i + j) % NAMES.length;
-      ms[k]!.push(time(k, p));
-    }
-  });
-  return Object.fromEntries(NAMES.map((name, k) => [name, quantiles(ms[k]!)]));
-}
-
-async function interleavedAsync(time: (k: number, p: Pair) => Promise<number>, pairs: readonly Pair[]): Promise<Record<string, { p50: number; p99: number }>> {
+async function interleaved(time: (k: number, p: Pair) => number | Promise<number>, pairs: readonly Pair[]): Promise<Record<string, { p50: number; p99: number }>> {
   const ms: number[][] = NAMES.map(() => []);
   for (let i = 0; i < pairs.length; i++) {
     for (let j = 0; j < NAMES.length; j++) {
@@ -138,7 +127,7 @@ async function run(): Promise<void> {
     return performance.now() - t0;
   };
   for (let k = 0; k < NAMES.length; k++) for (let i = 0; i < 200; i++) evalOne(k, pairs[i]!);
-  report('builtin', interleaved((k, p) => evalOne(k, p), pairs));
+  report('builtin', await interleaved(evalOne, pairs));
 
   // opa run --server
   const opa = OPA_BINARY;
@@ -169,7 +158,7 @@ async function run(): Promise<void> {
       return performance.now() - t0;
     };
     for (let k = 0; k < NAMES.length; k++) for (let i = 0; i < 200; i++) await ask(k, pairs[i]!);
-    report('opa', await interleavedAsync(ask, pairs));
+    report('opa', await interleaved(ask, pairs));
   } finally {
     child.kill('SIGTERM');
   }

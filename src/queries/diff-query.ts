@@ -54,12 +54,7 @@ and the algorithm. Refusals in order: options, declared graph, observed graph, w
     const graph = (side: 'declared' | 'observed') => refusedAs(side, () => decodeGraph(env.readFile(side, names[side]), { source: names[side] }).graph);
     const declared = graph('declared');
     const observed = graph('observed');
-    const window = refusedAs('window', () => {
-      const text = utf8Text(env.readFile('window', names.window), names.window, (m) => {
-        throw new ToolgateError('PARSE_ERROR', m, { at: [{ file: names.window }] });
-      });
-      return parseStrictJson(text, names.window);
-    });
+    const window = refusedAs('window', () => parseStrictJson(utf8Text(env.readFile('window', names.window), names.window), names.window));
     const algorithm = ((a.algorithm as string | undefined) ?? 'sha256') as DigestAlgorithm;
     return withSourceNames({ ...names, default: names.window }, () => diffConnectomes(declared, observed, { window, algorithm }));
   },

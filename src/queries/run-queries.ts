@@ -7,7 +7,6 @@
  * Pure: the plan's bytes, the clock and the graph state come from the surface (QueryEnv).
  */
 import { digestHex } from '../canonical/digest.ts';
-import { ToolgateError } from '../errors.ts';
 import { credentialShape } from '../governance/credential-shape.ts';
 import { AGENT, CANDIDATES, profileArg, profileOf, utf8Text } from './common.ts';
 import type { CliOutcome, QueryDef } from './query-def.ts';
@@ -78,10 +77,7 @@ stderr); 1 when the plan or estate is refused or --out cannot be written; 2 on b
     const [{ readControlPlan }, { controlPreflight }] = await Promise.all([import('../control/control-plan.ts'), import('../control/control-preflight.ts')]);
     const file = a.plan as string;
     const bytes = env.readFile('plan', file);
-    const text = utf8Text(bytes, file, (m) => {
-      throw new ToolgateError('PARSE_ERROR', m, { at: [{ file }] });
-    });
-    const plan = readControlPlan(file, text);
+    const plan = readControlPlan(file, utf8Text(bytes, file));
     const estate = env.estate();
     const { graph_state, digests } = await env.runState(estate);
     return controlPreflight(estate, plan, {

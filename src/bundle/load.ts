@@ -34,6 +34,7 @@
  *   goyaml v3 corner cases (null keys, float keys) may differ.
  */
 import { isUtf8 } from 'node:buffer';
+import { MAX_DEPTH as GO_JSON_MAX_DEPTH } from '../rego/go-json.ts';
 import { parseModule, type Module, type RegoVersion } from '../rego/index.ts';
 import { cleanPath } from './entry-names.ts';
 import type { TarballFile } from './read-tarball.ts';
@@ -191,8 +192,6 @@ export function loadBundleWith(files: readonly TarballFile[], source: string, op
   return { manifestJSON, manifest, data: stored, modules, wasm };
 }
 
-/** Nesting the engine's JSON reader refuses (rego/go-json.ts MAX_DEPTH); a shallower document cannot reach it. */
-const GO_JSON_MAX_DEPTH = 10_000;
 /** A `\\u` escape of a surrogate: Go turns a lone one into U+FFFD where JSON.parse keeps it. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 

@@ -35,7 +35,7 @@ export class GoJsonSyntaxError extends Error {
 }
 
 /** Go's json.Decoder limit on nested arrays and objects. */
-const MAX_DEPTH = 10_000;
+export const MAX_DEPTH = 10_000;
 
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
 const LITERALS: Readonly<Record<string, readonly [string, boolean | null]>> = { t: ['true', true], f: ['false', false], n: ['null', null] };

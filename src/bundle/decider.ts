@@ -76,7 +76,7 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   let conflict: RegoError | undefined;
   if (certificate) {
     const reached = reachableModules(certificate.modules, DECISION_PATH);
-    policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion);
+    policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion, source);
     if (policy) conflict = outlineConflict(certificate.rules, fromJSON(loaded.data));
     // A certificate the part contradicts is not trusted: load and compile everything, as without one.
     else loaded = loadBundleWith(files, source, {});
@@ -144,12 +144,9 @@ function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, sou
  * The reachable modules compiled, or undefined if they do not compile alone (which a certificate
  * says the whole set does): the caller then compiles the whole set, and refuses as it refuses.
  */
-function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion): BoundPolicy | undefined {
+function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string): BoundPolicy | undefined {
   try {
-    return bindPolicy(
-      modules.map((m): ModuleSource => ({ name: m.id, text: m.text })),
-      { regoVersion },
-    );
+    return compile(modules, regoVersion, source);
   } catch {
     return undefined;
   }

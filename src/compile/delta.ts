@@ -13,9 +13,9 @@
  * Pure: tarball bytes in, the delta's contents out (its manifest and operations, and the two sides
  * it goes between); emit/delta-bundle.ts makes the tarball and the record from them.
  */
-import { createHash } from 'node:crypto';
 import { readTarball, type TarballFile } from '../bundle/read-tarball.ts';
 import { loadBundle, type LoadedModule } from '../bundle/load.ts';
+import { digestHex } from '../canonical/digest.ts';
 import { isJsonObject } from '../canonical/json-object.ts';
 import { ToolgateError } from '../errors.ts';
 import { deepEqual, diffData, packageMarkers, type PackageRules, type PatchOperation } from './delta-patch.ts';
@@ -46,8 +46,6 @@ export interface DeltaContents {
   readonly to: DeltaRecord['to'];
 }
 
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
 const DATA_FILE = /(^|\/)data\.(json|ya?ml)$/;
 
 /** Why no delta can be made from `base` to `target`, or undefined when only data changed. */
@@ -59,7 +57,7 @@ function refusal(baseFiles: readonly TarballFile[], targetFiles: readonly Tarbal
   for (const field of ['roots', 'wasm', 'rego_version'] as const) {
     if (!deepEqual(baseManifest[field], targetManifest[field])) return `.manifest ${field} changed (${JSON.stringify(baseManifest[field] ?? null)} -> ${JSON.stringify(targetManifest[field] ?? null)})`;
   }
-  const policy = (files: readonly TarballFile[]) => new Map(files.filter((f) => f.name !== '.manifest' && f.name !== '.signatures.json' && !DATA_FILE.test(f.name)).map((f) => [f.name, sha256(f.bytes)]));
+  const policy = (files: readonly TarballFile[]) => new Map(files.filter((f) => f.name !== '.manifest' && f.name !== '.signatures.json' && !DATA_FILE.test(f.name)).map((f) => [f.name, digestHex(f.bytes)]));
   const a = policy(baseFiles);
   const b = policy(targetFiles);
   for (const [name, h] of b) {
@@ -97,8 +95,8 @@ export async function compileDelta(base: Uint8Array, target: Uint8Array, sources
   return {
     manifest: targetManifest,
     operations: [...markers, ...changes],
-    from: { revision: revision(baseManifest), sha256: sha256(base) },
-    to: { revision: revision(targetManifest), sha256: sha256(target) },
+    from: { revision: revision(baseManifest), sha256: digestHex(base) },
+    to: { revision: revision(targetManifest), sha256: digestHex(target) },
   };
 }
 

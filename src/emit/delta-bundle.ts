@@ -2,7 +2,7 @@
  * The bytes of an OPA delta bundle: the tarball of `.manifest` and `patch.json` (canonical JSON),
  * and the `delta.json` record naming it, made from what compile/delta.ts decided it holds.
  */
-import { createHash } from 'node:crypto';
+import { digestHex } from '../canonical/digest.ts';
 import { canonicalBytes } from '../canonical/json.ts';
 import type { DeltaContents, DeltaRecord, PatchOperation } from '../compile/delta.ts';
 import { emitTarGz } from './opa-tarball.ts';
@@ -15,8 +15,6 @@ export interface DeltaBundle {
   readonly operations: readonly PatchOperation[];
 }
 
-const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-
 export async function emitDeltaBundle(delta: DeltaContents): Promise<DeltaBundle> {
   const tarball = await emitTarGz([
     { name: '.manifest', bytes: canonicalBytes(delta.manifest, { allowFloats: true }) },
@@ -27,7 +25,7 @@ export async function emitDeltaBundle(delta: DeltaContents): Promise<DeltaBundle
     schema_version: 1,
     from: delta.from,
     to: delta.to,
-    sha256: sha256(tarball),
+    sha256: digestHex(tarball),
     bytes: tarball.length,
     operations: delta.operations.length,
   };

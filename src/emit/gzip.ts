@@ -20,9 +20,9 @@
  * and the bytes are those of compressing everything afresh. An input shorter than the smallest
  * chunk is one chunk, whose stream is exactly what plain zlib gzip writes.
  */
-import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { Deflate, deflateRaw, Z_DEFAULT_STRATEGY, Z_SYNC_FLUSH } from 'pako';
+import { digestHex } from '../canonical/digest.ts';
 
 /** The deflate parameters, pinned: each one changes the compressed bytes. */
 export const GZIP_PARAMETERS = {
@@ -127,7 +127,7 @@ export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint
   for (const [i, end] of ends.entries()) {
     const chunk = bytes.subarray(start, end);
     const last = i === ends.length - 1;
-    const digest = `${createHash('sha256').update(chunk).digest('hex')}${last ? '.last' : ''}`;
+    const digest = `${digestHex(chunk)}${last ? '.last' : ''}`;
     chunks.push({ digest, deflated: reuse?.get(digest) ?? deflateChunk(chunk, last) });
     start = end;
   }

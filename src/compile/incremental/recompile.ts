@@ -227,7 +227,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       { name: 'bundle.tar.gz', bytes: tarball.bytes },
       ...(options.connectome?.files ?? []),
     ];
-    const digestOf = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
+    const sha256ByName = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
     const state: CompileState = {
       version: COMPILE_STATE_VERSION,
       profile: options.profile,
@@ -243,8 +243,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       artifacts: {
         format: options.format ?? 'toolgate',
         created_at,
-        policy_bundle_sha256: digestOf.get('policy-bundle.json')!,
-        tarball_sha256: digestOf.get('bundle.tar.gz')!,
+        policy_bundle_sha256: sha256ByName.get('policy-bundle.json')!,
+        tarball_sha256: sha256ByName.get('bundle.tar.gz')!,
       },
       tarball_chunks: tarball.chunks,
       manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
@@ -254,10 +254,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     if (options.keepState) {
       const kept = stateFiles(state);
       files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
-      digestOf.set(STATE_PIECES_FILE, kept.piecesSha256);
+      sha256ByName.set(STATE_PIECES_FILE, kept.piecesSha256);
     }
     const summary = changeSummary(prev, state, { recomputedAgents: recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
-    return { files, sha256: digestOf, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
+    return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
   return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, finish };
 }

@@ -32,11 +32,8 @@ edited. A credential-shaped reviewer or note is refused (exit 2) and nothing is 
   --note TEXT         one line, at most 500 characters; may cite paths, never a credential
 ${common}`;
 
-function dispositionOption(v: string | undefined, usage: string, required: boolean): Disposition | undefined {
-  if (v === undefined) {
-    if (required) usageError('--status is required', usage);
-    return undefined;
-  }
+function dispositionOption(v: string | undefined, usage: string): Disposition {
+  if (v === undefined) usageError('--status is required', usage);
   if (!(DISPOSITIONS as readonly string[]).includes(v)) usageError(`--status must be one of ${DISPOSITIONS.join(', ')}, got ${JSON.stringify(v)}`, usage);
   return v as Disposition;
 }
@@ -56,7 +53,7 @@ export const reviewCandidatesAnnotateCommand: Command = {
   async run(args: string[], io: CliIo): Promise<number> {
     const { values, positionals } = parseCommandArgs(args, { status: { type: 'string' }, reviewer: { type: 'string' }, note: { type: 'string' }, annotations: { type: 'string' } }, annotateUsage);
     if (positionals.length !== 2) usageError('expected REPORT and CANDIDATE_ID', annotateUsage);
-    const disposition = dispositionOption(values.status, annotateUsage, true)!;
+    const disposition = dispositionOption(values.status, annotateUsage);
     if (values.reviewer === undefined) usageError('--reviewer is required', annotateUsage);
     const reviewer = normaliseReviewer(values.reviewer);
     const note = normaliseNote(values.note);

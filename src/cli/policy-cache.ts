@@ -29,7 +29,7 @@ import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';
 
 /** The cache folder the environment names, or undefined when it names none. */
-export function cacheFolder(env: Readonly<Record<string, string | undefined>>): string | undefined {
+function cacheFolder(env: Readonly<Record<string, string | undefined>>): string | undefined {
   if (env.TOOLGATE_CACHE_DIR) return env.TOOLGATE_CACHE_DIR;
   if (env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME)) return join(env.XDG_CACHE_HOME, 'toolgate');
   if (env.HOME && isAbsolute(env.HOME)) return join(env.HOME, '.cache', 'toolgate');
@@ -89,7 +89,7 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export const PRUNE_AFTER_DAYS = 30;
 
 /** Whether `dir` is a folder of this user's that nobody else may write to (no owner check where there are no uids). */
-export function isPrivateFolder(dir: string): boolean {
+function isPrivateFolder(dir: string): boolean {
   const st = statSync(dir, { throwIfNoEntry: false });
   if (st === undefined || !st.isDirectory()) return false;
   if (process.platform === 'win32') return true;

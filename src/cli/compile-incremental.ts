@@ -13,6 +13,7 @@ import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
+import { listedSha256, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import type { CliIo } from './command.ts';
 import { readBytesFile } from './fs-io.ts';
 
@@ -65,14 +66,8 @@ export function previousFromState(outDir: string, state: CompileState): (Previou
 
 /** The SHA-256 of each file SHA256SUMS in `outDir` lists, by name (empty when there is none). */
 function listedDigests(outDir: string): Map<string, string> {
-  const path = join(outDir, 'SHA256SUMS');
-  const out = new Map<string, string>();
-  if (!existsSync(path)) return out;
-  for (const line of new TextDecoder().decode(readBytesFile(path)).split('\n')) {
-    const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
-    if (m) out.set(m[2]!, m[1]!);
-  }
-  return out;
+  const path = join(outDir, SHA256SUMS_FILE);
+  return existsSync(path) ? listedSha256(new TextDecoder().decode(readBytesFile(path))) : new Map();
 }
 
 /**

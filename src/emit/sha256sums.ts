@@ -14,3 +14,13 @@ export function sha256SumsFile(files: readonly { readonly name: string; readonly
     .join('');
   return { name: SHA256SUMS_FILE, bytes: new TextEncoder().encode(sums) };
 }
+
+/** The digest of each file a SHA256SUMS text lists, by name; lines not of that form are skipped. */
+export function listedSha256(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^([0-9a-f]{64}) {2}(.+)$/.exec(line);
+    if (m) out.set(m[2]!, m[1]!);
+  }
+  return out;
+}

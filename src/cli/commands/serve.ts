@@ -108,11 +108,12 @@ function isUnder(path: string, root: string): boolean {
 function confine(io: CliIo, roots: readonly string[], arg: string, p: string): string {
   const abs = resolve(io.cwd, p);
   // Roots are real paths, so the file is compared by its own real path (or its folder's).
-  const real = realpathOrUndefined(abs) ?? join(realpathOrUndefined(dirname(abs)) ?? dirname(abs), basename(abs));
+  const own = realpathOrUndefined(abs);
+  const real = own ?? join(realpathOrUndefined(dirname(abs)) ?? dirname(abs), basename(abs));
   if (!roots.some((r) => isUnder(real, r))) {
     throw new ToolgateError('USAGE', `${arg} ${JSON.stringify(p)} is outside the folders this server reads (${roots.join(', ')}); start serve with --diff-root DIR to allow another`);
   }
-  return realpathOrUndefined(abs) === undefined ? abs : real;
+  return own ?? abs;
 }
 
 function confinedFiles(io: CliIo, roots: readonly string[]): ServeFiles {

@@ -37,7 +37,7 @@ export function evalCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, k:
   callsFirst(ins, t));
 }
 
-export function evalPrint(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
+function evalPrint(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, k: VK): boolean {
   const parts: string[] = [];
   for (const a of t.args) {
     const vals: Value[] = [];
@@ -52,7 +52,7 @@ export function evalPrint(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, k
   return k(true);
 }
 
-export function callTarget(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK): boolean {
+function callTarget(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK): boolean {
   const key = target.kind === 'builtin' ? target.name : target.path;
   const over = ev.s.funcOverrides?.get(key);
   if (over) {
@@ -84,7 +84,7 @@ export function callTarget(ev: Evaluator, target: CallTarget, vals: Value[], loc
   return callTargetRaw(ev, target, vals, loc, k, ev.s);
 }
 
-export function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK, _st: WithState): boolean {
+function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK, _st: WithState): boolean {
   if (target.kind === 'func') return callFunc(ev, target.path, vals, loc, k);
   const def = lookupBuiltin(target.name);
   if (!def) throw new RegoError('rego_type_error', `undefined function ${target.name}`, loc);
@@ -104,7 +104,7 @@ export function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], 
 }
 
 /** A function branch's value with its parameters bound: undefined when its body fails, an error when its solutions disagree. */
-export function branchValue(ev: Evaluator, br: CRule, fr: Frame): Value | undefined {
+function branchValue(ev: Evaluator, br: CRule, fr: Frame): Value | undefined {
   let got: Value | undefined;
   ev.evalBody(br.body, 0, fr, () =>
     ev.evalTerm(br.value, fr, (v) => {

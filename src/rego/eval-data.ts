@@ -104,7 +104,7 @@ export function nodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined):
   return doc;
 }
 
-export function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined): Value | undefined {
+function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined): Value | undefined {
   const groups = (node.groups ??= {
     complete: node.rules.filter((r) => r.kind === 'value' && r.rest.length === 0),
     multi: node.rules.filter((r) => r.kind === 'multi' && r.rest.length === 0),
@@ -164,7 +164,7 @@ export function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | unde
   return doc;
 }
 
-export function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
+function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
   let result: Value | undefined;
   let def: CRule | undefined;
   // asked only once a value is known and another definition is left to try
@@ -194,7 +194,7 @@ export function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
 }
 
 /** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
-export function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
+function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
   // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
   // Early exit (as OPA): a constant value needs only the first solution of the body.
   let any = false;
@@ -273,7 +273,7 @@ export function agreeOnConstant(ev: Evaluator, rules: readonly CRule[], args?: r
   return true;
 }
 
-export function applyObjectDefault(ev: Evaluator, r: CRule, obj: ObjectValue): void {
+function applyObjectDefault(ev: Evaluator, r: CRule, obj: ObjectValue): void {
   const fr: Frame = new Array(r.nslots);
   ev.evalItems(r.rest, fr, 0, new Array(r.rest.length), (keys) => {
     let cur: ObjectValue = obj;
@@ -295,7 +295,7 @@ export function applyObjectDefault(ev: Evaluator, r: CRule, obj: ObjectValue): v
   });
 }
 
-export function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
+function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
   const fr: Frame = new Array(r.nslots);
   const insert = (keys: Value[], leaf: Value): void => {
     let cur = obj;

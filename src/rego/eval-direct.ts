@@ -76,7 +76,7 @@ export function direct(ev: Evaluator, t: Term, f: Frame): Direct {
 }
 
 /** Items of a composite literal, each direct, in the order `order` gives (callsFirst). */
-export function directItems(ev: Evaluator, items: readonly Term[], order: readonly number[] | undefined, f: Frame): Value[] | undefined | typeof GENERAL {
+function directItems(ev: Evaluator, items: readonly Term[], order: readonly number[] | undefined, f: Frame): Value[] | undefined | typeof GENERAL {
   const vals: Value[] = new Array(items.length);
   for (let i = 0; i < items.length; i++) {
     const j = order === undefined ? i : (order[i] as number);
@@ -92,7 +92,7 @@ export function directItems(ev: Evaluator, items: readonly Term[], order: readon
  * continuations, and cached) or ends in the base document, followed by constant or bound keys.
  * Under `with` replacing a node, or past a function, the general path decides.
  */
-export function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame): Direct {
+function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame): Direct {
   if (ev.s.nodeOverrides !== undefined) return GENERAL;
   const plan = dataRefPlan(t, ev.policy.root);
   if (plan.kind === 'general') return GENERAL;
@@ -149,7 +149,7 @@ function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Value[
  * keeps anyway (its first value is its only one). With several definitions the caller must run on
  * the first value before the others are checked for a conflict, so those take the general path.
  */
-export function directFunc(ev: Evaluator, t: Term & { type: 'call' }, path: string, f: Frame): Direct {
+function directFunc(ev: Evaluator, t: Term & { type: 'call' }, path: string, f: Frame): Direct {
   if (ev.s.funcOverrides !== undefined || funcOutputMarks.has(t)) return GENERAL;
   const rules = ev.policy.funcs.get(path);
   if (rules === undefined) return GENERAL;

@@ -84,7 +84,7 @@ export function unifyDirect(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): bo
   }
 }
 
-export function unifyPairs(ev: Evaluator, as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {
+function unifyPairs(ev: Evaluator, as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {
   if (i === as.length) return k();
   return unify(ev, as[i] as Term, bs[i] as Term, f, () => unifyPairs(ev, as, bs, i + 1, f, k));
 }
@@ -124,7 +124,7 @@ export function unifyItems(ev: Evaluator, items: Term[], v: Value[], i: number, 
   return unifyValue(ev, items[i] as Term, v[i] as Value, f, () => unifyItems(ev, items, v, i + 1, f, k));
 }
 
-export function unifyEntries(ev: Evaluator, entries: [Term, Term][], v: ObjectValue, i: number, f: Frame, k: K): boolean {
+function unifyEntries(ev: Evaluator, entries: [Term, Term][], v: ObjectValue, i: number, f: Frame, k: K): boolean {
   if (i === entries.length) return k();
   const [kt, vt] = entries[i] as [Term, Term];
   return ev.evalTerm(kt, f, (key) => {

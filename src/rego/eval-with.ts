@@ -88,7 +88,7 @@ export function evalWith(ev: Evaluator, l: Literal, f: Frame, i: number, vals: V
   }
 }
 
-export function withTargetFunc(ev: Evaluator, t: Term): CallTarget | undefined {
+function withTargetFunc(ev: Evaluator, t: Term): CallTarget | undefined {
   if (t.type === 'call' && t.args.length === 0 && t.target && WITH_FUNC_VALUES.has(t)) return t.target;
   if (t.type === 'var' && t.slot === undefined && t.name !== 'input' && t.name !== 'data' && lookupBuiltin(t.name)) {
     return { kind: 'builtin', name: t.name };
@@ -104,7 +104,7 @@ export function withTargetFunc(ev: Evaluator, t: Term): CallTarget | undefined {
   return undefined;
 }
 
-export function withState<T>(ev: Evaluator, st: WithState, fn: () => T): T {
+function withState<T>(ev: Evaluator, st: WithState, fn: () => T): T {
   const cur = ev.s;
   ev.s = st;
   try {

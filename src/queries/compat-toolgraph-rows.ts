@@ -49,7 +49,7 @@ const byResourceThenPolicy = (a: DenyReach, b: DenyReach) => cmp(a.resource ?? '
  * first (by resource, then policy), then directly; with `agent`, each classified against its
  * expected exceptions whether or not the agent holds the grant.
  */
-export function peerDenyRows(estate: Estate, key: string, agent?: string): Row[] {
+function peerDenyRows(estate: Estate, key: string, agent?: string): Row[] {
   const name = toolOf(estate, key).tool;
   const reach = estate.denyReach(key);
   const viaResource = reach.filter((r) => r.resource !== null).sort(byResourceThenPolicy);

@@ -53,7 +53,7 @@ const PEER_TOOLS: readonly string[] = ['check_access', 'unsafe_callable_tools', 
 const PEER_COMMANDS: readonly string[] = ['preflight', 'control_preflight', 'review_candidates'];
 
 /** Does the peer have this query as an MCP tool? */
-export function isPeerTool(q: QueryDef): boolean {
+function isPeerTool(q: QueryDef): boolean {
   return PEER_TOOLS.includes(q.tool);
 }
 

@@ -14,7 +14,7 @@ import type { CliOutcome, QueryDef } from './query-def.ts';
 const PROFILE = profileArg('selector profile (default strict)');
 
 /** Why a run id is refused, or undefined: 1 to 256 characters, no control character, no secret. */
-export function runIdFault(runId: string): string | undefined {
+function runIdFault(runId: string): string | undefined {
   if (runId === '' || runId.length > 256 || /[\u0000-\u001f\u007f]/.test(runId)) return 'the run id must be 1 to 256 characters without control characters';
   const secret = credentialShape(runId);
   if (secret !== undefined) return `the run id is credential-shaped (${secret}); a run id must not carry a secret`;

@@ -106,6 +106,8 @@ export function peerUnsafeTools(r: Any, estate: Estate): Row {
   return { agent: r.agent, agent_found: true, count: tools.length, tools };
 }
 
+/** The agents holding a grant of the tool, each once, sorted. */
+const grantedTo = (estate: Estate, key: string) => [...new Set((estate.grantsByTool.get(key) ?? []).map((g) => g.agent))].sort(cmp);
 const nullsLast = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : cmp(a, b));
 
 /** blast_radius: {kind, node, found, impacted}, one impacted row per (tool, edge, caller). */
@@ -118,10 +120,9 @@ export function peerBlastRadius(r: Any, estate: Estate): Row {
   const kind = r.kind as 'resource' | 'policy';
   const node = kind === 'resource' ? r.resources[0] : r.target;
   const callers = (key: string): (string | null)[] => {
-    const agents = [...new Set((estate.grantsByTool.get(key) ?? []).map((g) => g.agent))].sort(cmp);
+    const agents = grantedTo(estate, key);
     return agents.length > 0 ? agents : [null];
   };
-  const impacted: Row[] = [];
   const viaResource: Row[] = [];
   const direct: Row[] = [];
   for (const t of r.tools as { tool_key: string; via: string; resource: string | null; provenance: ReportedProvenance }[]) {
@@ -139,11 +140,9 @@ export function peerBlastRadius(r: Any, estate: Estate): Row {
   const s = (v: unknown) => v as string;
   viaResource.sort((a, b) => cmp(s(a.resource ?? ''), s(b.resource ?? '')) || nullsLast(a.agent as string | null, b.agent as string | null) || cmp(s(a.tool), s(b.tool)) || cmp(s(a.tool_key), s(b.tool_key)) || cmp(s(a.mode), s(b.mode)));
   direct.sort((a, b) => cmp(s(a.tool), s(b.tool)) || nullsLast(a.agent as string | null, b.agent as string | null) || cmp(s(a.tool_key), s(b.tool_key)));
-  impacted.push(...viaResource, ...direct);
-  return { kind, node, found: true, impacted };
+  return { kind, node, found: true, impacted: [...viaResource, ...direct] };
 }
 
-const grantedTo = (estate: Estate, key: string) => [...new Set((estate.grantsByTool.get(key) ?? []).map((g) => g.agent))].sort(cmp);
 const dataAccess = (estate: Estate, key: string) =>
   (estate.accessByTool.get(key) ?? [])
     .map((a) => ({ mode: a.mode, resource: a.resource }))

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import type { RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { catalogDigest } from '../../governance/input-digests.ts';
-import type { Estate } from '../../governance/estate.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { recompileEstate } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
@@ -145,14 +144,14 @@ export const compileCommand: Command = {
           ...(keepState && final ? { keepState } : {}),
         });
       // The declared connectome of an unchanged catalog, as the previous compile wrote it (--incremental).
-      const keptConnectome = (e: Estate): ConnectomeArtifacts | undefined => {
+      const keptConnectome = (): ConnectomeArtifacts | undefined => {
         if (start === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
-        const files = keptConnectomeFiles(outDir, start, catalogDigest(e.catalog), algorithm);
-        return files && keptConnectomeArtifacts(e.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
+        const files = keptConnectomeFiles(outDir, start, catalogDigest(estate.catalog), algorithm);
+        return files && keptConnectomeArtifacts(estate.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
       };
-      // A signer may sign differently each time, so only an unsigned connectome is reused.
-      const key = values.signer === undefined ? `${JSON.stringify(estate.catalog)}\n${hostGraphText}` : undefined;
-      let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : (keptConnectome(estate) ?? (await connectomeOf()));
+      // Only a watch compiles again in this process; a signer may sign differently each time, so only an unsigned connectome is reused.
+      const key = values.watch === true && values.signer === undefined ? `${JSON.stringify(estate.catalog)}\n${hostGraphText}` : undefined;
+      let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : (keptConnectome() ?? (await connectomeOf()));
       if (key !== undefined) connectomeMemo = { key, value: connectome };
       // --signs: the consumer's policy sees this compile's own data document (signs still unset).
       const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {

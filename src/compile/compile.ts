@@ -2,7 +2,6 @@
  * What one compile run takes and gives: its options and its artifact set. The run is planned in
  * incremental/recompile.ts and made into bytes by emit/compile-run.ts (`compileEstate`).
  */
-import type { Estate } from '../governance/estate.ts';
 import type { GraphState, Profile } from '../governance/types.ts';
 import type { DataEdge } from './data-document.ts';
 import type { PreviousState } from './graph-state.ts';

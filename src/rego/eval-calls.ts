@@ -74,17 +74,17 @@ function callTarget(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, 
           } finally {
             ev.s = inner;
           }
-        }, saved);
+        });
       } finally {
         ev.s = saved;
       }
       return r;
     }
   }
-  return callTargetRaw(ev, target, vals, loc, k, ev.s);
+  return callTargetRaw(ev, target, vals, loc, k);
 }
 
-function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK, _st: WithState): boolean {
+function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Loc, k: VK): boolean {
   if (target.kind === 'func') return callFunc(ev, target.path, vals, loc, k);
   const def = lookupBuiltin(target.name);
   if (!def) throw new RegoError('rego_type_error', `undefined function ${target.name}`, loc);

@@ -15,12 +15,9 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
+import { SIDECAR_SUFFIX } from '../review/annotations.ts';
 import { withFileLock } from './file-lock.ts';
 import { writeFilesAtomic } from './fs-io.ts';
-
-import { SIDECAR_SUFFIX } from '../review/annotations.ts';
-
-export { SIDECAR_SUFFIX };
 
 /** The real path of `path`, or of its folder joined with its name when the file does not exist yet. */
 export function realPathOf(path: string): string {

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { digestHex } from '../../canonical/digest.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
 import { ToolgateError } from '../../errors.ts';
-import { emptyAnnotations, readAnnotations } from '../../review/annotations.ts';
+import { emptyAnnotations, readAnnotations, SIDECAR_SUFFIX } from '../../review/annotations.ts';
 import { reviewPlan } from '../../review/review-plan.ts';
 import { readReviewReport } from '../../review/tracegraph-report.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -17,7 +17,7 @@ import { EXIT } from '../exit-codes.ts';
 import { ESTATE_OPTIONS, ESTATE_USAGE, estateFromArgs } from '../estate-input.ts';
 import { readBytesFile, writeFilesAtomic } from '../fs-io.ts';
 import { printJson } from '../output.ts';
-import { readSidecarText, reviewPaths, SIDECAR_SUFFIX } from '../review-store.ts';
+import { readSidecarText, reviewPaths } from '../review-store.ts';
 import { runState, STATE_USAGE } from '../run-state.ts';
 import { profileOption } from '../selector-args.ts';
 

@@ -7,7 +7,7 @@
  * governance.
  */
 import { queryNamed } from '../../queries/table.ts';
-import { appendEvent, DISPOSITIONS, emptyAnnotations, normaliseNote, normaliseReviewer, readAnnotations, type Annotations, type Disposition } from '../../review/annotations.ts';
+import { appendEvent, DISPOSITIONS, emptyAnnotations, normaliseNote, normaliseReviewer, readAnnotations, SIDECAR_SUFFIX, type Annotations, type Disposition } from '../../review/annotations.ts';
 import { readReviewReport, type ReviewReport } from '../../review/tracegraph-report.ts';
 import { jsonFileBytes } from '../../compile/compile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
@@ -17,7 +17,7 @@ import { EXIT } from '../exit-codes.ts';
 import { readBytesFile } from '../fs-io.ts';
 import { printJson } from '../output.ts';
 import { queryCommand } from '../query-command.ts';
-import { readSidecarText, replaceDurably, reviewPaths, withSidecarLock, SIDECAR_SUFFIX } from '../review-store.ts';
+import { readSidecarText, replaceDurably, reviewPaths, withSidecarLock } from '../review-store.ts';
 import { resolve } from 'node:path';
 
 const common = `  --annotations FILE  the sidecar (default: REPORT${SIDECAR_SUFFIX}); symlinks are resolved first

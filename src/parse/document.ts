@@ -220,11 +220,6 @@ function emptyDocument(file: string): ParsedDocument {
   return { file, value: null, locate: (path) => ({ file, line: 1, col: 1, path: pointer(path) }) };
 }
 
-function firstLine(s: string): string {
-  // prettyErrors appends " at line L, column C:" and a source excerpt; the location is reported separately.
-  return (s.split('\n', 1)[0] ?? s).replace(/ at line \d+, column \d+:?$/, '');
-}
-
 function tooDeep(file: string, text: string): ToolgateError {
   return new ToolgateError('INPUT_TOO_LARGE', `document nests deeper than ${MAX_DEPTH} levels`, { at: [eventAt(file, text, 'deep')] });
 }

@@ -59,10 +59,6 @@ export function numMul(a: NumberValue, b: NumberValue): NumberValue {
   return floatOp(a, b, '*');
 }
 
-export function numIsZero(a: NumberValue): boolean {
-  return a === 0;
-}
-
 /** Quotient; undefined when dividing by zero (callers raise OPA's "divide by zero"). */
 export function numDiv(a: NumberValue, b: NumberValue): NumberValue | undefined {
   if (b === 0 || (b instanceof Decimal && b.m === 0n)) return undefined;

@@ -175,7 +175,3 @@ export function parseDuration(s0: string): bigint {
   }
   return neg ? -total : total;
 }
-
-export function monthName(m: number): string {
-  return LONG_MONTHS[m - 1]!;
-}

@@ -287,7 +287,8 @@ export function createServeServer(options: ServeOptions): Server {
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const def = defs.find((t) => t.name === req.params.name);
     if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${defs.map((d) => d.name).join(', ')}`);
-    const bad = checkArguments(def, req.params.arguments) ?? def.query.check?.(def.ours(req.params.arguments ?? {}));
+    const args = def.ours(req.params.arguments ?? {});
+    const bad = checkArguments(def, req.params.arguments) ?? def.query.check?.(args);
     if (bad) return fail({ error_kind: 'invalid_arguments', retryable: false, message: `${def.name}: ${bad}`, code: null });
     let loaded: LoadedEstate;
     try {
@@ -309,7 +310,7 @@ export function createServeServer(options: ServeOptions): Server {
         enforcementRego: options.enforcementRego,
       };
       const q = def.query;
-      const raw = await q.run(env, def.ours(req.params.arguments ?? {}));
+      const raw = await q.run(env, args);
       const result = q.answer ? await q.answer(raw) : raw;
       if (peer) {
         const answer = peerResult(q, result, estate, graph_state) as Record<string, unknown>;

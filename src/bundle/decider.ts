@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
-import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion } from '../rego/index.ts';
+import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
 import { depsAmong, moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
@@ -74,10 +74,14 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   const regoVersion = singleVersion(loaded.modules, source);
   let policy: BoundPolicy | undefined;
   let conflict: RegoError | undefined;
+  let dataValue: Value | undefined;
   if (certificate) {
     const reached = reachableModules(certificate.modules, DECISION_PATH);
     policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion, source);
-    if (policy) conflict = outlineConflict(certificate.rules, fromJSON(loaded.data));
+    if (policy) {
+      dataValue = fromJSON(loaded.data);
+      conflict = outlineConflict(certificate.rules, dataValue);
+    }
     // A certificate the part contradicts is not trusted: load and compile everything, as without one.
     else loaded = loadBundleWith(files, source, {});
   }
@@ -96,7 +100,8 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   }
   const bound = policy;
   try {
-    bound.setData(loaded.data);
+    // a value fromJSON already made is kept as it is: the data is converted once
+    bound.setData(dataValue ?? loaded.data);
   } catch (e) {
     if (e instanceof RegoError) throw toolgateErrorFromRego(e);
     throw e;

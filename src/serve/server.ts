@@ -272,8 +272,13 @@ export function createServeServer(options: ServeOptions): Server {
   const peer = options.compat === 'toolgraph';
   const defs = peer ? PEER_DEFS : DEFS;
   // The peer's answers are reshaped from ours: schemas/results/compat-toolgraph.schema.json describes them.
-  const compatSchema = options.resultSchemas?.get('compat-toolgraph');
-  const tools = peer ? toolList(defs, undefined).map((t) => ({ ...t, ...withPeerOutput(t.name, compatSchema) })) : toolList(defs, options.resultSchemas);
+  // Built on the first tools/list only: over HTTP each call gets a server of its own.
+  const toolsListed = (): readonly Tool[] => {
+    if (!peer) return toolList(defs, options.resultSchemas);
+    const compatSchema = options.resultSchemas?.get('compat-toolgraph');
+    return toolList(defs, undefined).map((t) => ({ ...t, ...withPeerOutput(t.name, compatSchema) }));
+  };
+  let tools: readonly Tool[] | undefined;
   // The peer's only typed error is the availability signal; everything else is a normal MCP error.
   const fail = (env: ErrorEnvelope): CallToolResult => {
     if (!peer) return failure(env);
@@ -283,7 +288,7 @@ export function createServeServer(options: ServeOptions): Server {
     }
     throw new McpError(env.error_kind === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams, env.message);
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...tools] }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(tools ??= toolsListed())] }));
   server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     const def = defs.find((t) => t.name === req.params.name);
     if (!def) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(req.params.name)}; tools: ${defs.map((d) => d.name).join(', ')}`);

@@ -11,8 +11,8 @@ import { catalogDigest, governanceDigest } from '../governance/input-digests.ts'
 import { nextGraphState, type InputDigests, type PreviousState } from '../compile/graph-state.ts';
 import { ToolgateError } from '../errors.ts';
 import type { Estate } from '../governance/estate.ts';
-import type { GraphState } from '../governance/types.ts';
 import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
+import type { RunState } from '../queries/query-def.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
 
@@ -40,11 +40,6 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
     graph_state: { instance_id: gs.instance_id, generation: gs.generation as number },
     digests: { governance_digest: v.governance_digest, catalog_digest: v.catalog_digest, connectome_digest: typeof v.connectome_digest === 'string' ? v.connectome_digest : null },
   };
-}
-
-export interface RunState {
-  readonly graph_state: GraphState;
-  readonly digests: InputDigests;
 }
 
 /** The estate's graph state for an artifact about to be written to `out` (or printed). */

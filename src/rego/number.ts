@@ -6,7 +6,7 @@
  * `0.1 + 0.2` is 0.3 and `1 / 3` is 0.3333333333333333333, as in OPA. Division is exact only for
  * integers in OPA's int32 window that divide evenly; other quotients take the float path too.
  */
-import { type NumberValue, Decimal, fromDecimalParts, normBigInt, normDouble, toBigInt, toDecimalParts, toDouble } from './number-value.ts';
+import { type NumberValue, Decimal, fromDecimalParts, normBigInt, toBigInt, toDecimalParts } from './number-value.ts';
 
 function bothSafeInts(a: NumberValue, b: NumberValue): boolean {
   return typeof a === 'number' && typeof b === 'number' && Number.isInteger(a) && Number.isInteger(b);

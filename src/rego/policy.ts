@@ -17,7 +17,6 @@ import { RegoError } from './errors.ts';
 import { Evaluator, type EvalOptions } from './eval.ts';
 import { parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
 import { type Value } from './value.ts';
-import { fromJSON } from './value-json.ts';
 
 export interface ModuleSource {
   readonly name: string;

@@ -11,7 +11,7 @@ import { builtinError, registerBuiltins, type BuiltinContext, type BuiltinDef } 
 import { oneOfError, str } from './args.ts';
 // Not re-exported from the package root: the SDL checks buildASTSchema runs, with their locations.
 
-import { GqlError, gqlErrorOf, parseQueryDocument, parseSchemaDocument, queryDocumentJson, schemaDocumentJson } from './lib/gqlast.ts';
+import { GqlError, parseQueryDocument, parseSchemaDocument, queryDocumentJson, schemaDocumentJson } from './lib/gqlast.ts';
 import { queryDocumentFromJson, schemaDocumentFromJson } from './lib/gqlfromjson.ts';
 import { gql, gqlValidate } from './lib/graphql-js.ts';
 

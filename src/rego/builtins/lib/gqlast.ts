@@ -5,7 +5,7 @@
  * and objects pruned as OPA prunes them.
  */
 import type { ArgumentNode, ConstDirectiveNode, DefinitionNode, DirectiveDefinitionNode, DirectiveNode, DocumentNode, EnumValueDefinitionNode, FieldDefinitionNode, FragmentDefinitionNode, InputValueDefinitionNode, OperationDefinitionNode, SelectionNode, TypeNode, ValueNode, VariableDefinitionNode, NamedTypeNode, OperationTypeDefinitionNode, SchemaDefinitionNode, SchemaExtensionNode, TypeDefinitionNode, TypeExtensionNode } from 'graphql';
-import type { GraphQLError, Kind, Token } from 'graphql';
+import type { GraphQLError, Token } from 'graphql';
 import { gql, once } from './graphql-js.ts';
 
 export type GoJson = null | boolean | number | string | GoJson[] | { [k: string]: GoJson };

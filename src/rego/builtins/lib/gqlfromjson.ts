@@ -5,7 +5,7 @@
  * and missing fields are zero, and every selection decodes as a field (gqlparser tries Field first,
  * which accepts any object), so fragment spreads and inline fragments come back as fields.
  */
-import type { Kind, OperationTypeNode, DocumentNode } from 'graphql';
+import type { OperationTypeNode, DocumentNode } from 'graphql';
 import { ObjectValue, type Value } from '../../value.ts';
 import { GqlError } from './gqlast.ts';
 import { gql } from './graphql-js.ts';

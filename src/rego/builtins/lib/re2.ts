@@ -10,7 +10,7 @@
  * syntax) are reproduced here rather than borrowed from re2js's Java- and JS-flavoured helpers.
  */
 import { createRequire } from 'node:module';
-import type { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
+import type { RE2JS, RE2JSException } from 're2js';
 import { rewriteUnicodeClasses } from './re2-unicode-classes.ts';
 
 type Re2js = typeof import('re2js');

@@ -3,12 +3,12 @@
  * values with their conflict check and default, partial sets and objects, ref-head objects, child
  * nodes) computed once per evaluation or shared, and which rule bodies OPA's rule index runs.
  */
-import { type VK, type Frame, UNDEF, GENERAL, childOf, isUnboundVar, isPattern, mergeObjects } from './eval-support.ts';
+import { type VK, type Frame, UNDEF, GENERAL, childOf, isUnboundVar, isPattern } from './eval-support.ts';
 import type { Term } from './ast.ts';
 import type { CRule, DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { branchConditions } from './ruleindex.ts';
-import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
+import { ObjectValue, SetValue, type Value, mergeObjects, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';

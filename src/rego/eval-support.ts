@@ -78,15 +78,6 @@ export function printValue(v: Value): string {
   return String(v);
 }
 
-export function mergeObjects(a: ObjectValue, b: ObjectValue): ObjectValue {
-  const out = new ObjectValue(a.unordered());
-  for (const [k, v] of b.unordered()) {
-    const p = out.get(k);
-    out.set(k, p instanceof ObjectValue && v instanceof ObjectValue ? mergeObjects(p, v) : v);
-  }
-  return out;
-}
-
 export function refPath(t: Term): string[] | undefined {
   if (t.type === 'var') return [t.name];
   if (t.type !== 'ref' || t.head.type !== 'var') return undefined;

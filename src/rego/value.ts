@@ -428,6 +428,16 @@ export function valueEquals(a: Value, b: Value): boolean {
   return false;
 }
 
+/** `a` with `b`'s entries laid over it, objects under one key merged the same way (b wins elsewhere). */
+export function mergeObjects(a: ObjectValue, b: ObjectValue): ObjectValue {
+  const out = new ObjectValue(a.unordered());
+  for (const [k, v] of b.unordered()) {
+    const p = a.get(k);
+    out.set(k, p instanceof ObjectValue && v instanceof ObjectValue ? mergeObjects(p, v) : v);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- small constructors
 
 export function arrayOf(items: Iterable<Value>): Value[] {

@@ -1,7 +1,7 @@
 /**
  * Object builtins: object.get, remove, filter, union, union_n, keys and subset.
  */
-import { type Value, ObjectValue, SetValue, isNumber, valueEquals } from '../value.ts';
+import { type Value, ObjectValue, SetValue, isNumber, mergeObjects, valueEquals } from '../value.ts';
 import { toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, arr, elementError, obj, oneOfError } from './args.ts';
@@ -42,16 +42,6 @@ function findPath(v: Value, path: readonly Value[]): Value | undefined {
     } else return undefined;
   }
   return cur;
-}
-
-function mergeWithOverwrite(a: ObjectValue, b: ObjectValue): ObjectValue {
-  const out = new ObjectValue(a.unordered());
-  for (const [k, vb] of b.unordered()) {
-    const va = a.get(k);
-    if (va instanceof ObjectValue && vb instanceof ObjectValue) out.set(k, mergeWithOverwrite(va, vb));
-    else out.set(k, vb);
-  }
-  return out;
 }
 
 function isSubset(sup: Value, sub: Value): boolean {
@@ -130,7 +120,7 @@ export const OBJECT_BUILTINS: BuiltinDef[] = [
   {
     name: 'object.union',
     arity: 2,
-    fn: (a) => mergeWithOverwrite(obj('object.union', a, 0), obj('object.union', a, 1)),
+    fn: (a) => mergeObjects(obj('object.union', a, 0), obj('object.union', a, 1)),
   },
   {
     name: 'object.union_n',
@@ -140,7 +130,7 @@ export const OBJECT_BUILTINS: BuiltinDef[] = [
       let out = new ObjectValue();
       for (const x of xs) {
         if (!(x instanceof ObjectValue)) throw elementError('object.union_n', 1, xs, 'object', x);
-        out = mergeWithOverwrite(out, x);
+        out = mergeObjects(out, x);
       }
       return out;
     },

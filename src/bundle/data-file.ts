@@ -4,11 +4,13 @@
  * package plus goyaml's legacy octal and binary integers. Own properties only, so a key such as
  * `__proto__` is data, never a prototype.
  */
+import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { ToolgateError } from '../errors.ts';
 import { refuse, type Where } from './entry-fault.ts';
 import { isJsonObject } from '../canonical/json-object.ts';
 import { goUtf8, JsonError, parseGoJson, type JNode } from './go-json.ts';
+import { MAX_DEPTH as GO_JSON_MAX_DEPTH } from '../rego/go-json.ts';
 
 export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -39,6 +41,46 @@ export function readJsonFile(bytes: Uint8Array, w: Where): unknown {
     if (e instanceof JsonError) refuse(w, `not valid JSON: ${e.message}`);
     throw e;
   }
+}
+
+/** A `\\u` escape of a surrogate: Go turns a lone one into U+FFFD where JSON.parse keeps it. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/**
+ * A data.json file as readJsonFile reads it (Go's reading), through the native JSON.parse whenever
+ * that gives the same value: valid UTF-8 (Go repairs invalid bytes), no escaped surrogate, and not
+ * nested deep enough for Go's depth limit. Both take the last of repeated keys and read numbers
+ * as doubles, and JSON.parse makes `__proto__` an own property as setOwn does. Anything else,
+ * and any text JSON.parse refuses, goes through readJsonFile, which gives Go's value or refusal.
+ * The native parser is what keeps a large data file from costing a decision most of its time.
+ */
+export function readDataJson(bytes: Uint8Array, w: Where): unknown {
+  if (isUtf8(bytes)) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+    if (!SURROGATE_ESCAPE.test(text)) {
+      let value: unknown;
+      let parsed = true;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        parsed = false;
+      }
+      if (parsed && (text.length < 2 * GO_JSON_MAX_DEPTH || shallowerThan(value, GO_JSON_MAX_DEPTH - 1))) return value;
+    }
+  }
+  return readJsonFile(bytes, w);
+}
+
+/** Whether no path through `v` passes `limit` arrays and objects (walked without recursion). */
+function shallowerThan(v: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[v, 0]];
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!;
+    if (typeof x !== 'object' || x === null) continue;
+    if (d + 1 >= limit) return false;
+    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+  }
+  return true;
 }
 
 /** Go's legacy octal and binary integers, which goyaml v3 still resolves (`012` is 10). */

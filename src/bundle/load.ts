@@ -33,14 +33,12 @@
  * - YAML is read with the `yaml` package's core schema plus Go's legacy octal (`012` is 10);
  *   goyaml v3 corner cases (null keys, float keys) may differ.
  */
-import { isUtf8 } from 'node:buffer';
-import { MAX_DEPTH as GO_JSON_MAX_DEPTH } from '../rego/go-json.ts';
 import { parseModule, type Module, type RegoVersion } from '../rego/index.ts';
 import { cleanPath } from './entry-names.ts';
 import type { TarballFile } from './read-tarball.ts';
 import { goFold, type JNode } from './go-json.ts';
 import { refuse, type Where } from './entry-fault.ts';
-import { readJsonFile, readJsonFirst, readYamlFile, toJS } from './data-file.ts';
+import { readDataJson, readJsonFirst, readYamlFile, toJS } from './data-file.ts';
 import { decodeManifest, regoVersionFor, type BundleManifest } from './manifest.ts';
 import { dataKey, insertData } from './data-mount.ts';
 import { checkDataRoots, rootPathsContain, rootPathsOverlap, underRoots } from './roots.ts';
@@ -190,46 +188,6 @@ export function loadBundleWith(files: readonly TarballFile[], source: string, op
   const stored = underRoots(data, roots);
   const manifestJSON = manifestNode !== undefined && manifestNode.t === 'obj' ? (toJS(manifestNode) as Record<string, unknown>) : {};
   return { manifestJSON, manifest, data: stored, modules, wasm };
-}
-
-/** A `\\u` escape of a surrogate: Go turns a lone one into U+FFFD where JSON.parse keeps it. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/**
- * A data.json file as readJsonFile reads it (Go's reading), through the native JSON.parse whenever
- * that gives the same value: valid UTF-8 (Go repairs invalid bytes), no escaped surrogate, and not
- * nested deep enough for Go's depth limit. Both take the last of repeated keys and read numbers
- * as doubles, and JSON.parse makes `__proto__` an own property as setOwn does. Anything else,
- * and any text JSON.parse refuses, goes through readJsonFile, which gives Go's value or refusal.
- * The native parser is what keeps a large data file from costing a decision most of its time.
- */
-function readDataJson(bytes: Uint8Array, w: Where): unknown {
-  if (isUtf8(bytes)) {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-    if (!SURROGATE_ESCAPE.test(text)) {
-      let value: unknown;
-      let parsed = true;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        parsed = false;
-      }
-      if (parsed && (text.length < 2 * GO_JSON_MAX_DEPTH || shallowerThan(value, GO_JSON_MAX_DEPTH - 1))) return value;
-    }
-  }
-  return readJsonFile(bytes, w);
-}
-
-/** Whether no path through `v` passes `limit` arrays and objects (walked without recursion). */
-function shallowerThan(v: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[v, 0]];
-  while (stack.length > 0) {
-    const [x, d] = stack.pop()!;
-    if (typeof x !== 'object' || x === null) continue;
-    if (d + 1 >= limit) return false;
-    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
-  }
-  return true;
 }
 
 /**

@@ -18,7 +18,10 @@ export function createdAtFromEnv(env: Readonly<Record<string, string | undefined
   return rfc3339(new Date(Number(raw) * 1000));
 }
 
-/** The wall clock in nanoseconds since the epoch: what OPA's time.now_ns and token expiry read. */
+/**
+ * The wall clock in nanoseconds since the epoch: what OPA's time.now_ns and token expiry read. The
+ * engine's default (rego/limits.ts) is the same line; commands that never run Rego load this one.
+ */
 export function wallClockNs(): bigint {
   return BigInt(Date.now()) * 1_000_000n;
 }

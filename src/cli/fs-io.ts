@@ -3,10 +3,10 @@
  * (temp file in the same folder, fsync, rename) with private permissions.
  */
 import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, rmSync, readFileSync, statSync, existsSync } from 'node:fs';
-import { isUtf8 } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
+import { utf8Text } from '../parse/utf8-text.ts';
 
 /** Largest input file toolgate reads (bytes). Larger files are refused before parsing. */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
@@ -24,11 +24,7 @@ export function readTextFile(path: string): string {
   if (size > MAX_INPUT_BYTES) {
     throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
   }
-  const buf = readFileSync(path);
-  // Checked first (a fast scan), then decoded once.
-  if (!isUtf8(buf)) throw new ToolgateError('PARSE_ERROR', `${path}: not valid UTF-8`, { at: [{ file: path }] });
-  const text = new TextDecoder('utf-8').decode(buf);
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return utf8Text(readFileSync(path), path);
 }
 
 export function readBytesFile(path: string): Uint8Array {

@@ -1,5 +1,4 @@
 /** What several rows of the query table share: the agent and profile arguments and the common exit policies. */
-import { ToolgateError } from '../errors.ts';
 import { PROFILES, type Profile } from '../governance/types.ts';
 import type { CliOutcome, QueryArg, QueryArgs } from './query-def.ts';
 
@@ -17,13 +16,3 @@ export const CANDIDATES: QueryArg = { name: 'candidates', kind: 'strings', descr
 export const profileArg = (description: string, configDefault?: string): QueryArg => ({ name: 'profile', kind: 'string', description, values: PROFILES, ...(configDefault ? { configDefault } : {}) });
 export const profileOf = (args: QueryArgs): Profile => ((args.profile as string | undefined) ?? 'strict') as Profile;
 
-/** A file's bytes as text, a leading byte-order mark dropped; not UTF-8 is PARSE_ERROR naming the file. */
-export function utf8Text(bytes: Uint8Array, file: string): string {
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ToolgateError('PARSE_ERROR', `${file}: not valid UTF-8`, { at: [{ file }] });
-  }
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}

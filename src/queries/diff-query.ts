@@ -15,7 +15,7 @@ import { parseStrictJson } from '../canonical/strict-json.ts';
 import type { DiffRecord } from '../connectome/index.ts';
 import { ToolgateError } from '../errors.ts';
 import { withSourceNames } from '../parse/source-names.ts';
-import { utf8Text } from './common.ts';
+import { utf8Text } from '../parse/utf8-text.ts';
 import type { QueryDef } from './query-def.ts';
 
 function refusedAs<T>(side: string, f: () => T): T {

@@ -8,7 +8,8 @@
  */
 import { digestHex } from '../canonical/digest.ts';
 import { credentialShape } from '../governance/credential-shape.ts';
-import { AGENT, CANDIDATES, profileArg, profileOf, utf8Text } from './common.ts';
+import { utf8Text } from '../parse/utf8-text.ts';
+import { AGENT, CANDIDATES, profileArg, profileOf } from './common.ts';
 import type { CliOutcome, QueryDef } from './query-def.ts';
 
 const PROFILE = profileArg('selector profile (default strict)');

@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { rootAt } from '../parse/source-names.ts';
+import { utf8Text } from '../parse/utf8-text.ts';
 
 export const TRACEGRAPH_KIND = 'tracegraph.review-candidates';
 
@@ -89,12 +90,7 @@ export function readReviewReport(file: string, bytes: Uint8Array): ReviewReport 
   const fail = (path: string, why: string): never => {
     throw new ToolgateError('SCHEMA_INVALID', `${file}: review-candidate report${path ? ` at ${path}` : ''}: ${why}`, { at: [{ file, path }] });
   };
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new ToolgateError('PARSE_ERROR', `${file}: not a JSON document (not valid UTF-8)`, { at: [{ file }] });
-  }
+  const text = utf8Text(bytes, file);
   // The strict reader: a fault at line:col, a repeated key refused rather than the last one kept.
   const v: unknown = parseJsonInput(text, file);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ToolgateError('SCHEMA_INVALID', `${file}: review-candidate report: must be an object`, { at: [rootAt(file, text)] });

@@ -18,14 +18,16 @@ describe('readTextFile', () => {
     expect(readTextFile(file('bom.yaml', '\uFEFFa: 1\n'))).toBe('a: 1\n');
   });
 
-  it('refuses bytes that are not UTF-8, naming the file', () => {
-    for (const [name, bytes] of [
-      ['overlong.yaml', [0x61, 0xc0, 0xaf]],
-      ['surrogate.yaml', [0xed, 0xa0, 0x80]],
-      ['truncated.yaml', [0x61, 0xe2, 0x82]],
+  it('refuses bytes that are not UTF-8, naming the file, the line and column, and the byte', () => {
+    for (const [name, bytes, line, col, lead] of [
+      ['overlong.yaml', [0x61, 0xc0, 0xaf], 1, 2, 'c0'],
+      ['surrogate.yaml', [0xed, 0xa0, 0x80], 1, 1, 'ed'],
+      ['truncated.yaml', [0x61, 0x0a, 0xc3, 0xa9, 0xe2, 0x82], 2, 2, 'e2'],
     ] as const) {
       const path = file(name, new Uint8Array(bytes));
-      expect(() => readTextFile(path)).toThrowError(expect.objectContaining({ code: 'PARSE_ERROR', message: `${path}: not valid UTF-8`, at: [{ file: path }] }));
+      expect(() => readTextFile(path)).toThrowError(
+        expect.objectContaining({ code: 'PARSE_ERROR', message: `not valid UTF-8: the sequence starting with byte 0x${lead} does not decode`, at: [{ file: path, line, col }] }),
+      );
     }
   });
 

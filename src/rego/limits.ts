@@ -126,6 +126,7 @@ export class Budget {
     if (Date.now() > this.deadline) this.exceeded('deadline');
   }
 
+  /** `detail`, for `bytes`, names a ceiling of the engine itself rather than the caller's budget. */
   exceeded(kind: LimitKind, detail?: string): never {
     const what =
       kind === 'steps'
@@ -133,7 +134,9 @@ export class Budget {
         : kind === 'deadline'
           ? `evaluation exceeded ${this.deadlineMs !== undefined ? `the deadline of ${this.deadlineMs} ms (deadline-ms)` : 'its deadline (deadline-ms)'}`
           : kind === 'bytes'
-            ? `evaluation exceeded the output budget of ${this.maxBytes} bytes built by builtins (max-bytes)`
+            ? detail === undefined
+              ? `evaluation exceeded the output budget of ${this.maxBytes} bytes built by builtins (max-bytes)`
+              : `evaluation would build a value larger than this engine holds (${detail})`
             : `evaluation nested too deeply${detail ? ` (${detail})` : ''}`;
     throw new RegoLimitError(kind, what, this.rule);
   }

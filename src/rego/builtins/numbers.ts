@@ -36,7 +36,11 @@ const RANGE_LIMIT = 10_000_000n;
 
 function range(name: string, lo: bigint, hi: bigint, step: bigint, ctx: BuiltinContext): Value[] {
   const n = (hi >= lo ? hi - lo : lo - hi) / step + 1n;
-  if (n > RANGE_LIMIT) throw builtinError(name, `range of ${n} elements is too large`);
+  // A limit, not a builtin error: OPA would build the range, so an undefined answer would be a different one.
+  if (n > RANGE_LIMIT) {
+    if (ctx.budget) ctx.budget.exceeded('bytes', `${name}: a range of ${n} elements, past ${RANGE_LIMIT}`);
+    throw builtinError(name, `range of ${n} elements is too large`);
+  }
   // charged before the array is built: nested ranges stop at the limit, not after building it
   ctx.budget?.alloc(Number(n));
   const out: Value[] = [];

@@ -114,7 +114,7 @@ function resultSize(v: Value): number {
 /** JS refuses a string or array past its maximum length: that is the output limit, not a bug. */
 function tooLarge(e: unknown, ctx: BuiltinContext): never {
   if (e instanceof RangeError && /Invalid (string|array|typed array) length|Array buffer allocation failed/i.test(e.message) && ctx.budget) {
-    ctx.budget.exceeded('bytes');
+    ctx.budget.exceeded('bytes', "past JavaScript's largest string or array");
   }
   throw e;
 }

@@ -217,6 +217,15 @@ describe('the limits object of the library API', () => {
     expect(e.limit).toBe('deadline');
   });
 
+  it("with no limits given, a value past the engine's own ceiling is a limit error naming it, never an undefined answer", () => {
+    const range = err(() => run('p := count(numbers.range(1, 100000000))', {}));
+    expect([range.limit, range.rule]).toEqual(['bytes', 'data.l.p']);
+    expect(range.message).toMatch(/larger than this engine holds \(numbers\.range: a range of 100000000 elements, past 10000000\)/);
+    const doubled = err(() => run('s := concat("", [x | some _ in numbers.range(1, 100000); x := "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"])\nt := concat("", [s | some _ in numbers.range(1, 10000)])\np := count(t)', {}));
+    expect(doubled.limit).toBe('bytes');
+    expect(doubled.message).toMatch(/larger than this engine holds \(past JavaScript's largest string or array\)/);
+  });
+
   it('maxSteps and deadlineMs given separately still apply', () => {
     const p = compileModules([{ name: 'l.rego', text: 'package l\n\np := count([1 | some i in numbers.range(1, 100000)])' }]);
     expect(() => p.evalRule('data.l.p', { maxSteps: 100 })).toThrow(/step budget of 100 steps/);

@@ -5,11 +5,11 @@
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
  */
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
-import { BodyParser } from './body-parser.ts';
+import { LogicParser, logicKeywordsOf } from './logic-parser.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
-class Parser extends BodyParser {
+class Parser extends LogicParser {
   constructor(src: string, file: string, version: RegoVersion) {
     super(src, file, version === 'v1');
   }
@@ -34,6 +34,9 @@ class Parser extends BodyParser {
         alias = a.text;
       }
       const segs = this.refToStrings(path, 'import');
+      const kw = logicKeywordsOf(segs);
+      if (kw.logic) this.logicOps = true;
+      if (kw.not) this.notBodies = true;
       const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
       if ((isRegoV1 && (sawRegoV1 || sawFuture)) || (segs[0] === 'future' && sawRegoV1)) {
         this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);

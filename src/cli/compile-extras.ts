@@ -57,7 +57,8 @@ export async function signsFromOptions(
   io: CliIo,
   values: Values,
   usage: string,
-  graph: Graph,
+  // A getter: a connectome kept from the previous compile builds its graph only when asked.
+  graphOf: () => Graph,
   dataDocument: () => Promise<unknown>,
   enforcement: readonly RegoModuleFile[] = [],
 ): Promise<CompileSigns | undefined> {
@@ -84,7 +85,7 @@ export async function signsFromOptions(
       : [];
   if (source.kind !== 'rego') io.stderr(`toolgate: note: ${values.signs} is compiled wasm, not Rego source: bundle.tar.gz carries no sign policy\n`);
   policy.setData(data);
-  return { graph: signEdges(graph, policy, { entrypoint, policyName: values.signs, limits: limits() }).graph, regoModules };
+  return { graph: signEdges(graphOf(), policy, { entrypoint, policyName: values.signs, limits: limits() }).graph, regoModules };
 }
 
 /** `--bundle-signer CMD`: the command gets the JWS signing input on stdin and prints the signature. */

@@ -1,6 +1,6 @@
 /**
  * The file and terminal side of `compile --incremental` and `compile --watch`: reading the state a
- * previous compile kept in --out (src/compile/incremental/state-file.ts) with the tarball beside it,
+ * previous compile kept in --out (src/compile/incremental/state-file.ts) with the artifacts beside it,
  * taking the previous policy bundle's record from the state when the bundle is the one it was kept
  * with, saying why a compile is full when it is, and telling a person what a recompile changed.
  */
@@ -12,6 +12,7 @@ import type { DataEdge } from '../compile/data-document.ts';
 import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
+import { sameBytes, spanBytes } from '../compile/incremental/fragments.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { listedSha256, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import type { CliIo } from './command.ts';
@@ -29,33 +30,31 @@ export const INCREMENTAL_USAGE = `  --incremental   keep compile-state.json and 
   --watch         compile, then recompile (as --incremental) on each save of the manifest, the catalog, the
                   host graph or the sign policy, printing what changed; stops on SIGINT`;
 
-/** The state kept in `outDir`, or undefined (saying why on stderr) when there is none to use. */
-export function readKeptState(outDir: string, io: CliIo): CompileState | undefined {
+/** The state kept in `outDir`, or why there is none to use (also said on stderr). */
+export function readKeptState(outDir: string, io: CliIo): { state: CompileState } | { refused: string } {
   const index = join(outDir, STATE_INDEX_FILE);
   const pieces = join(outDir, STATE_PIECES_FILE);
-  if (!existsSync(index) || !existsSync(pieces)) {
-    io.stderr(`toolgate: full compile: no compile state in ${outDir}\n`);
-    return undefined;
-  }
-  const tarball = join(outDir, 'bundle.tar.gz');
-  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces), existsSync(tarball) ? readBytesFile(tarball) : undefined);
-  if ('refused' in read) {
-    io.stderr(`toolgate: full compile: ${read.refused}\n`);
-    return undefined;
-  }
-  return read.state;
+  const refuse = (refused: string) => (io.stderr(`toolgate: full compile: ${refused}\n`), { refused });
+  if (!existsSync(index) || !existsSync(pieces)) return refuse(`no compile state in ${outDir}`);
+  const beside = (name: string) => (existsSync(join(outDir, name)) ? readBytesFile(join(outDir, name)) : undefined);
+  const policyBundle = beside('policy-bundle.json');
+  const data = beside('data.json');
+  const tarball = beside('bundle.tar.gz');
+  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces), { ...(policyBundle ? { policyBundle } : {}), ...(data ? { data } : {}), ...(tarball ? { tarball } : {}) });
+  return 'refused' in read ? refuse(read.refused) : read;
 }
 
 /**
  * What the policy bundle in `outDir` records (graph_state, input digests, created_at, its tools),
  * read off the kept state instead of parsing the bundle, which at scale is tens of megabytes: only
- * when the bundle is in the toolgate format and is, byte for byte (SHA-256), the one the state was
- * kept with. Otherwise undefined, and the caller reads the bundle.
+ * when the bundle is in the toolgate format and is, byte for byte, the one the state was
+ * kept with (the state holds those bytes, so this compares them instead of hashing). Otherwise
+ * undefined, and the caller reads the bundle.
  */
 export function previousFromState(outDir: string, state: CompileState): (PreviousState & { tools: string[] }) | undefined {
   const path = join(outDir, 'policy-bundle.json');
   if (state.artifacts.format !== 'toolgate' || !existsSync(path)) return undefined;
-  if (digestHex(readBytesFile(path)) !== state.artifacts.policy_bundle_sha256) return undefined;
+  if (!sameBytes(readBytesFile(path), state.bytes.policy_bundle)) return undefined;
   return {
     graph_state: state.graph_state,
     digests: { governance_digest: state.governance_digest, catalog_digest: state.catalog_digest, connectome_digest: state.connectome_digest },
@@ -93,7 +92,7 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   const graphml = read('connectome.graphml');
   // And connectome.json is the graph the state's digest names.
   if (json === undefined || dot === undefined || graphml === undefined || digestHex(json, algorithm) !== state.connectome_digest) return undefined;
-  return { json, dot, graphml, edges: JSON.parse(state.edges) as DataEdge[] };
+  return { json, dot, graphml, edges: JSON.parse(new TextDecoder().decode(spanBytes(state.bytes.data, state.edges))) as DataEdge[] };
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

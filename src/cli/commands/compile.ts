@@ -114,7 +114,8 @@ export const compileCommand: Command = {
     const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary }> => {
       io.progress?.report('compiling');
       // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
-      const start = keepState ? (kept ?? readKeptState(outDir, io)) : undefined;
+      const read = keepState && kept === undefined ? readKeptState(outDir, io) : undefined;
+      const start = keepState ? (kept ?? (read && 'state' in read ? read.state : undefined)) : undefined;
       const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(start) } : {}) });
       // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
       recoverArtifactSet(outDir, pause ? { pause } : {});
@@ -154,7 +155,7 @@ export const compileCommand: Command = {
       let connectome = key !== undefined && connectomeMemo?.key === key ? connectomeMemo.value : (keptConnectome() ?? (await connectomeOf()));
       if (key !== undefined) connectomeMemo = { key, value: connectome };
       // --signs: the consumer's policy sees this compile's own data document (signs still unset).
-      const signed = await signsFromOptions(io, values, usage, connectome.graph, async () => {
+      const signed = await signsFromOptions(io, values, usage, () => connectome.graph, async () => {
         const first = await compileWith(connectome, [], false);
         const data = first.result.files.find((f) => f.name === 'data.json')!;
         return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
@@ -162,6 +163,8 @@ export const compileCommand: Command = {
       if (signed) connectome = await connectomeOf(signed.graph);
       const compiled = await compileWith(connectome, signed?.regoModules);
       const result = await withDeltaFrom(io, values['delta-from'], compiled.result);
+      // A state refused as it was read (damaged, or beside other artifacts) is the reason a compile is full.
+      const summary = compiled.summary.mode === 'full' && read && 'refused' in read ? { ...compiled.summary, reason: read.refused } : compiled.summary;
       commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes })), pause ? { pause } : {});
       const changes = previous ? reconcile(estate, previous.tools) : undefined;
       for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
@@ -175,9 +178,9 @@ export const compileCommand: Command = {
         ...result.digests,
         files: result.files.map((f) => f.name),
         ...(changes ? { reconcile: changes } : {}),
-        ...(keepState ? { recompile: compiled.summary } : {}),
+        ...(keepState ? { recompile: summary } : {}),
       });
-      return { state: compiled.state, summary: compiled.summary };
+      return { state: compiled.state, summary };
     };
 
     let kept = (await compileOnce(undefined)).state;

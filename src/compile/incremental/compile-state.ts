@@ -1,14 +1,18 @@
 /**
  * What a compile keeps so the next one recomputes only what a changed input touches: per exposed
- * tool its contract digest and its three encoded entries, per granted tool what its decisions
- * read, per agent what its decisions read and its two encoded decision maps, and the encoded
- * connectome edges; and what the next compile would otherwise read back from the artifacts (the
- * policy bundle's created_at and digest, the tarball's gzip chunks). Everything here is a function
- * of the inputs and the compile's options (no paths), so the state a recompile leaves is the state
- * a full compile of the same inputs leaves.
+ * tool a digest of its contract as the catalog gives it, its contract digest and where its three
+ * encoded entries lie in the artifacts; per granted tool what its decisions read; per agent what
+ * its decisions read and where its two encoded decision maps lie; where the encoded connectome
+ * edges lie; and what the next compile would otherwise read back from the artifacts (the policy
+ * bundle's created_at and digest, the tarball's gzip chunks). The encoded pieces are not copied
+ * into the state: they are ranges of policy-bundle.json and data.json (`Span`), whose bytes the
+ * state holds (a state read from its files, only when those files are the ones it was kept with).
+ * Everything here is a function of the inputs and the compile's options (no paths), so the state a
+ * recompile leaves is the state a full compile of the same inputs leaves.
  */
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { MemoNode } from './canonical-memo.ts';
+import type { Span } from './fragments.ts';
 
 /** One gzip chunk of bundle.tar.gz as emit/gzip.ts deflated it: the digest of its input, and its bytes. */
 export interface TarballChunk {
@@ -17,27 +21,33 @@ export interface TarballChunk {
 }
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
-export const COMPILE_STATE_VERSION = 3;
+export const COMPILE_STATE_VERSION = 4;
 
 export interface ToolPieces {
-  /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged. */
+  /** SHA-256 (hex) of JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged. */
   readonly contract_key: string;
   readonly tool_contract_digest: string;
-  /** Canonical text of the policy bundle's `tools` entry. */
-  readonly bundle_entry: string;
-  /** Canonical text of the data document's `tools` entry. */
-  readonly document: string;
-  /** Canonical text of the data document's `contracts` entry. */
-  readonly contract: string;
+  /** The policy bundle's `tools` entry in policy-bundle.json (absent when the bundle is toolgraph-v1). */
+  readonly bundle_entry?: Span;
+  /** The data document's `tools` entry in data.json. */
+  readonly document: Span;
+  /** The data document's `contracts` entry in data.json. */
+  readonly contract: Span;
 }
 
 export interface AgentPieces {
   /** The agent's granted tool keys and the exceptions that can apply to it, as one text. */
   readonly inputs: string;
-  /** Canonical text of the agent's decision map in the policy bundle. */
-  readonly bundle: string;
-  /** Canonical text of the agent's decision map in the data document. */
-  readonly data: string;
+  /** The agent's decision map in policy-bundle.json (absent when the bundle is toolgraph-v1). */
+  readonly bundle?: Span;
+  /** The agent's decision map in data.json. */
+  readonly data: Span;
+}
+
+/** The bytes of the two artifacts the state's spans point into. */
+export interface ArtifactBytes {
+  readonly policy_bundle: Uint8Array;
+  readonly data: Uint8Array;
 }
 
 /** The manifest pieces a state holds, as the manifest parser takes them (digest -> JSON). */
@@ -49,8 +59,9 @@ export interface KeptArtifacts {
   readonly format: 'toolgate' | 'toolgraph-v1';
   /** The policy bundle's created_at. */
   readonly created_at: string;
-  /** SHA-256 (hex) of policy-bundle.json and of bundle.tar.gz as this compile wrote them. */
+  /** SHA-256 (hex) of policy-bundle.json, data.json and bundle.tar.gz as this compile wrote them. */
   readonly policy_bundle_sha256: string;
+  readonly data_sha256: string;
   readonly tarball_sha256: string;
 }
 
@@ -66,8 +77,10 @@ export interface CompileState {
   /** Per granted tool, everything its decisions read besides the agent (see decision-inputs.ts). */
   readonly decision_inputs: ReadonlyMap<string, string>;
   readonly agents: ReadonlyMap<string, AgentPieces>;
-  /** Canonical text of the connectome edge list. */
-  readonly edges: string;
+  /** The connectome edge list in data.json. */
+  readonly edges: Span;
+  /** policy-bundle.json and data.json as this compile wrote them. */
+  readonly bytes: ArtifactBytes;
   /** Whether the connectome files beside the state are the catalog's declared graph alone (see EstateCompileOptions). */
   readonly connectome_declared_only: boolean;
   /** What a later compile reads of the artifacts beside the state, so it need not parse them. */

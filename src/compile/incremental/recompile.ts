@@ -25,7 +25,8 @@ import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
+import { FragmentSlots, spanBytes, type Span } from './fragments.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
 import { agentDecisionInputs, grantedKeys, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
@@ -61,6 +62,9 @@ export function stateRefusal(state: CompileState | undefined, options: EstateCom
   if (state === undefined) return 'no compile state';
   if (state.version !== COMPILE_STATE_VERSION) return `compile state version ${String(state.version)}, this toolgate writes ${COMPILE_STATE_VERSION}`;
   if (state.profile !== options.profile) return `compile state is for profile ${state.profile}, this compile is ${options.profile}`;
+  // The kept fragments are of one bundle format: a toolgraph-v1 bundle holds no toolgate entries.
+  const format = options.format ?? 'toolgate';
+  if (state.artifacts.format !== format) return `compile state is for format ${state.artifacts.format}, this compile is ${format}`;
   const p = options.previous;
   if (p !== undefined) {
     const same =
@@ -74,30 +78,32 @@ export function stateRefusal(state: CompileState | undefined, options: EstateCom
   return undefined;
 }
 
-/**
- * data.json is `{"toolgate":INNER}` + LF where the tarball's toolgate/data.json is INNER + LF: the
- * inner bytes are encoded once and copied into the wrapper (`shell` is the wrapper around nothing).
- */
-function wrappedBytes(shell: string, innerWithLf: Uint8Array): Uint8Array {
-  const head = encoder.encode(shell.slice(0, -1));
-  const out = new Uint8Array(head.length + innerWithLf.length + 1);
-  out.set(head);
-  out.set(innerWithLf.subarray(0, innerWithLf.length - 1), head.length);
-  out[out.length - 2] = shell.charCodeAt(shell.length - 1);
-  out[out.length - 1] = 10;
-  return out;
-}
-
 /** An agent's pieces whose inputs text is computed when first read (see the agents loop). */
-function lazyAgentPieces(inputsOf: () => string, bundle: string, data: string): AgentPieces {
+function lazyAgentPieces(inputsOf: () => string, bundle: Span | undefined, data: Span): AgentPieces {
   let inputs: string | undefined;
   return {
     get inputs() {
       return (inputs ??= inputsOf());
     },
-    bundle,
+    ...(bundle ? { bundle } : {}),
     data,
   };
+}
+
+/** A tool's pieces while a compile assembles its documents: the encoded entries, fresh or copied from the previous artifacts. */
+interface ToolFragments {
+  readonly contract_key: string;
+  readonly tool_contract_digest: string;
+  readonly bundle_entry?: Uint8Array;
+  readonly document: Uint8Array;
+  readonly contract: Uint8Array;
+}
+
+/** An agent's pieces while a compile assembles its documents. */
+interface AgentFragments {
+  readonly inputs: () => string;
+  readonly bundle?: Uint8Array;
+  readonly data: Uint8Array;
 }
 
 /**
@@ -135,10 +141,12 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const header: BundleHeader = { created_at, profile: options.profile, graph_state: next.graph_state, ...digests };
 
   // Tools: a contract unchanged since the previous compile keeps its digest and entries.
-  const toolPieces = new Map<string, ToolPieces>();
+  const toolkit = options.format !== 'toolgraph-v1';
+  const toolPieces = new Map<string, ToolFragments>();
   const contractKeys = new Map<string, string>();
+  const recomputedTools: string[] = [];
   const tools = exposedTools(estate, (server, tool) => {
-    const key = JSON.stringify([server, tool]);
+    const key = textDigestHex(JSON.stringify([server, tool]));
     const toolKey = toolKeyOf(server, tool.name);
     contractKeys.set(toolKey, key);
     const kept = prev?.tools.get(toolKey);
@@ -148,17 +156,25 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const key = contractKeys.get(t.tool_key)!;
     const kept = prev?.tools.get(t.tool_key);
     if (kept !== undefined && kept.contract_key === key) {
-      toolPieces.set(t.tool_key, kept);
+      const { policy_bundle, data } = prev!.bytes;
+      toolPieces.set(t.tool_key, {
+        contract_key: key,
+        tool_contract_digest: kept.tool_contract_digest,
+        ...(kept.bundle_entry ? { bundle_entry: spanBytes(policy_bundle, kept.bundle_entry) } : {}),
+        document: spanBytes(data, kept.document),
+        contract: spanBytes(data, kept.contract),
+      });
       continue;
     }
     const contract = toolContracts(estate, [t])[t.tool_key];
     toolPieces.set(t.tool_key, {
       contract_key: key,
       tool_contract_digest: t.tool_contract_digest,
-      bundle_entry: canonicalString(bundleToolEntry(t), OPTIONS),
-      document: canonicalString(toolDocument(estate, t), OPTIONS),
-      contract: canonicalString(contract, OPTIONS),
+      ...(toolkit ? { bundle_entry: encoder.encode(canonicalString(bundleToolEntry(t), OPTIONS)) } : {}),
+      document: encoder.encode(canonicalString(toolDocument(estate, t), OPTIONS)),
+      contract: encoder.encode(canonicalString(contract, OPTIONS)),
     });
+    recomputedTools.push(t.tool_key);
   }
 
   // Agents: recompute an agent's decisions when its own inputs or any granted tool's changed. What
@@ -167,7 +183,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const eager = prev !== undefined || options.keepState === true;
   let decisionInputs = eager ? toolDecisionInputs(estate) : undefined;
   const agentInputs = agentDecisionInputs(estate);
-  const agentPieces = new Map<string, AgentPieces>();
+  const agentPieces = new Map<string, AgentFragments>();
   const recomputed: string[] = [];
   const changedTools = new Set<string>();
   if (prev !== undefined) for (const [k, text] of decisionInputs!) if (prev.decision_inputs.get(k) !== text) changedTools.add(k);
@@ -176,39 +192,60 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const inputs = eager ? agentInputs(agent, keys) : undefined;
     const kept = prev?.agents.get(agent);
     if (kept !== undefined && kept.inputs === inputs && !keys.some((k) => changedTools.has(k))) {
-      agentPieces.set(agent, kept);
+      const { policy_bundle, data } = prev!.bytes;
+      agentPieces.set(agent, { inputs: () => kept.inputs, ...(kept.bundle ? { bundle: spanBytes(policy_bundle, kept.bundle) } : {}), data: spanBytes(data, kept.data) });
       continue;
     }
     const decisions: AgentDecisions = { agent, decisions: keys.map((k) => decide(estate, agent, k, options.profile)) };
-    const bundle = bundleAgentText(decisions).text;
-    const data = dataAgentText(decisions).text;
-    agentPieces.set(agent, inputs !== undefined ? { inputs, bundle, data } : lazyAgentPieces(() => agentInputs(agent, keys), bundle, data));
+    agentPieces.set(agent, {
+      inputs: inputs !== undefined ? () => inputs : () => agentInputs(agent, keys),
+      ...(toolkit ? { bundle: encoder.encode(bundleAgentText(decisions).text) } : {}),
+      data: encoder.encode(dataAgentText(decisions).text),
+    });
     recomputed.push(agent);
   }
 
   const edgeList = options.connectome?.edges ?? [];
-  const edges = prev !== undefined && prev.connectome_digest !== null && prev.connectome_digest === digests.connectome_digest ? prev.edges : canonicalString(edgeList, OPTIONS);
+  const edges =
+    prev !== undefined && prev.connectome_digest !== null && prev.connectome_digest === digests.connectome_digest
+      ? spanBytes(prev.bytes.data, prev.edges)
+      : encoder.encode(canonicalString(edgeList, OPTIONS));
 
-  const pieceObject = (entries: Iterable<readonly [string, string]>) => new CanonicalText(canonicalString(Object.fromEntries([...entries].map(([k, text]) => [k, new CanonicalText(text)]))));
+  // The two documents, assembled from the fragments (copied as bytes) and the text around them.
   const agentList = [...agentPieces];
-  const bundle =
-    options.format === 'toolgraph-v1'
-      ? compileToolgraphV1(estate, options.agent ?? '', options.profile, header, tools)
-      : compilePolicyBundle(
+  const bundleSlots = new FragmentSlots();
+  const bundleToolSlots = toolkit ? tools.map((t) => bundleSlots.add(toolPieces.get(t.tool_key)!.bundle_entry!)) : [];
+  const bundleAgentSlots = toolkit ? agentList.map(([, p]) => bundleSlots.add(p.bundle!)) : [];
+  const bundleFile = toolkit
+    ? bundleSlots.assemble(
+        compilePolicyBundle(
           header,
-          new CanonicalText(`[${tools.map((t) => toolPieces.get(t.tool_key)!.bundle_entry).join(',')}]`),
-          agentsObjectText(agentList.map(([a, p]) => [a, new CanonicalText(p.bundle)] as const)),
-        );
+          new CanonicalText(`[${bundleToolSlots.map((s) => s.placeholder.text).join(',')}]`),
+          agentsObjectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const)),
+        ),
+        '\n',
+      )
+    : { bytes: jsonFileBytes(compileToolgraphV1(estate, options.agent ?? '', options.profile, header, tools)), at: [] };
+  const dataSlots = new FragmentSlots();
+  const dataAgentSlots = agentList.map(([, p]) => dataSlots.add(p.data));
+  const documentSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.document));
+  const contractSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.contract));
+  const edgesSlot = dataSlots.add(edges);
+  const keyed = (slots: readonly { placeholder: CanonicalText }[]) => new CanonicalText(canonicalString(Object.fromEntries(tools.map((t, i) => [t.tool_key, slots[i]!.placeholder]))));
   const dataDoc = compileDataDocument(estate, header, tools, edgeList, {
-    agents: agentsObjectText(agentList.map(([a, p]) => [a, new CanonicalText(p.data)] as const)),
-    tools: pieceObject(tools.map((t) => [t.tool_key, toolPieces.get(t.tool_key)!.document] as const)),
-    contracts: pieceObject(tools.map((t) => [t.tool_key, toolPieces.get(t.tool_key)!.contract] as const)),
-    edges: new CanonicalText(edges),
+    agents: agentsObjectText(agentList.map(([a], i) => [a, dataAgentSlots[i]!.placeholder] as const)),
+    tools: keyed(documentSlots),
+    contracts: keyed(contractSlots),
+    edges: edgesSlot.placeholder,
   });
-  // The tarball's toolgate/data.json is the document's inner object; encode it once and wrap it.
-  const innerText = canonicalString(dataDoc[DATA_ROOT], OPTIONS);
-  const innerDataBytes = encoder.encode(`${innerText}\n`);
-  const dataBytes = wrappedBytes(canonicalString({ [DATA_ROOT]: new CanonicalText('') }), innerDataBytes);
+  const dataFile = dataSlots.assemble(dataDoc, '\n');
+  const dataBytes = dataFile.bytes;
+  // The tarball's toolgate/data.json is the document's inner object: data.json is `{"toolgate":INNER}` + LF.
+  const head = canonicalString({ [DATA_ROOT]: new CanonicalText('') }).length - 1;
+  const innerDataBytes = new Uint8Array(dataBytes.length - head - 1);
+  innerDataBytes.set(dataBytes.subarray(head, dataBytes.length - 2));
+  innerDataBytes[innerDataBytes.length - 1] = 10;
+  const spanOf = (file: { at: readonly number[] }, slot: { slot: number }, bytes: Uint8Array): Span => ({ at: file.at[slot.slot]!, length: bytes.length });
 
   const content = [{ name: `${DATA_ROOT}/data.json`, bytes: innerDataBytes }, ...options.regoModules.map((m) => ({ name: m.path, bytes: encoder.encode(m.text) }))];
   const revision = digestHex(canonicalBytes(Object.fromEntries(content.map((c) => [c.name, digestHex(c.bytes)]))));
@@ -222,7 +259,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   if (options.signBundle) tarFiles.push({ name: '.signatures.json', bytes: await options.signBundle(tarFiles) });
   const finish = (tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile => {
     const files: CompiledArtifact[] = [
-      { name: 'policy-bundle.json', bytes: jsonFileBytes(bundle) },
+      { name: 'policy-bundle.json', bytes: bundleFile.bytes },
       { name: 'data.json', bytes: dataBytes },
       { name: 'bundle.tar.gz', bytes: tarball.bytes },
       ...(options.connectome?.files ?? []),
@@ -233,17 +270,38 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       profile: options.profile,
       graph_state: next.graph_state,
       ...digests,
-      tools: toolPieces,
+      tools: new Map(
+        tools.map((t, i) => {
+          const p = toolPieces.get(t.tool_key)!;
+          return [
+            t.tool_key,
+            {
+              contract_key: p.contract_key,
+              tool_contract_digest: p.tool_contract_digest,
+              ...(toolkit ? { bundle_entry: spanOf(bundleFile, bundleToolSlots[i]!, p.bundle_entry!) } : {}),
+              document: spanOf(dataFile, documentSlots[i]!, p.document),
+              contract: spanOf(dataFile, contractSlots[i]!, p.contract),
+            },
+          ];
+        }),
+      ),
       get decision_inputs() {
         return (decisionInputs ??= toolDecisionInputs(estate));
       },
-      agents: agentPieces,
-      edges,
+      agents: new Map(
+        agentList.map(([a, p], i) => [
+          a,
+          lazyAgentPieces(p.inputs, toolkit ? spanOf(bundleFile, bundleAgentSlots[i]!, p.bundle!) : undefined, spanOf(dataFile, dataAgentSlots[i]!, p.data)),
+        ]),
+      ),
+      edges: spanOf(dataFile, edgesSlot, edges),
+      bytes: { policy_bundle: bundleFile.bytes, data: dataBytes },
       connectome_declared_only: options.connectome?.declaredOnly === true,
       artifacts: {
         format: options.format ?? 'toolgate',
         created_at,
         policy_bundle_sha256: sha256ByName.get('policy-bundle.json')!,
+        data_sha256: sha256ByName.get('data.json')!,
         tarball_sha256: sha256ByName.get('bundle.tar.gz')!,
       },
       tarball_chunks: tarball.chunks,
@@ -256,7 +314,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
       sha256ByName.set(STATE_PIECES_FILE, kept.piecesSha256);
     }
-    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
+    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
     return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
   return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, finish };

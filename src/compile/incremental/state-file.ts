@@ -3,34 +3,38 @@
  * fresh process can start from it:
  *
  *   compile-state.json    canonical JSON: version, profile, the graph_state and input digests the
- *                         state belongs to, the SHA-256 of the pieces file, and per tool, per
- *                         granted tool and per agent the length of each of its texts; what the
- *                         next compile reads of the artifacts (format, created_at, the digests of
- *                         policy-bundle.json and bundle.tar.gz) and the tarball's gzip chunks, each
- *                         as its digest and its compressed length; the manifest's YAML pieces by
- *                         digest (src/parse/yaml-pieces.ts), their JSON in the pieces file
+ *                         state belongs to, the SHA-256 of the pieces file; per tool its contract
+ *                         key and digest and where its entries lie in policy-bundle.json and
+ *                         data.json (`[offset, length]` in bytes), per granted tool the length of
+ *                         its decision inputs, per agent the length of its inputs and where its
+ *                         decision maps lie, where the connectome edges lie; what the next
+ *                         compile reads of the artifacts (format, created_at, the digests of
+ *                         policy-bundle.json, data.json and bundle.tar.gz) and the tarball's gzip
+ *                         chunks, each as its digest and its compressed length; the manifest's
+ *                         YAML pieces by digest (src/parse/yaml-pieces.ts), their JSON in the
+ *                         pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
  *
- * The chunks' compressed bytes are not copied into the state: they are read from the bundle.tar.gz
- * beside it, in order after the 10-byte gzip header, and only when that file's digest is the one
- * recorded (otherwise the next tarball is deflated afresh, with the same bytes).
+ * The encoded entries and the chunks' compressed bytes are not copied into the state: they are
+ * read from the artifacts beside it, and only when each file's digest is the one recorded. A
+ * policy-bundle.json or data.json that is not the one the state was kept with refuses the state
+ * (the next compile is full); another bundle.tar.gz only means its tarball is deflated afresh,
+ * with the same bytes.
  *
- * The texts are mostly canonical JSON already; keeping them apart from the index spares escaping
- * tens of megabytes of quotes. Entries are sorted by key, so equal states give equal bytes. A state
- * that is damaged, of another version or whose pieces do not hash to the recorded digest is refused
- * with the reason, and the caller compiles in full.
+ * Entries are sorted by key, so equal states give equal bytes. A state that is damaged, of another
+ * version or whose pieces do not hash to the recorded digest is refused with the reason, and the
+ * caller compiles in full.
  */
 import { canonicalBytes } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
+import type { Span } from './fragments.ts';
 
 export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';
 export const STATE_KIND = 'toolgate.compile-state';
 
-const TOOL_FIELDS = ['contract_key', 'tool_contract_digest', 'bundle_entry', 'document', 'contract'] as const;
-const AGENT_FIELDS = ['inputs', 'bundle', 'data'] as const;
 
 const byKey = <V>(m: ReadonlyMap<string, V>): [string, V][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
@@ -42,14 +46,15 @@ function utf8Concat(texts: readonly string[]): Uint8Array {
   return out;
 }
 
+const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.at, span.length]);
+
 /** The two files' bytes for a state, with the SHA-256 (hex) of the pieces, which the index records. */
 export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array; piecesSha256: string } {
   const texts: string[] = [];
   const take = (s: string) => (texts.push(s), s.length);
-  const tools = byKey(state.tools).map(([k, t]) => [k, ...TOOL_FIELDS.map((f) => take(t[f]))]);
+  const tools = byKey(state.tools).map(([k, t]) => [k, t.contract_key, t.tool_contract_digest, spanRow(t.bundle_entry), spanRow(t.document), spanRow(t.contract)]);
   const inputs = byKey(state.decision_inputs).map(([k, s]) => [k, take(s)]);
-  const agents = byKey(state.agents).map(([k, a]) => [k, ...AGENT_FIELDS.map((f) => take(a[f]))]);
-  const edges = take(state.edges);
+  const agents = byKey(state.agents).map(([k, a]) => [k, take(a.inputs), spanRow(a.bundle), spanRow(a.data)]);
   const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json)]);
   const pieces = utf8Concat(texts);
   const piecesSha256 = digestHex(pieces);
@@ -65,7 +70,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     tools,
     decision_inputs: inputs,
     agents,
-    edges,
+    edges: spanRow(state.edges),
     connectome_declared_only: state.connectome_declared_only,
     artifacts: state.artifacts,
     tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
@@ -76,8 +81,22 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
 
 export type StateRead = { readonly state: CompileState } | { readonly refused: string };
 
+/** The files beside a state that it reads from: its spans point into policy-bundle.json and data.json. */
+export interface BesideState {
+  readonly policyBundle?: Uint8Array;
+  readonly data?: Uint8Array;
+  readonly tarball?: Uint8Array;
+}
+
 const isLengths = (row: unknown, n: number): row is [string, ...number[]] =>
   Array.isArray(row) && row.length === n + 1 && typeof row[0] === 'string' && row.slice(1).every((x) => Number.isSafeInteger(x) && (x as number) >= 0);
+
+const isSpanIn = (v: unknown, size: number): v is [number, number] =>
+  Array.isArray(v) && v.length === 2 && v.every((x) => Number.isSafeInteger(x) && (x as number) >= 0) && (v[0] as number) + (v[1] as number) <= size;
+
+const isDigest = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+const toSpan = (v: [number, number]): Span => ({ at: v[0], length: v[1] });
 
 const GZIP_HEADER_BYTES = 10;
 
@@ -97,15 +116,16 @@ const isArtifacts = (v: unknown): v is KeptArtifacts => {
   const a = v as Record<string, unknown> | null;
   return (
     typeof a === 'object' && a !== null && (a.format === 'toolgate' || a.format === 'toolgraph-v1') &&
-    typeof a.created_at === 'string' && typeof a.policy_bundle_sha256 === 'string' && typeof a.tarball_sha256 === 'string'
+    typeof a.created_at === 'string' && isDigest(a.policy_bundle_sha256) && isDigest(a.data_sha256) && isDigest(a.tarball_sha256)
   );
 };
 
 /**
- * Reads a state from its two files' bytes, or says why it cannot be used; `tarball` is the
- * bundle.tar.gz beside them, whose gzip chunks the next tarball may copy.
+ * Reads a state from its two files' bytes, or says why it cannot be used; `beside` holds the
+ * artifacts next to them: policy-bundle.json and data.json, which hold the encoded entries the
+ * state points at, and bundle.tar.gz, whose gzip chunks the next tarball may copy.
  */
-export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, tarball?: Uint8Array): StateRead {
+export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, beside: BesideState = {}): StateRead {
   let index: Record<string, unknown>;
   try {
     index = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(indexBytes)) as Record<string, unknown>;
@@ -115,8 +135,15 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   if (typeof index !== 'object' || index === null || index.kind !== STATE_KIND) return { refused: `${STATE_INDEX_FILE} is not a ${STATE_KIND}` };
   if (index.schema_version !== COMPILE_STATE_VERSION) return { refused: `compile state version ${JSON.stringify(index.schema_version)}, this toolgate writes ${COMPILE_STATE_VERSION}` };
   if (digestHex(piecesBytes) !== index.pieces_sha256) return { refused: `${STATE_PIECES_FILE} does not match the digest in ${STATE_INDEX_FILE}` };
+  if (!isArtifacts(index.artifacts)) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
+  const artifacts = index.artifacts;
+  const { policyBundle, data } = beside;
+  if (policyBundle === undefined || digestHex(policyBundle) !== artifacts.policy_bundle_sha256) return { refused: 'policy-bundle.json is not the one the compile state was kept with' };
+  if (data === undefined || digestHex(data) !== artifacts.data_sha256) return { refused: 'data.json is not the one the compile state was kept with' };
   const gs = index.graph_state as { instance_id?: unknown; generation?: unknown } | null;
   const digest = (v: unknown) => typeof v === 'string';
+  const inBundle = (v: unknown) => (artifacts.format === 'toolgate' ? isSpanIn(v, policyBundle.length) : v === null);
+  const inData = (v: unknown) => isSpanIn(v, data.length);
   const shaped =
     PROFILES.includes(index.profile as Profile) &&
     typeof gs?.instance_id === 'string' &&
@@ -124,12 +151,13 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     digest(index.governance_digest) &&
     digest(index.catalog_digest) &&
     (index.connectome_digest === null || digest(index.connectome_digest)) &&
-    Array.isArray(index.tools) && index.tools.every((r) => isLengths(r, TOOL_FIELDS.length)) &&
+    Array.isArray(index.tools) &&
+    index.tools.every((r: unknown[]) => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && isDigest(r[1]) && typeof r[2] === 'string' && inBundle(r[3]) && inData(r[4]) && inData(r[5])) &&
     Array.isArray(index.decision_inputs) && index.decision_inputs.every((r) => isLengths(r, 1)) &&
-    Array.isArray(index.agents) && index.agents.every((r) => isLengths(r, AGENT_FIELDS.length)) &&
-    Number.isSafeInteger(index.edges) &&
+    Array.isArray(index.agents) &&
+    index.agents.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[0] === 'string' && Number.isSafeInteger(r[1]) && (r[1] as number) >= 0 && inBundle(r[2]) && inData(r[3])) &&
+    inData(index.edges) &&
     typeof index.connectome_declared_only === 'boolean' &&
-    isArtifacts(index.artifacts) &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 1));
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
@@ -138,18 +166,18 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   let at = 0;
   const next = (n: number) => text.slice(at, (at += n));
   const tools = new Map<string, ToolPieces>();
-  for (const [k, ...lengths] of index.tools as [string, ...number[]][]) {
-    tools.set(k, Object.fromEntries(TOOL_FIELDS.map((f, i) => [f, next(lengths[i]!)])) as unknown as ToolPieces);
+  for (const [k, contractKey, toolDigest, bundle, document, contract] of index.tools as [string, string, string, [number, number] | null, [number, number], [number, number]][]) {
+    tools.set(k, { contract_key: contractKey, tool_contract_digest: toolDigest, ...(bundle ? { bundle_entry: toSpan(bundle) } : {}), document: toSpan(document), contract: toSpan(contract) });
   }
   const decisionInputs = new Map<string, string>();
   for (const [k, n] of index.decision_inputs as [string, number][]) decisionInputs.set(k, next(n));
   const agents = new Map<string, AgentPieces>();
-  for (const [k, ...lengths] of index.agents as [string, ...number[]][]) {
-    agents.set(k, Object.fromEntries(AGENT_FIELDS.map((f, i) => [f, next(lengths[i]!)])) as unknown as AgentPieces);
+  for (const [k, n, bundle, agentData] of index.agents as [string, number, [number, number] | null, [number, number]][]) {
+    agents.set(k, { inputs: next(n), ...(bundle ? { bundle: toSpan(bundle) } : {}), data: toSpan(agentData) });
   }
-  const edges = next(index.edges as number);
   const manifestPieces = (index.manifest_pieces as [string, number][]).map(([digest, n]) => ({ digest, json: next(n) }));
   if (at !== text.length) return { refused: `${STATE_PIECES_FILE} is ${text.length} characters, ${STATE_INDEX_FILE} accounts for ${at}` };
+  const bytes: ArtifactBytes = { policy_bundle: policyBundle, data };
   return {
     state: {
       version: COMPILE_STATE_VERSION,
@@ -161,11 +189,12 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       tools,
       decision_inputs: decisionInputs,
       agents,
-      edges,
+      edges: toSpan(index.edges as [number, number]),
+      bytes,
       connectome_declared_only: index.connectome_declared_only as boolean,
-      artifacts: index.artifacts as KeptArtifacts,
+      artifacts,
       manifest_pieces: manifestPieces,
-      tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], index.artifacts as KeptArtifacts, tarball),
+      tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], artifacts, beside.tarball),
     },
   };
 }

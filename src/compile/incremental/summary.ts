@@ -5,6 +5,7 @@
  * A full compile (no usable previous state) reports why and how much it computed, not every agent.
  */
 import type { CompileState } from './compile-state.ts';
+import { sameBytes, spanBytes } from './fragments.ts';
 
 export interface DecisionChange {
   readonly agent: string;
@@ -32,39 +33,58 @@ export interface RecompileSummary {
 
 type Row = { decision?: string; reason?: string | null };
 
-function verdicts(dataText: string | undefined): Map<string, string> {
+const decoder = new TextDecoder();
+
+/** An agent's decision map in the data document, as bytes. */
+function dataOf(state: CompileState, agent: string): Uint8Array | undefined {
+  const p = state.agents.get(agent);
+  return p && spanBytes(state.bytes.data, p.data);
+}
+
+function verdicts(data: Uint8Array | undefined): Map<string, string> {
   const out = new Map<string, string>();
-  if (dataText === undefined) return out;
-  const rows = (JSON.parse(dataText) as { tools: Record<string, Row> }).tools;
+  if (data === undefined) return out;
+  const rows = (JSON.parse(decoder.decode(data)) as { tools: Record<string, Row> }).tools;
   for (const [k, r] of Object.entries(rows)) out.set(k, r.decision === 'eligible' ? 'eligible' : `rejected:${r.reason ?? ''}`);
   return out;
 }
 
-function keyChanges<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<string, V>, same: (a: V, b: V) => boolean): KeyChanges {
-  const added = [...after.keys()].filter((k) => !before.has(k)).sort();
-  const removed = [...before.keys()].filter((k) => !after.has(k)).sort();
-  const changed = [...after.keys()].filter((k) => before.has(k) && !same(before.get(k)!, after.get(k)!)).sort();
-  return { added, removed, changed };
+const sorted = (keys: Iterable<string>) => [...keys].sort();
+
+function keyChanges<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<string, V>, changed: (key: string) => boolean): KeyChanges {
+  return {
+    added: sorted([...after.keys()].filter((k) => !before.has(k))),
+    removed: sorted([...before.keys()].filter((k) => !after.has(k))),
+    changed: sorted([...after.keys()].filter((k) => before.has(k) && changed(k))),
+  };
 }
 
-export function changeSummary(previous: CompileState | undefined, state: CompileState, run: { recomputedAgents: readonly string[]; fullBecause?: string }): RecompileSummary {
-  const recomputedTools = [...state.tools].filter(([k, t]) => previous?.tools.get(k) !== t).length;
-  const recomputed = { agents: run.recomputedAgents.length, tools: recomputedTools };
+/**
+ * `run`: the agents whose decisions and the tools whose entries this compile computed (the others
+ * were copied from `previous`, so they are unchanged), and why it was full, when it was.
+ */
+export function changeSummary(
+  previous: CompileState | undefined,
+  state: CompileState,
+  run: { recomputedAgents: readonly string[]; recomputedTools: readonly string[]; fullBecause?: string },
+): RecompileSummary {
+  const recomputed = { agents: run.recomputedAgents.length, tools: run.recomputedTools.length };
   if (previous === undefined) {
     const none = { added: [], removed: [], changed: [] };
     return { mode: 'full', reason: run.fullBecause ?? 'no compile state', agents: none, decisions: [], tools: none, recomputed };
   }
-  const agents = keyChanges(previous.agents, state.agents, (a, b) => a.data === b.data);
+  const redone = new Set(run.recomputedAgents);
+  const agents = keyChanges(previous.agents, state.agents, (a) => redone.has(a) && !sameBytes(dataOf(previous, a)!, dataOf(state, a)!));
   const decisions: DecisionChange[] = [];
-  for (const agent of [...agents.added, ...agents.removed, ...agents.changed].sort()) {
-    const before = verdicts(previous.agents.get(agent)?.data);
-    const after = verdicts(state.agents.get(agent)?.data);
-    for (const tool_key of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+  for (const agent of sorted([...agents.added, ...agents.removed, ...agents.changed])) {
+    const before = verdicts(dataOf(previous, agent));
+    const after = verdicts(dataOf(state, agent));
+    for (const tool_key of sorted(new Set([...before.keys(), ...after.keys()]))) {
       const b = before.get(tool_key) ?? null;
       const a = after.get(tool_key) ?? null;
       if (a !== b) decisions.push({ agent, tool_key, before: b, after: a });
     }
   }
-  const tools = keyChanges(previous.tools, state.tools, (a, b) => a.contract_key === b.contract_key);
+  const tools = keyChanges(previous.tools, state.tools, (k) => previous.tools.get(k)!.contract_key !== state.tools.get(k)!.contract_key);
   return { mode: 'incremental', agents, decisions, tools, recomputed };
 }

@@ -120,9 +120,14 @@ function estateOf(model: Model) {
   return buildEstate(parseManifest('governance.json', JSON.stringify(model.manifest)), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
 }
 
-function tarballOf(r: CompileResult): Uint8Array {
-  return r.files.find((f) => f.name === 'bundle.tar.gz')!.bytes;
+function fileOf(r: CompileResult, name: string): Uint8Array {
+  return r.files.find((f) => f.name === name)!.bytes;
 }
+
+const tarballOf = (r: CompileResult) => fileOf(r, 'bundle.tar.gz');
+
+/** The artifacts a state file is read beside. */
+const besideOf = (r: CompileResult, tarball = tarballOf(r)) => ({ policyBundle: fileOf(r, 'policy-bundle.json'), data: fileOf(r, 'data.json'), tarball });
 
 function filesOf(r: CompileResult): Record<string, string> {
   return Object.fromEntries(r.files.map((f) => [f.name, Buffer.from(f.bytes).toString('base64')]));
@@ -140,7 +145,7 @@ describe('recompileEstate', () => {
           const options = await optionsFor(model, profile, result);
           // Every other step starts from the state as a fresh process reads it back from its files.
           const files = stateFiles(state);
-          const read = readStateFiles(files.index, files.pieces, tarballOf(result));
+          const read = readStateFiles(files.index, files.pieces, besideOf(result));
           const from = step % 2 === 1 && 'state' in read ? read.state : state;
           const incremental = await recompileEstate(from, estate, options);
           const full = await recompileEstate(undefined, estate, options);
@@ -190,7 +195,7 @@ describe('recompileEstate', () => {
       const model = baseModel();
       const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
       const files = stateFiles(first.state);
-      const read = readStateFiles(files.index, files.pieces);
+      const read = readStateFiles(files.index, files.pieces, besideOf(first.result));
       if (!('state' in read)) throw new Error(read.refused);
       model.manifest.grants.pop();
       const options = await optionsFor(model, 'review', first.result);
@@ -200,17 +205,17 @@ describe('recompileEstate', () => {
       expect(filesOf(fromFile.result)).toEqual(filesOf(fromMemory.result));
       const damaged = Uint8Array.from(files.pieces);
       damaged[0] = damaged[0]! ^ 1;
-      expect(readStateFiles(files.index, damaged)).toEqual({ refused: expect.stringMatching(/does not match the digest/) });
+      expect(readStateFiles(files.index, damaged, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/does not match the digest/) });
       const other = new TextEncoder().encode(new TextDecoder().decode(files.index).replace(`"schema_version":${COMPILE_STATE_VERSION}`, '"schema_version":7'));
-      expect(readStateFiles(other, files.pieces)).toEqual({ refused: expect.stringMatching(/version 7/) });
-      expect(readStateFiles(new TextEncoder().encode('{'), files.pieces)).toEqual({ refused: expect.stringMatching(/not JSON/) });
+      expect(readStateFiles(other, files.pieces, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/version 7/) });
+      expect(readStateFiles(new TextEncoder().encode('{'), files.pieces, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/not JSON/) });
     });
 
     it('take the gzip chunks from the bundle.tar.gz they were kept with, and none from another', async () => {
       const model = baseModel();
       const first = await recompileEstate(undefined, estateOf(model), await optionsFor(model, 'review', undefined));
       const files = stateFiles(first.state);
-      const withTarball = readStateFiles(files.index, files.pieces, tarballOf(first.result));
+      const withTarball = readStateFiles(files.index, files.pieces, besideOf(first.result));
       if (!('state' in withTarball)) throw new Error(withTarball.refused);
       expect(withTarball.state.tarball_chunks.map((c) => [c.digest, Buffer.from(c.deflated).toString('base64')])).toEqual(
         first.state.tarball_chunks.map((c) => [c.digest, Buffer.from(c.deflated).toString('base64')]),
@@ -218,7 +223,7 @@ describe('recompileEstate', () => {
       expect(withTarball.state.artifacts).toEqual(first.state.artifacts);
       const other = Uint8Array.from(tarballOf(first.result));
       other[20] = other[20]! ^ 1;
-      const withOther = readStateFiles(files.index, files.pieces, other);
+      const withOther = readStateFiles(files.index, files.pieces, besideOf(first.result, other));
       expect('state' in withOther && withOther.state.tarball_chunks).toEqual([]);
     });
   });

@@ -1,0 +1,72 @@
+/**
+ * An artifact's bytes put together from byte fragments that are already canonical JSON (an agent's
+ * decision map, a tool's entry) and the canonical text the one encoder writes around them, so a
+ * recompile copies the fragments it reuses straight from the previous artifact's bytes instead of
+ * decoding, re-encoding and re-hashing tens of megabytes of text.
+ *
+ * Each fragment stands in the value as a placeholder (CanonicalText holding NUL, its number, NUL).
+ * The encoder escapes U+0000 in every string it writes, so a raw NUL in its output can only come
+ * from a placeholder; the output is cut there and the fragments' bytes are copied in (they are
+ * never scanned, so what they hold does not matter). The result is
+ * what the encoder writes for the value with each fragment's text in place of its placeholder
+ * (test/unit/compile/fragments.test.ts), and the offset of every fragment in it is recorded, so the
+ * next compile can find the fragment in this artifact again.
+ */
+import { canonicalString, CanonicalText } from '../../canonical/json.ts';
+import { ToolgateError } from '../../errors.ts';
+
+/** Where a fragment lies in its artifact's bytes. */
+export interface Span {
+  readonly at: number;
+  readonly length: number;
+}
+
+export function spanBytes(bytes: Uint8Array, span: Span): Uint8Array {
+  return bytes.subarray(span.at, span.at + span.length);
+}
+
+/** Whether two byte strings are equal (a memcmp, without copying either). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+}
+
+const NUL = '\u0000';
+const OPTIONS = { allowFloats: true } as const;
+
+/** The fragments of one artifact, each given a placeholder to put in the value the encoder writes. */
+export class FragmentSlots {
+  private readonly fragments: Uint8Array[] = [];
+
+  /** A placeholder for `bytes` (canonical JSON text, UTF-8), and its slot number. */
+  add(bytes: Uint8Array): { placeholder: CanonicalText; slot: number } {
+    const slot = this.fragments.length;
+    this.fragments.push(bytes);
+    return { placeholder: new CanonicalText(`${NUL}${slot}${NUL}`), slot };
+  }
+
+  /**
+   * The canonical bytes of `value` (holding this set's placeholders) followed by `suffix`, and the
+   * offset of each slot's fragment in them. Every slot must appear exactly once.
+   */
+  assemble(value: unknown, suffix = ''): { bytes: Uint8Array; at: readonly number[] } {
+    const parts = `${canonicalString(value, OPTIONS)}${suffix}`.split(NUL);
+    // Text holding a raw NUL besides the placeholders is not canonical (the encoder escapes NUL): refused, not cut.
+    if (parts.length !== 2 * this.fragments.length + 1) throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `fragment assembly: ${(parts.length - 1) / 2} placeholders in the text for ${this.fragments.length} fragments`);
+    let total = 0;
+    for (let i = 0; i < parts.length; i += 2) total += Buffer.byteLength(parts[i]!, 'utf8');
+    for (const f of this.fragments) total += f.length;
+    const out = Buffer.allocUnsafeSlow(total);
+    const at = new Array<number>(this.fragments.length).fill(-1);
+    let pos = out.write(parts[0]!, 0, 'utf8');
+    for (let i = 1; i < parts.length; i += 2) {
+      const slot = Number(parts[i]);
+      const bytes = this.fragments[slot]!;
+      if (at[slot] !== -1) throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `fragment assembly: fragment ${slot} placed twice`);
+      at[slot] = pos;
+      out.set(bytes, pos);
+      pos += bytes.length;
+      pos += out.write(parts[i + 1]!, pos, 'utf8');
+    }
+    return { bytes: new Uint8Array(out.buffer, out.byteOffset, out.byteLength), at };
+  }
+}

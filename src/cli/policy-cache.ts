@@ -2,8 +2,9 @@
  * The folder `toolgate decide` keeps compiled-policy certificates in (bundle/decider.ts says what
  * they are): TOOLGATE_CACHE_DIR, else $XDG_CACHE_HOME/toolgate, else ~/.cache/toolgate. One file
  * per key, written to a temp name and renamed into place, so concurrent writers never leave a
- * mixed file (they write the same value; the last rename wins). Each file starts with the SHA-256
- * of the rest: an entry cut short or altered reads as absent, and the next run rewrites it. A cache
+ * mixed file (they write the same value; the last rename wins). Each file starts with the length
+ * and CRC-32 of the rest (what gzip checks its members with; node:crypto is not loaded for it): an
+ * entry cut short or altered reads as absent, and the next run rewrites it. A cache
  * that cannot be read or written costs the compile it would have saved, never the command.
  *
  * The key includes the build's digest (dist/build-id.txt, written by the build), so a different
@@ -20,10 +21,10 @@
  * too. It is read after the user's folder misses, never written, and checked as an entry is: it is
  * part of the package, as trusted as its code.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { crc32 } from 'node:zlib';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
 import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';
@@ -76,7 +77,7 @@ function readEntry(path: string): unknown {
   }
   const nl = text.indexOf('\n');
   const body = text.slice(nl + 1);
-  if (nl !== 64 || text.slice(0, nl) !== sha256(body)) return undefined;
+  if (nl < 0 || text.slice(0, nl) !== checkLine(body)) return undefined;
   try {
     return JSON.parse(body) as unknown;
   } catch {
@@ -84,7 +85,11 @@ function readEntry(path: string): unknown {
   }
 }
 
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+/** An entry's first line: the body's length in UTF-16 units and its CRC-32 (of the UTF-8 bytes). */
+const checkLine = (body: string): string => `${body.length} ${(crc32(body) >>> 0).toString(16).padStart(8, '0')}`;
+
+/** Temp names differ between writes of one process; `wx` refuses one that exists all the same. */
+let writes = 0;
 
 export const PRUNE_AFTER_DAYS = 30;
 
@@ -96,7 +101,7 @@ function isPrivateFolder(dir: string): boolean {
   return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
 }
 
-/** Entries as files in `dir`: `<key>.json`, the SHA-256 of the body on the first line. */
+/** Entries as files in `dir`: `<key>.json`, the length and CRC-32 of the body on the first line. */
 export function folderStore(dir: string, now: () => number = Date.now): PolicyCertificateStore {
   const file = (key: string) => join(dir, `${key}.json`);
   return {
@@ -110,11 +115,11 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
     },
     put(key, value) {
       const body = JSON.stringify(value);
-      const tmp = join(dir, `.${key}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+      const tmp = join(dir, `.${key}.${process.pid}.${now()}.${writes++}.tmp`);
       try {
         makeFolders(dir, 0o700);
         if (!isPrivateFolder(dir)) return;
-        writeFileSync(tmp, `${sha256(body)}\n${body}`, { flag: 'wx', mode: 0o600 });
+        writeFileSync(tmp, `${checkLine(body)}\n${body}`, { flag: 'wx', mode: 0o600 });
         renameSync(tmp, file(key));
         pruneOlderThan(dir, now() - PRUNE_AFTER_DAYS * 86_400_000);
       } catch {

@@ -134,10 +134,18 @@ describe('decide with a compiled-policy cache', () => {
     const anyKey: PolicyCertificateStore = { get: (k) => ({ ...(entry as object), key: k }), put: () => {} };
     const want = await refusal(bundleDecider(bad));
     expect(want).toMatchObject({ code: 'BUNDLE_INVALID' });
+    // an entry found under this key (a colliding key) but made for other module bytes is a miss
     expect(await refusal(bundleDecider(bad, 'bundle.tar.gz', undefined, cacheOf(anyKey)))).toEqual(want);
+    // a forged entry naming exactly these modules, bytes and all: the part that does not compile exposes it
+    const modules = (entry as { modules: { entryName: string; source: string }[] }).modules;
+    const badSource = 'package toolgate.authz\n\ndecision := unknown_fn(1)\n';
+    const forged = { ...(entry as object), modules: modules.map((m) => (m.entryName.endsWith('authz.rego') ? { ...m, source: badSource } : m)) };
+    expect(modules.some((m) => m.entryName.endsWith('authz.rego'))).toBe(true);
+    const forging: PolicyCertificateStore = { get: (k) => ({ ...forged, key: k }), put: () => {} };
+    expect(await refusal(bundleDecider(bad, 'bundle.tar.gz', undefined, cacheOf(forging)))).toEqual(want);
     // an entry stored under another key is not a certificate for this one
     expect((await bundleDecider(good, 'b', undefined, cacheOf(lying))).cached).toBe(false);
-    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(key).toMatch(/^[0-9a-f]{8}$/);
   });
 
   it('in a folder: a damaged entry reads as absent and the next run rewrites it', async () => {
@@ -146,7 +154,7 @@ describe('decide with a compiled-policy cache', () => {
     const bundle = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
     expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(false);
     const [file] = readdirSync(dir);
-    expect(file).toMatch(/^[0-9a-f]{64}\.json$/);
+    expect(file).toMatch(/^[0-9a-f]{8}\.json$/);
     expect((await bundleDecider(bundle, 'b', undefined, cacheOf(store))).cached).toBe(true);
     const good = readFileSync(join(dir, file!), 'utf8');
     for (const damaged of [good.slice(0, good.length - 10), good.replace('"toolgate"', '"toolgatf"'), 'not json', '']) {
@@ -245,7 +253,7 @@ describe('decide with a compiled-policy cache', () => {
     }
     const files = readdirSync(join(cache, 'policy'));
     expect(files).toHaveLength(1);
-    expect(folderStore(join(cache, 'policy')).get(files[0]!.replace(/\.json$/, ''))).toMatchObject({ format: 'toolgate-policy-certificate/1' });
+    expect(folderStore(join(cache, 'policy')).get(files[0]!.replace(/\.json$/, ''))).toMatchObject({ format: 'toolgate-policy-certificate/2' });
     const again = await run();
     expect(JSON.parse(again.stdout).decision).toEqual({ allow: true, via: 'lib' });
     expect(readdirSync(join(cache, 'policy'))).toEqual(files);

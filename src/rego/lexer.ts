@@ -1,7 +1,11 @@
-/** Rego tokenizer: identifiers, numbers, strings (JSON escapes), raw strings, operators; `#` comments. */
+/**
+ * Rego tokenizer: identifiers, numbers, strings (JSON escapes), raw strings, operators; `#` comments.
+ * A template string is a `tmpl` token per text part with the tokens of each `{expr}` between them.
+ */
 import { RegoError } from './errors.ts';
+import { scanTemplatePart } from './template-lexer.ts';
 
-export type TokenType = 'ident' | 'number' | 'string' | 'op' | 'eof';
+export type TokenType = 'ident' | 'number' | 'string' | 'op' | 'tmpl' | 'eof';
 
 export interface Token {
   readonly type: TokenType;
@@ -13,8 +17,11 @@ export interface Token {
   readonly ws: boolean;
   /** A newline precedes the token. */
   readonly nl: boolean;
-  /** Raw string (backquoted). */
+  /** Raw string (backquoted), also a `` $`...` `` template part. */
   readonly raw?: boolean;
+  /** `tmpl` tokens: the part opens the template string / the closing quote ends it. */
+  readonly tmplStart?: boolean;
+  readonly tmplEnd?: boolean;
 }
 
 const OPS3: string[] = [];
@@ -39,6 +46,19 @@ export function tokenize(src: string, file: string): Token[] {
   const n = src.length;
   const fail = (msg: string, l = line, c = i - lineStart + 1): never => {
     throw new RegoError('rego_parse_error', msg, { file, line: l, col: c });
+  };
+  // the template strings whose expression is being read: their raw flag and open braces inside it
+  const templates: { raw: boolean; depth: number }[] = [];
+  const templatePart = (from: number, raw: boolean, start: boolean, tokLine: number, col: number, ws: boolean, nl: boolean): void => {
+    const part = scanTemplatePart(src, from, raw, (msg) => fail(msg, tokLine, col));
+    out.push({ type: 'tmpl', text: part.text, line: tokLine, col, ws, nl, raw, tmplStart: start, tmplEnd: part.end });
+    if (part.newlines > 0) {
+      line += part.newlines;
+      lineStart = part.lastLineStart;
+    }
+    i = part.next;
+    if (start && !part.end) templates.push({ raw, depth: 0 });
+    else if (!start && part.end) templates.pop();
   };
   while (true) {
     let ws = false;
@@ -174,6 +194,16 @@ export function tokenize(src: string, file: string): Token[] {
     if (OPS2.includes(two)) {
       out.push({ type: 'op', text: two, line, col, ws, nl });
       i += 2;
+      continue;
+    }
+    const open = templates[templates.length - 1];
+    if (open !== undefined && c === 125 && open.depth === 0) {
+      templatePart(i + 1, open.raw, false, line, col, ws, nl);
+      continue;
+    }
+    if (open !== undefined && (c === 123 || c === 125)) open.depth += c === 123 ? 1 : -1;
+    if (c === 36 && (src[i + 1] === '"' || src[i + 1] === '`')) {
+      templatePart(i + 2, src[i + 1] === '`', true, line, col, ws, nl);
       continue;
     }
     if (OPS1.includes(src[i] as string)) {

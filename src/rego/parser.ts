@@ -5,11 +5,12 @@
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
  */
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
-import { LogicParser, logicKeywordsOf } from './logic-parser.ts';
+import { logicKeywordsOf } from './logic-parser.ts';
+import { TemplateParser } from './string-interpolation.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
-class Parser extends LogicParser {
+class Parser extends TemplateParser {
   constructor(src: string, file: string, version: RegoVersion) {
     super(src, file, version === 'v1');
   }

@@ -96,7 +96,7 @@ export function chunkEnds(bytes: Uint8Array): number[] {
   return ends;
 }
 
-function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+export function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) (out.set(p, at), (at += p.length));
@@ -104,35 +104,39 @@ function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n +
 }
 
 /** A chunk's raw deflate stream: sync-flushed (byte-aligned, not final) unless it is the last. */
-function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
+export function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
   if (last) return deflateRaw(chunk, { ...GZIP_PARAMETERS });
   const d = new Deflate({ ...GZIP_PARAMETERS, raw: true });
   d.push(chunk, Z_SYNC_FLUSH);
   return concat(d.chunks);
 }
 
+/** One chunk of the input: its byte range, whether it ends the member, and its digest key. */
+export interface ChunkRange {
+  readonly start: number;
+  readonly end: number;
+  readonly last: boolean;
+  readonly digest: string;
+}
+
 /**
- * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
- * digest `reuse` holds is copied from there instead of deflated again (the key includes whether it
- * is the last chunk, whose stream ends differently).
- *
- * @example
- * const first = gzipInChunks(tarBytes);
- * const next = gzipInChunks(editedTarBytes, chunkIndex(first.chunks)); // deflates only what changed
+ * The chunks of `bytes` (see `chunkEnds`), each keyed by the SHA-256 of its bytes; the key of the
+ * last says so, as its stream ends differently.
  */
-export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint8Array>): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+export function chunkRanges(bytes: Uint8Array): ChunkRange[] {
   const ends = chunkEnds(bytes);
-  const chunks: DeflatedChunk[] = [];
-  let start = 0;
-  for (const [i, end] of ends.entries()) {
-    const chunk = bytes.subarray(start, end);
+  return ends.map((end, i) => {
+    const start = i === 0 ? 0 : ends[i - 1]!;
     const last = i === ends.length - 1;
-    const digest = `${digestHex(chunk)}${last ? '.last' : ''}`;
-    chunks.push({ digest, deflated: reuse?.get(digest) ?? deflateChunk(chunk, last) });
-    start = end;
-  }
+    return { start, end, last, digest: `${digestHex(bytes.subarray(start, end))}${last ? '.last' : ''}` };
+  });
+}
+
+/** The gzip member of `bytes` from the deflated stream of each of its chunks (`chunkRanges`, in order). */
+export function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: readonly Uint8Array[]): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+  const chunks = ranges.map((r, i) => ({ digest: r.digest, deflated: deflated[i]! }));
   // Empty input: the empty final block, as zlib writes it.
-  const body = chunks.length === 0 ? [deflateRaw(bytes, { ...GZIP_PARAMETERS })] : chunks.map((c) => c.deflated);
+  const body = chunks.length === 0 ? [deflateRaw(bytes, { ...GZIP_PARAMETERS })] : deflated;
   const trailer = new Uint8Array(8);
   const view = new DataView(trailer.buffer);
   view.setUint32(0, crc32(bytes) >>> 0, true);
@@ -140,6 +144,21 @@ export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint
   // The header is written here rather than trusted from the library: these ten bytes are part of
   // the bundle's digest. FLG is 0, so no optional field follows and the CRC does not cover them.
   return { bytes: concat([Uint8Array.from(GZIP_HEADER), ...body, trailer]), chunks };
+}
+
+/**
+ * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
+ * digest `reuse` holds is copied from there instead of deflated again (the key includes whether it
+ * is the last chunk, whose stream ends differently). emit/two-thread-gzip.ts makes the same bytes
+ * with a worker thread deflating chunks beside this one.
+ *
+ * @example
+ * const first = gzipInChunks(tarBytes);
+ * const next = gzipInChunks(editedTarBytes, chunkIndex(first.chunks)); // deflates only what changed
+ */
+export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint8Array>): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+  const ranges = chunkRanges(bytes);
+  return gzipMember(bytes, ranges, ranges.map((r) => reuse?.get(r.digest) ?? deflateChunk(bytes.subarray(r.start, r.end), r.last)));
 }
 
 /** The chunks by digest, as `gzipInChunks` takes them for reuse. */

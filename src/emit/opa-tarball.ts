@@ -1,11 +1,12 @@
 /**
  * A deterministic OPA bundle tarball (reference/opa-bundle-format.md): gzip-compressed tar with
  * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, compressed by
- * the platform-independent gzip of gzip.ts, so identical inputs give identical bytes everywhere.
+ * the platform-independent gzip of gzip.ts (on two threads for a large one: two-thread-gzip.ts), so identical inputs give identical bytes everywhere.
  */
 import { pack as tarPack } from 'tar-stream';
 import { ToolgateError } from '../errors.ts';
-import { gzipInChunks, type DeflatedChunk } from './gzip.ts';
+import type { DeflatedChunk } from './gzip.ts';
+import { gzipInChunksOnTwoThreads } from './two-thread-gzip.ts';
 
 export interface TarEntry {
   /** Entry name without a leading `/` or `./`, e.g. `toolgate/data.json`. */
@@ -43,5 +44,5 @@ export async function emitTarGzInChunks(entries: readonly TarEntry[], reuse?: Re
   }
   p.finalize();
   await done;
-  return gzipInChunks(Buffer.concat(chunks), reuse);
+  return gzipInChunksOnTwoThreads(Buffer.concat(chunks), reuse);
 }

@@ -3,6 +3,7 @@
  * and a rule body after `if` or in braces, read as OPA reads the ambiguous `if {` forms.
  */
 import type { Expr, Literal, Term, With } from './ast.ts';
+import { isKeywordRef } from './keyword-refs.ts';
 import { TermParser } from './term-parser.ts';
 import { SetValue } from './value.ts';
 
@@ -119,7 +120,7 @@ export abstract class BodyParser extends TermParser {
 
   protected parseWiths(): With[] {
     const out: With[] = [];
-    while (this.isIdent('with')) {
+    while (this.isIdent('with') && !isKeywordRef(this.tok, this.peek())) {
       const t = this.next();
       const target = this.parsePrimary();
       if (!this.isIdent('as')) this.fail('expected as in with');

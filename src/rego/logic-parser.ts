@@ -10,7 +10,7 @@
  * `not every _ in [1] { not a; not b }`, and `not { body }` the negation of a closed body.
  */
 import type { Literal, Loc } from './ast.ts';
-import { BodyParser } from './body-parser.ts';
+import { KeywordRefParser } from './keyword-ref-parser.ts';
 
 /** An operand as written: an explicit `{ body }`, or one literal (negated, a group, a plain expression). */
 interface Operand {
@@ -55,7 +55,7 @@ function orOf(a: Operand, b: Operand, loc: Loc): Operand {
   return { body: [closedBody([negate(closed(a)), negate(closed(b))], loc, true)], explicit: false, loc };
 }
 
-export abstract class LogicParser extends BodyParser {
+export abstract class LogicParser extends KeywordRefParser {
   /** `and` / `or` are keywords in this module. */
   protected logicOps = false;
   /** `not { body }` and `not (group)` are read (future.keywords.not, rego.v2). */

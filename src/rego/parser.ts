@@ -5,6 +5,7 @@
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
  */
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
+import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser } from './string-interpolation.ts';
 
@@ -24,7 +25,7 @@ class Parser extends TemplateParser {
     const imports: Import[] = [];
     let sawRegoV1 = false;
     let sawFuture = false;
-    while (this.isIdent('import')) {
+    while (this.isIdent('import') && !isKeywordRef(this.tok, this.peek())) {
       const t = this.next();
       const path = this.parsePrimary();
       let alias: string | undefined;
@@ -60,8 +61,10 @@ class Parser extends TemplateParser {
     }
     const rules: Rule[] = [];
     while (this.tok.type !== 'eof') {
-      if (this.isIdent('import')) this.fail('imports must appear before rules');
-      if (this.isIdent('package')) this.fail('unexpected package');
+      if (!isKeywordRef(this.tok, this.peek())) {
+        if (this.isIdent('import')) this.fail('imports must appear before rules');
+        if (this.isIdent('package')) this.fail('unexpected package');
+      }
       rules.push(...this.parseRule());
     }
     return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
@@ -128,7 +131,7 @@ class Parser extends TemplateParser {
       return [{ kind, ref, key, value, args: args ?? [], body: [], isDefault, elses: [], assign, loc }];
     }
     const bodies: Literal[][] = [];
-    const hasIf = this.isIdent('if');
+    const hasIf = this.isIdent('if') && !isKeywordRef(this.tok, this.peek());
     // OPA's head forms for a two-term ref without `contains` and without arguments:
     //  `p[x] if ...` is a single-value rule (key x) when x is not ground (or is a ref);
     //  `p[x] { ... }` / `p.q { ... }` (no `if`, no value) is a multi-value rule p containing x / "q".
@@ -160,7 +163,7 @@ class Parser extends TemplateParser {
       bodies.push([]);
     }
     const elses: Rule[] = [];
-    while (this.isIdent('else')) {
+    while (this.isIdent('else') && !isKeywordRef(this.tok, this.peek())) {
       const et = this.next();
       let ev: Term | undefined;
       const elseAssign = this.isOp(':=');

@@ -5,6 +5,7 @@
  */
 import type { Literal, Loc, Term } from './ast.ts';
 import { parseNumber } from './number-value.ts';
+import { isKeywordRef } from './keyword-refs.ts';
 import { TokenCursor } from './token-cursor.ts';
 import { ObjectValue, SetValue, valueEquals, type Value } from './value.ts';
 
@@ -42,7 +43,7 @@ export abstract class TermParser extends TokenCursor {
   // ------------------------------------------------------------ terms with operators
   parseInExpr(noOr = false): Term {
     let lhs = this.parseRelation(noOr);
-    while (this.isIdent('in')) {
+    while (this.isIdent('in') && !isKeywordRef(this.tok, this.peek())) {
       const t = this.next();
       const rhs = this.parseRelation(noOr);
       lhs = { type: 'call', name: 'internal.member_2', args: [lhs, rhs], loc: this.loc(t) };

@@ -21,6 +21,10 @@ export type PieceCache = ReadonlyMap<string, string>;
 export interface YamlPiece {
   /** SHA-256 (hex) of the piece's kind and text. */
   readonly digest: string;
+  /** The top-level key the piece belongs to. */
+  readonly key: string;
+  /** 'section': the key's whole value; 'items': a run of items of the key's sequence (`value` is that run). */
+  readonly kind: 'section' | 'items';
   readonly value: unknown;
   /** The value as JSON, for the next compile's cache; absent when it must not be kept so (negative zero, `__proto__`). */
   readonly json?: string;
@@ -260,7 +264,7 @@ export function piecesOfValue(plan: PiecePlan, value: unknown): YamlPiece[] | un
 /** A piece with its JSON, taken from the cache or written now (before anything downstream can touch the value). */
 function piece(p: PlannedPiece, value: unknown): YamlPiece {
   const json = p.json ?? (p.cacheable ? JSON.stringify(value) : undefined);
-  return { digest: p.digest, value, ...(json !== undefined ? { json } : {}) };
+  return { digest: p.digest, key: p.key, kind: p.kind, value, ...(json !== undefined ? { json } : {}) };
 }
 
 function assemble(plan: PiecePlan, pieces: readonly YamlPiece[]): Record<string, unknown> {

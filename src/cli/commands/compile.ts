@@ -4,9 +4,9 @@ import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import type { RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
-import { catalogDigest } from '../../governance/input-digests.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { recompileEstate } from '../../emit/compile-run.ts';
+import { stateWithCatalogDigest } from '../../compile/incremental/recompile.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
@@ -115,8 +115,11 @@ export const compileCommand: Command = {
       io.progress?.report('compiling');
       // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
       const read = keepState && kept === undefined ? readKeptState(outDir, io) : undefined;
-      const start = keepState ? (kept ?? (read && 'state' in read ? read.state : undefined)) : undefined;
-      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(start) } : {}) });
+      const loaded = keepState ? (kept ?? (read && 'state' in read ? read.state : undefined)) : undefined;
+      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(loaded) } : {}) });
+      // The catalog is encoded once for its digest: the connectome check below and the compile both need it.
+      const withDigest = loaded && stateWithCatalogDigest(loaded, estate.catalog);
+      const start = withDigest?.state;
       // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
       recoverArtifactSet(outDir, pause ? { pause } : {});
       const recorded = (start && previousFromState(outDir, start)) ?? previousState(outDir, io);
@@ -146,8 +149,8 @@ export const compileCommand: Command = {
         });
       // The declared connectome of an unchanged catalog, as the previous compile wrote it (--incremental).
       const keptConnectome = (): ConnectomeArtifacts | undefined => {
-        if (start === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
-        const files = keptConnectomeFiles(outDir, start, catalogDigest(estate.catalog), algorithm);
+        if (withDigest === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
+        const files = keptConnectomeFiles(outDir, withDigest.state, withDigest.catalogDigest, algorithm);
         return files && keptConnectomeArtifacts(estate.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
       };
       // Only a watch compiles again in this process; a signer may sign differently each time, so only an unsigned connectome is reused.

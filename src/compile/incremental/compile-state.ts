@@ -55,6 +55,16 @@ export function manifestPieceCache(state: CompileState | undefined): Map<string,
   return new Map((state?.manifest_pieces ?? []).map((p) => [p.digest, p.json]));
 }
 
+/**
+ * One YAML piece of the manifest: its JSON (what the parser takes instead of the text) and its
+ * canonical text (a section's value; the items of a run joined by commas, without brackets).
+ */
+export interface ManifestPiece {
+  readonly digest: string;
+  readonly json: string;
+  readonly canonical: string;
+}
+
 export interface KeptArtifacts {
   readonly format: 'toolgate' | 'toolgraph-v1';
   /** The policy bundle's created_at. */
@@ -91,11 +101,11 @@ export interface CompileState {
    */
   readonly tarball_chunks: readonly TarballChunk[];
   /**
-   * The manifest's YAML pieces as JSON, by the digest of their text (src/parse/yaml-pieces.ts), so
-   * the next compile parses only the pieces whose text changed.
+   * The manifest's YAML pieces as JSON and as canonical text, by the digest of their text
+   * (src/parse/yaml-pieces.ts), so the next compile parses only the pieces whose text changed and
+   * encodes only those for the governance digest.
    */
-  readonly manifest_pieces: readonly { readonly digest: string; readonly json: string }[];
-  /** Member texts of the manifest and catalog; kept in memory only (a state file starts without them). */
-  readonly manifest_memo?: MemoNode;
+  readonly manifest_pieces: readonly ManifestPiece[];
+  /** Member texts of the catalog; kept in memory only (a state file starts without them). */
   readonly catalog_memo?: MemoNode;
 }

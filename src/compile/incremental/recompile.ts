@@ -1,9 +1,9 @@
 /**
  * A compile that starts from the state the previous compile kept (compile-state.ts) and redoes only
  * the pieces a changed input touches: the decisions of agents whose grants, exceptions or granted
- * tools changed; the digest and entries of tools whose contract changed; the manifest and catalog
- * members that changed (for their digests); the edge list when the connectome changed. Everything
- * else is spliced in as the canonical text it already was. With no usable state every piece is
+ * tools changed; the digest and entries of tools whose contract changed; the manifest pieces and
+ * catalog members that changed (for their digests); the edge list when the connectome changed.
+ * Everything else is copied in as the bytes it already was. With no usable state every piece is
  * computed, which is the full compile: both go through the same assembly, so their bytes can only
  * differ if a reused piece is stale, and test/unit/compile/incremental.test.ts checks they never do.
  *
@@ -12,7 +12,7 @@
  */
 import { canonicalBytes, canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
 import { digestHex, textDigestHex } from '../../canonical/digest.ts';
-import { toolKey as toolKeyOf } from '../../catalog/types.ts';
+import { toolKey as toolKeyOf, type Catalog } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { decide, type AgentDecisions } from '../../governance/decisions.ts';
 import { agentsObjectText, bundleAgentText, dataAgentText } from '../decisions-json.ts';
@@ -25,6 +25,7 @@ import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
+import { manifestDigest as manifestDigestOf } from './manifest-digest.ts';
 import { FragmentSlots, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
 import { agentDecisionInputs, grantedKeys, toolDecisionInputs } from './decision-inputs.ts';
@@ -107,7 +108,7 @@ interface AgentFragments {
 }
 
 /**
- * The canonical digest of a manifest or catalog, with the member texts a later recompile reuses
+ * The canonical digest of the catalog, with the member texts a later recompile reuses
  * when `keep` (or a previous memo is there to update); otherwise the value is hashed as it is
  * encoded, in one pass, and no text is kept.
  */
@@ -115,6 +116,22 @@ function digestOf(value: unknown, previous: MemoNode | undefined, keep: boolean)
   if (!keep && previous === undefined) return { digest: canonicalTextDigestHex(value, OPTIONS) };
   const memo = memoisedCanonical(value, previous);
   return { digest: textDigestHex(memo.text), memo };
+}
+
+/** The catalog's body as its digest covers it: all but `crawled_at`. */
+function catalogBodyOf(catalog: Catalog): Record<string, unknown> {
+  const { crawled_at: _ignored, ...body } = catalog;
+  return body;
+}
+
+/**
+ * The catalog digest, with `state` holding the catalog's member texts for the compile that
+ * follows, so a caller that needs the digest first (to see whether the connectome files can be
+ * reused) does not encode the catalog twice.
+ */
+export function stateWithCatalogDigest(state: CompileState, catalog: Catalog): { state: CompileState; catalogDigest: string } {
+  const memo = memoisedCanonical(catalogBodyOf(catalog), state.catalog_memo);
+  return { state: { ...state, catalog_memo: memo }, catalogDigest: textDigestHex(memo.text) };
 }
 
 /**
@@ -125,12 +142,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const refusal = stateRefusal(previous, options);
   const prev = refusal === undefined ? previous : undefined;
 
-  const { catalog } = estate;
-  const { crawled_at: _ignored, ...catalogBody } = catalog;
   // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
   const keepMemo = options.keepState === true || previous !== undefined;
-  const manifestDigest = digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo);
-  const catalogDigest = digestOf(catalogBody, prev?.catalog_memo, keepMemo);
+  const manifestDigest = manifestDigestOf(estate.manifest, prev?.manifest_pieces);
+  const catalogDigest = digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);
   const digests = {
     governance_digest: manifestDigest.digest,
     catalog_digest: catalogDigest.digest,
@@ -305,8 +320,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
         tarball_sha256: sha256ByName.get('bundle.tar.gz')!,
       },
       tarball_chunks: tarball.chunks,
-      manifest_pieces: (estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json }] : [])),
-      ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
+      manifest_pieces: manifestDigest.pieces,
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
     };
     if (options.keepState) {

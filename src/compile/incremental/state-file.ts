@@ -11,8 +11,8 @@
  *                         compile reads of the artifacts (format, created_at, the digests of
  *                         policy-bundle.json, data.json and bundle.tar.gz) and the tarball's gzip
  *                         chunks, each as its digest and its compressed length; the manifest's
- *                         YAML pieces by digest (src/parse/yaml-pieces.ts), their JSON in the
- *                         pieces file
+ *                         YAML pieces by digest (src/parse/yaml-pieces.ts), their JSON and
+ *                         canonical text in the pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
  *
  * The encoded entries and the chunks' compressed bytes are not copied into the state: they are
@@ -55,7 +55,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const tools = byKey(state.tools).map(([k, t]) => [k, t.contract_key, t.tool_contract_digest, spanRow(t.bundle_entry), spanRow(t.document), spanRow(t.contract)]);
   const inputs = byKey(state.decision_inputs).map(([k, s]) => [k, take(s)]);
   const agents = byKey(state.agents).map(([k, a]) => [k, take(a.inputs), spanRow(a.bundle), spanRow(a.data)]);
-  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json)]);
+  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json), take(p.canonical)]);
   const pieces = utf8Concat(texts);
   const piecesSha256 = digestHex(pieces);
   const index = {
@@ -159,7 +159,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     inData(index.edges) &&
     typeof index.connectome_declared_only === 'boolean' &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
-    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 1));
+    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 2));
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
 
   const text = new TextDecoder('utf-8').decode(piecesBytes);
@@ -175,7 +175,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   for (const [k, n, bundle, agentData] of index.agents as [string, number, [number, number] | null, [number, number]][]) {
     agents.set(k, { inputs: next(n), ...(bundle ? { bundle: toSpan(bundle) } : {}), data: toSpan(agentData) });
   }
-  const manifestPieces = (index.manifest_pieces as [string, number][]).map(([digest, n]) => ({ digest, json: next(n) }));
+  const manifestPieces = (index.manifest_pieces as [string, number, number][]).map(([digest, n, c]) => ({ digest, json: next(n), canonical: next(c) }));
   if (at !== text.length) return { refused: `${STATE_PIECES_FILE} is ${text.length} characters, ${STATE_INDEX_FILE} accounts for ${at}` };
   const bytes: ArtifactBytes = { policy_bundle: policyBundle, data };
   return {

@@ -1,0 +1,55 @@
+/**
+ * The governance digest (SHA-256 of the manifest's canonical text) from the YAML pieces the
+ * manifest was read in (src/parse/yaml-pieces.ts): each piece's canonical text is taken from the
+ * previous compile's when its text is unchanged (same digest) and encoded otherwise, and the one
+ * encoder assembles the top level around them. A section's piece is its key's whole value; the runs
+ * of a sequence are its items, so the sequence is their texts joined by commas, in brackets. That is
+ * the text the encoder writes for the whole value (test/unit/compile/manifest-digest.test.ts).
+ * Without pieces, or when a piece cannot be encoded (the whole value is then encoded to say where),
+ * the whole value is hashed as it is encoded.
+ */
+import { canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
+import { textDigestHex } from '../../canonical/digest.ts';
+import type { Manifest } from '../../manifest/types.ts';
+import type { ManifestPiece } from './compile-state.ts';
+
+const OPTIONS = { allowFloats: true } as const;
+
+export interface ManifestDigest {
+  readonly digest: string;
+  /** The pieces to keep for the next compile (those with JSON), with their canonical texts. */
+  readonly pieces: readonly ManifestPiece[];
+}
+
+/** A piece's canonical text: a section's value, or a run's items without the brackets. */
+function pieceText(kind: 'section' | 'items', value: unknown): string {
+  const text = canonicalString(value, OPTIONS);
+  return kind === 'section' ? text : text.slice(1, -1);
+}
+
+export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = []): ManifestDigest {
+  const pieces = manifest.pieces;
+  const whole = () => ({ digest: canonicalTextDigestHex(manifest.raw ?? {}, OPTIONS), pieces: [] });
+  if (pieces === undefined || pieces.length === 0) return whole();
+  const known = new Map(previous.map((p) => [p.digest, p.canonical]));
+  const sections = new Map<string, { kind: 'section' | 'items'; texts: string[] }>();
+  try {
+    for (const p of pieces) {
+      // A run of no items would leave an empty member between two commas.
+      if (p.kind === 'items' && (!Array.isArray(p.value) || p.value.length === 0)) return whole();
+      const text = known.get(p.digest) ?? pieceText(p.kind, p.value);
+      const section = sections.get(p.key);
+      if (section === undefined) sections.set(p.key, { kind: p.kind, texts: [text] });
+      else if (section.kind === 'items' && p.kind === 'items') section.texts.push(text);
+      else return whole();
+      known.set(p.digest, text);
+    }
+  } catch {
+    return whole();
+  }
+  // Keyed by names from the input: no prototype, so a key "__proto__" is an ordinary key.
+  const members = Object.create(null) as Record<string, CanonicalText>;
+  for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.texts[0]! : `[${s.texts.join(',')}]`);
+  const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json, canonical: known.get(p.digest)! }] : []));
+  return { digest: textDigestHex(canonicalString(members, OPTIONS)), pieces: kept };
+}

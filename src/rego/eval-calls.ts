@@ -3,17 +3,19 @@
  * user functions (every definition and `else` branch tried, conflicting outputs an error, results
  * memoised per argument).
  */
-import { type VK, type Frame, UNDEF, type WithState, printValue } from './eval-support.ts';
-import { ArgMemo, bindArgs, candidateRules, callsFirst } from './eval-plans.ts';
+import { type VK, type Frame, UNDEF, GENERAL, type WithState, printValue } from './eval-support.ts';
+import { FuncMemo, bindArgs, candidateRules, callsFirst } from './eval-plans.ts';
 import type { CallTarget, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError } from './builtins/registry.ts';
 import type { CRule } from './compiler.ts';
 import { funcOutputMarks } from './compiler-order.ts';
 import { RegoError } from './errors.ts';
+import { conflictError, type ConflictingValue } from './conflicts.ts';
 import { type Value, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { unifyValue, unifyItems } from './eval-unify.ts';
 import { indexed, agreeOnConstant } from './eval-data.ts';
+import { direct } from './eval-direct.ts';
 
 /** A builtin threw: raised at the call when strict (or for a halting error), else the call is undefined. */
 export function builtinFailed(ev: Evaluator, e: unknown, loc: Loc): void {
@@ -103,19 +105,113 @@ function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Lo
   }
 }
 
-/** A function branch's value with its parameters bound: undefined when its body fails, an error when its solutions disagree. */
+/**
+ * A function branch's value with its parameters bound: undefined when its body fails, an error when
+ * its solutions disagree. A body whose literals are all direct, with a direct value, has one
+ * solution and is computed without continuations.
+ */
 function branchValue(ev: Evaluator, br: CRule, fr: Frame): Value | undefined {
-  let got: Value | undefined;
-  ev.evalBody(br.body, 0, fr, () =>
-    ev.evalTerm(br.value, fr, (v) => {
+  const mark = ev.trailMark();
+  try {
+    const j = ev.directPrefix(br.body, 0, fr);
+    if (j < 0) return undefined;
+    if (j === br.body.length) {
+      const v = direct(ev, br.value, fr);
+      if (v !== GENERAL) return v;
+    }
+    let got: Value | undefined;
+    const onValue = (v: Value): boolean => {
       if (got === undefined) got = v;
-      else if (!valueEquals(got, v)) {
-        throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
-      }
+      else if (!valueEquals(got, v)) throw conflictError('function', br.path.join('.'), [[got, br.loc], [v, br.loc]]);
       return false;
+    };
+    if (j === br.body.length) ev.evalTerm(br.value, fr, onValue);
+    else ev.evalBodyAt(br.body, j, fr, () => ev.evalTerm(br.value, fr, onValue));
+    return got;
+  } finally {
+    ev.unbindTo(mark, fr);
+  }
+}
+
+/** The value of one definition (its body or the first `else` branch that holds) for these arguments. */
+function definitionValue(ev: Evaluator, r: CRule, vals: readonly Value[]): Value | undefined {
+  const fr: Frame = new Array(r.nslots);
+  for (let b = -1; b < r.elses.length; b++) {
+    const br = b < 0 ? r : (r.elses[b] as CRule);
+    if (!indexed(ev, br, vals)) continue;
+    let got: Value | undefined;
+    const bound = bindArgs(br.args, vals, fr);
+    if (bound === undefined) {
+      unifyItems(ev, br.args, vals as Value[], 0, fr, () => {
+        got = branchValue(ev, br, fr);
+        return false;
+      });
+    } else if (bound) {
+      try {
+        got = branchValue(ev, br, fr);
+      } finally {
+        for (const a of br.args) if (a.type === 'var' && a.slot !== undefined) fr[a.slot] = undefined;
+      }
+    }
+    if (got !== undefined) {
+      valueBranch = br;
+      return got;
+    }
+  }
+  return undefined;
+}
+
+/** The branch definitionValue's last value came from (where a conflict is reported). */
+let valueBranch: CRule | undefined;
+
+/** A default function's value for these arguments. */
+function defaultValue(ev: Evaluator, d: CRule, vals: readonly Value[]): Value | undefined {
+  const fr: Frame = new Array(d.nslots);
+  let dv: Value | undefined;
+  unifyItems(ev, d.args, vals as Value[], 0, fr, () =>
+    ev.evalTerm(d.value, fr, (v) => {
+      dv = v;
+      return true;
     }),
   );
-  return got;
+  return dv;
+}
+
+/** The memo of a function's results under the current `with` state. */
+function funcMemo(ev: Evaluator, path: string): FuncMemo {
+  const cache = (ev.s.funcCache ??= new Map());
+  let memo = cache.get(path);
+  if (memo === undefined) cache.set(path, (memo = new FuncMemo()));
+  return memo;
+}
+
+/**
+ * The value of a function whose arguments match at most one definition besides its default
+ * (`candidates`, from candidateRules): computed whole, memoised, without continuations.
+ */
+export function funcValue(ev: Evaluator, path: string, rules: readonly CRule[], candidates: readonly CRule[], vals: Value[]): Value | undefined {
+  const memo = funcMemo(ev, path);
+  const cached = memo.get(vals);
+  if (cached !== undefined) return cached === UNDEF ? undefined : cached;
+  if (ev.depth > 2000) ev.budget.exceeded('depth');
+  const outerDepth = ev.depth;
+  ev.depth++;
+  const outer = ev.budget.rule;
+  if (rules.length > 0) ev.budget.rule = rules[0];
+  let result: Value | undefined;
+  try {
+    let def: CRule | undefined;
+    for (const r of candidates) {
+      if (r.isDefault) def = r;
+      else if (result === undefined) result = definitionValue(ev, r, vals);
+    }
+    if (result === undefined && def) result = defaultValue(ev, def, vals);
+  } finally {
+    ev.depth = outerDepth;
+    ev.budget.rule = outer;
+  }
+  memo.set(vals, result === undefined ? UNDEF : result);
+  return result;
 }
 
 /**
@@ -126,18 +222,19 @@ function branchValue(ev: Evaluator, br: CRule, fr: Frame): Value | undefined {
 export function callFunc(ev: Evaluator, path: string, vals: Value[], loc: Loc, k: VK): boolean {
   const rules = ev.policy.funcs.get(path);
   if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
-  const st = ev.s;
-  let memo = (st.funcCache ??= new Map()).get(path);
-  if (memo === undefined) st.funcCache.set(path, (memo = new ArgMemo()));
-  for (const v of vals) memo = memo.next(v);
-  const cached = memo.result;
+  const memo = funcMemo(ev, path);
+  const cached = memo.get(vals);
   if (cached !== undefined) return cached === UNDEF ? false : k(cached);
   let result: Value | undefined;
   let stop = false;
-  const entry = memo;
+  if (ev.depth > 2000) ev.budget.exceeded('depth');
+  const outerDepth = ev.depth;
+  ev.depth++;
+  const outer = ev.budget.rule;
+  if (rules.length > 0) ev.budget.rule = rules[0];
   const first = (v: Value): void => {
     result = v;
-    entry.result = v;
+    memo.set(vals, v);
     const depth = ev.depth;
     const rule = ev.budget.rule;
     ev.depth = outerDepth;
@@ -149,63 +246,35 @@ export function callFunc(ev: Evaluator, path: string, vals: Value[], loc: Loc, k
       ev.budget.rule = rule;
     }
   };
-  if (ev.depth > 2000) ev.budget.exceeded('depth');
-  const outerDepth = ev.depth;
-  ev.depth++;
-  const outer = ev.budget.rule;
-  if (rules.length > 0) ev.budget.rule = rules[0];
   try {
     let def: CRule | undefined;
     // asked only once a value is known and another definition is left to try
     let earlyExit: boolean | undefined;
+    let conflicts: ConflictingValue[] | undefined;
+    let firstAt: Loc | undefined;
     for (const r of candidateRules(rules, vals)) {
       if (r.isDefault) {
         def = r;
         continue;
       }
       if (result !== undefined && (earlyExit ??= agreeOnConstant(ev, rules, vals))) break;
-      const fr: Frame = new Array(r.nslots);
-      for (let b = -1; b < r.elses.length; b++) {
-        const br = b < 0 ? r : (r.elses[b] as CRule);
-        if (!indexed(ev, br, vals)) continue;
-        let got: Value | undefined;
-        const bound = bindArgs(br.args, vals, fr);
-        if (bound === undefined) {
-          unifyItems(ev, br.args, vals, 0, fr, () => {
-            got = branchValue(ev, br, fr);
-            return false;
-          });
-        } else if (bound) {
-          try {
-            got = branchValue(ev, br, fr);
-          } finally {
-            for (const a of br.args) if (a.type === 'var' && a.slot !== undefined) fr[a.slot] = undefined;
-          }
-        }
-        if (got === undefined) continue;
-        if (result === undefined) first(got);
-        else if (!valueEquals(result, got)) {
-          throw new RegoError('eval_conflict_error', 'functions must not produce multiple outputs for same inputs', br.loc);
-        }
-        break;
-      }
+      const got = definitionValue(ev, r, vals);
+      if (got === undefined) continue;
+      if (result === undefined) {
+        firstAt = (valueBranch ?? r).loc;
+        first(got);
+      } else if (!valueEquals(result, got)) (conflicts ??= [[result, firstAt ?? r.loc]]).push([got, (valueBranch ?? r).loc]);
     }
+    // as OPA: every definition is tried, each adding its value when it differs from the first one
+    if (conflicts !== undefined) throw conflictError('function', path, conflicts);
     if (result === undefined && def) {
-      const d = def;
-      const fr: Frame = new Array(d.nslots);
-      let dv: Value | undefined;
-      unifyItems(ev, d.args, vals, 0, fr, () =>
-        ev.evalTerm(d.value, fr, (v) => {
-          dv = v;
-          return true;
-        }),
-      );
+      const dv = defaultValue(ev, def, vals);
       if (dv !== undefined) first(dv);
     }
   } finally {
     ev.depth = outerDepth;
     ev.budget.rule = outer;
   }
-  if (result === undefined) entry.result = UNDEF;
+  if (result === undefined) memo.set(vals, UNDEF);
   return stop;
 }

@@ -4,7 +4,8 @@
  * nodes) computed once per evaluation or shared, and which rule bodies OPA's rule index runs.
  */
 import { type VK, type Frame, UNDEF, GENERAL, childOf, isUnboundVar, isPattern } from './eval-support.ts';
-import type { Term } from './ast.ts';
+import type { Loc, Term } from './ast.ts';
+import { conflictError, type ConflictingValue } from './conflicts.ts';
 import type { CRule, DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { branchConditions } from './ruleindex.ts';
@@ -169,20 +170,29 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
   let def: CRule | undefined;
   // asked only once a value is known and another definition is left to try
   let earlyExit: boolean | undefined;
+  let conflicts: ConflictingValue[] | undefined;
+  let firstAt: Loc | undefined;
+  let path = '';
   for (const r of rules) {
     if (r.isDefault) {
       def = r;
       continue;
     }
     if (result !== undefined && (earlyExit ??= agreeOnConstant(ev, rules))) break;
+    // as OPA: every definition is tried, each adding its first value that differs from the first one
+    let disagreed = false;
     ruleValues(ev, r, (v, rr) => {
-      if (result === undefined) result = v;
-      else if (!valueEquals(result, v)) {
-        const msg = rr.refLen > 1 ? `rule ${rr.path.join('.')} produced conflicting values` : 'complete rules must not produce multiple outputs';
-        throw new RegoError('eval_conflict_error', msg, rr.loc);
+      if (result === undefined) {
+        result = v;
+        firstAt = rr.loc;
+      } else if (!disagreed && !valueEquals(result, v)) {
+        disagreed = true;
+        (conflicts ??= [[result, firstAt ?? rr.loc]]).push([v, rr.loc]);
+        path = rr.path.join('.');
       }
     });
   }
+  if (conflicts !== undefined) throw conflictError('rule', path, conflicts);
   if (result === undefined && def) {
     const fr: Frame = new Array(def.nslots);
     ev.evalTerm(def.value, fr, (v) => {
@@ -197,28 +207,41 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
 function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
   // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
   // Early exit (as OPA): a constant value needs only the first solution of the body.
-  let any = false;
-  const constant = r.value.type === 'value';
-  if (indexed(ev, r))
-    ev.evalBody(r.body, 0, f, () =>
-      ev.evalTerm(r.value, f, (v) => {
-        any = true;
-        onValue(v, r);
-        return constant;
-      }),
-    );
-  if (any) return;
+  if (indexed(ev, r) && branchValues(ev, r, f, onValue, r.value.type === 'value')) return;
   for (const e of r.elses) {
-    if (!indexed(ev, e)) continue;
-    let got = false;
-    ev.evalBody(e.body, 0, f, () =>
-      ev.evalTerm(e.value, f, (v) => {
-        got = true;
-        onValue(v, e);
-        return false;
-      }),
-    );
-    if (got) return;
+    if (indexed(ev, e) && branchValues(ev, e, f, onValue, false)) return;
+  }
+}
+
+/**
+ * Calls onValue per solution of one branch (only the first when `firstOnly`); whether there was one.
+ * A body whose literals are all direct, with a direct value, has at most one solution and is
+ * computed without continuations.
+ */
+function branchValues(ev: Evaluator, br: CRule, f: Frame, onValue: (v: Value, r: CRule) => void, firstOnly: boolean): boolean {
+  const mark = ev.trailMark();
+  try {
+    const j = ev.directPrefix(br.body, 0, f);
+    if (j < 0) return false;
+    if (j === br.body.length) {
+      const v = direct(ev, br.value, f);
+      if (v !== GENERAL) {
+        if (v === undefined) return false;
+        onValue(v, br);
+        return true;
+      }
+    }
+    let any = false;
+    const each = (v: Value): boolean => {
+      any = true;
+      onValue(v, br);
+      return firstOnly;
+    };
+    if (j === br.body.length) ev.evalTerm(br.value, f, each);
+    else ev.evalBodyAt(br.body, j, f, () => ev.evalTerm(br.value, f, each));
+    return any;
+  } finally {
+    ev.unbindTo(mark, f);
   }
 }
 

@@ -11,7 +11,7 @@ import { funcOutputMarks } from './compiler-order.ts';
 import { ObjectValue, SetValue, type Value } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { nodeValue, nodeDoc } from './eval-data.ts';
-import { builtinFailed, callFunc } from './eval-calls.ts';
+import { builtinFailed, funcValue } from './eval-calls.ts';
 
 /**
  * The value of a term that can have at most one, computed without continuations: a constant, a
@@ -156,11 +156,7 @@ function directFunc(ev: Evaluator, t: Term & { type: 'call' }, path: string, f: 
   const vals = directArgs(ev, t, f);
   if (!Array.isArray(vals)) return vals;
   // only the definitions these arguments can match count (the others yield nothing)
-  if (!hasOneDefinition(candidateRules(rules, vals))) return GENERAL;
-  let out: Value | undefined;
-  callFunc(ev, path, vals, t.loc, (v) => {
-    out = v;
-    return true;
-  });
-  return out;
+  const candidates = candidateRules(rules, vals);
+  if (!hasOneDefinition(candidates)) return GENERAL;
+  return funcValue(ev, path, rules, candidates, vals);
 }

@@ -48,15 +48,57 @@ export function dataRefPlan(t: Term & { type: 'ref' }, root: DataNode): DataRefP
 }
 
 /**
- * One function's results, one level per argument: a scalar by its value (numbers have one
- * canonical form each, so equal numbers are the same key), a composite value by identity. An equal
- * composite that is another object is only a miss: the function is pure, so it is evaluated again,
- * never answered wrongly, and no argument is ever serialised to key it (a payload, a request body).
+ * One function's results within an evaluation, keyed by its arguments: a scalar by its value
+ * (numbers have one canonical form each, so equal numbers are the same key), a composite value by
+ * identity. An equal composite that is another object is only a miss: the function is pure, so it
+ * is evaluated again, never answered wrongly, and no argument is ever serialised to key it (a
+ * payload, a request body). The first few argument lists are kept in a list compared element by
+ * element (most functions are called once or twice an evaluation, and a map per argument cost more
+ * than the lookup saved); past that, one level of maps per argument.
  */
-export class ArgMemo {
+export class FuncMemo {
+  private readonly args: (readonly Value[])[] = [];
+  private readonly results: Cached[] = [];
+  private tree: ArgMemo | undefined;
+
+  get(vals: readonly Value[]): Cached | undefined {
+    const args = this.args;
+    for (let i = 0; i < args.length; i++) if (sameArgs(args[i] as readonly Value[], vals)) return this.results[i];
+    if (this.tree === undefined) return undefined;
+    let m: ArgMemo | undefined = this.tree;
+    for (let i = 0; i < vals.length && m !== undefined; i++) m = m.find(vals[i] as Value);
+    return m?.result;
+  }
+
+  /** Records the result for arguments not recorded yet (`vals` must not change afterwards). */
+  set(vals: readonly Value[], result: Cached): void {
+    if (this.args.length < MEMO_LIST) {
+      this.args.push(vals);
+      this.results.push(result);
+      return;
+    }
+    let m = (this.tree ??= new ArgMemo());
+    for (const v of vals) m = m.next(v);
+    m.result = result;
+  }
+}
+
+const MEMO_LIST = 8;
+
+function sameArgs(a: readonly Value[], b: readonly Value[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The levels of a FuncMemo past its list: one map per argument, scalars by value, composites by identity. */
+class ArgMemo {
   result: Cached | undefined;
   private scalars: Map<unknown, ArgMemo> | undefined;
   private objects: Map<object, ArgMemo> | undefined;
+
+  find(v: Value): ArgMemo | undefined {
+    return typeof v === 'object' && v !== null ? this.objects?.get(v) : this.scalars?.get(v);
+  }
 
   next(v: Value): ArgMemo {
     let m: ArgMemo | undefined;

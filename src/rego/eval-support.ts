@@ -3,7 +3,7 @@
  * swaps, the markers of cached-undefined and of terms left to the general path, and the small value
  * operations on documents (child lookup, ref paths, patching and merging objects, print's text).
  */
-import type { ArgMemo } from './eval-plans.ts';
+import type { FuncMemo } from './eval-plans.ts';
 import type { CallTarget, Term } from './ast.ts';
 import type { DataNode } from './compiler.ts';
 import { ObjectValue, SetValue, type Value } from './value.ts';
@@ -24,7 +24,7 @@ export interface WithState {
   /** Merged values of rule-free nodes; created on first use. */
   valueCache: Map<DataNode, Cached> | undefined;
   /** Function results by callee, then by each argument; created on first use. */
-  funcCache: Map<string, ArgMemo> | undefined;
+  funcCache: Map<string, FuncMemo> | undefined;
   funcOverrides: Map<string, Override> | undefined;
   nodeOverrides: Map<DataNode, Value> | undefined;
 }

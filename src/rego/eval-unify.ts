@@ -84,6 +84,37 @@ export function unifyDirect(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): bo
   }
 }
 
+/**
+ * unifyDirect without its continuation, for a body's direct prefix: true when the two sides agree
+ * with nothing bound, false when they do not, the slot bound when one side was an unbound local
+ * (the caller unbinds it), GENERAL when the general path decides.
+ */
+export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean | number | typeof GENERAL {
+  let slot: number | undefined;
+  let other: Term;
+  if (a.type === 'var' && a.slot !== undefined && f[a.slot] === undefined) {
+    slot = a.slot;
+    other = b;
+  } else if (b.type === 'var' && b.slot !== undefined && f[b.slot] === undefined) {
+    slot = b.slot;
+    other = a;
+  } else {
+    if (isPattern(a, f) || isPattern(b, f)) return GENERAL;
+    const x = direct(ev, a, f);
+    if (x === GENERAL) return GENERAL;
+    if (x === undefined) return false;
+    const y = direct(ev, b, f);
+    if (y === GENERAL) return GENERAL;
+    return y !== undefined && valueEquals(x, y);
+  }
+  if (isPattern(other, f)) return GENERAL;
+  const v = direct(ev, other, f);
+  if (v === GENERAL) return GENERAL;
+  if (v === undefined) return false;
+  f[slot] = v;
+  return slot;
+}
+
 function unifyPairs(ev: Evaluator, as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {
   if (i === as.length) return k();
   return unify(ev, as[i] as Term, bs[i] as Term, f, () => unifyPairs(ev, as, bs, i + 1, f, k));

@@ -21,7 +21,7 @@ import { RegoError } from './errors.ts';
 import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
 import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
 import { evalWith } from './eval-with.ts';
-import { unify, unifyDirect, unifyValue } from './eval-unify.ts';
+import { directUnify, unify, unifyDirect, unifyValue } from './eval-unify.ts';
 import { direct, directCall } from './eval-direct.ts';
 import { evalData, nodeValue, nodeDoc } from './eval-data.ts';
 import { evalCall } from './eval-calls.ts';
@@ -202,21 +202,108 @@ export class Evaluator {
   }
 
   // ------------------------------------------------------------ bodies and literals
+  /**
+   * Slots bound by the direct literals of the bodies being evaluated, innermost last: a body unbinds
+   * down to where it started before it returns, so it leaves its frame as it found it.
+   */
+  private readonly trail: number[] = [];
+
   evalBody(body: Literal[], i: number, f: Frame, k: K): boolean {
     if (i === body.length) return k();
-    return this.evalLiteral(body[i] as Literal, f, this.restOf(body, i + 1, f, k));
+    const mark = this.trail.length;
+    try {
+      const j = this.directPrefix(body, i, f);
+      if (j < 0) return false;
+      if (j === body.length) return k();
+      return this.generalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
+    } finally {
+      this.unbindTo(mark, f);
+    }
   }
 
   /**
-   * The continuation that evaluates body[i..] then k. Each literal's own continuation is made on
-   * its first solution and reused for the rest: a literal iterating 100,000 elements used to make
-   * a closure per element for every literal after it; a body that fails early makes none.
+   * Runs body[i..] while each literal has at most one solution (direct terms, assignments of direct
+   * terms, negations): no continuation per literal, the bindings kept on the trail. Answers -1 when a
+   * literal fails, body.length when all held, or the index of the first literal left to the general
+   * path (not yet evaluated). The caller unbinds the trail down to its mark.
+   */
+  directPrefix(body: readonly Literal[], i: number, f: Frame): number {
+    for (; i < body.length; i++) {
+      const l = body[i] as Literal;
+      if (l.withs.length) return i;
+      const e = l.expr;
+      if (l.negated) {
+        this.tick();
+        if (this.negation(e, f)) return -1;
+        continue;
+      }
+      switch (e.kind) {
+        case 'term': {
+          const v = direct(this, e.term, f);
+          if (v === GENERAL) return i;
+          this.tick();
+          if (v === undefined || v === false) return -1;
+          continue;
+        }
+        case 'unify':
+        case 'assign': {
+          const r = directUnify(this, e.left, e.right, f);
+          if (r === GENERAL) return i;
+          this.tick();
+          if (r === false) return -1;
+          if (r !== true) this.trail.push(r);
+          continue;
+        }
+        case 'some':
+          this.tick();
+          continue;
+        default:
+          return i;
+      }
+    }
+    return i;
+  }
+
+  /** Where the trail is now: what a caller of directPrefix unbinds down to. */
+  trailMark(): number {
+    return this.trail.length;
+  }
+
+  /** Evaluates body[j..] then k where body[j] is a literal directPrefix left to the general path. */
+  evalBodyAt(body: Literal[], j: number, f: Frame, k: K): boolean {
+    return this.generalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
+  }
+
+  /** Unbinds the slots the trail holds above `mark`. */
+  unbindTo(mark: number, f: Frame): void {
+    const trail = this.trail;
+    while (trail.length > mark) f[trail.pop() as number] = undefined;
+  }
+
+  /**
+   * The continuation that evaluates body[i..] then k. The continuation of each literal left to the
+   * general path is made on its first solution and reused for the rest: a literal iterating 100,000
+   * elements used to make a closure per element for every literal after it.
    */
   private restOf(body: Literal[], i: number, f: Frame, k: K): K {
     if (i === body.length) return k;
-    const lit = body[i] as Literal;
-    let next: K | undefined;
-    return () => this.evalLiteral(lit, f, (next ??= this.restOf(body, i + 1, f, k)));
+    const nexts: (K | undefined)[] = [];
+    return () => {
+      const mark = this.trail.length;
+      try {
+        const j = this.directPrefix(body, i, f);
+        if (j < 0) return false;
+        if (j === body.length) return k();
+        return this.generalLiteral(body[j] as Literal, f, (nexts[j] ??= this.restOf(body, j + 1, f, k)));
+      } finally {
+        this.unbindTo(mark, f);
+      }
+    };
+  }
+
+  /** A literal the direct path left alone: ticked and evaluated with its continuation. */
+  private generalLiteral(l: Literal, f: Frame, k: K): boolean {
+    return this.evalLiteral(l, f, k);
   }
 
   private evalLiteral(l: Literal, f: Frame, k: K): boolean {

@@ -15,8 +15,11 @@
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 
+/** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
+export type PieceJson = string | Uint8Array;
+
 /** The JSON texts a previous compile kept, by piece digest. */
-export type PieceCache = ReadonlyMap<string, string>;
+export type PieceCache = ReadonlyMap<string, PieceJson>;
 
 export interface YamlPiece {
   /** SHA-256 (hex) of the piece's kind and text. */
@@ -27,7 +30,7 @@ export interface YamlPiece {
   readonly kind: 'section' | 'items';
   readonly value: unknown;
   /** The value as JSON, for the next compile's cache; absent when it must not be kept so (negative zero, `__proto__`). */
-  readonly json?: string;
+  readonly json?: PieceJson;
 }
 
 export interface PiecewiseRead {
@@ -53,6 +56,8 @@ interface Section {
   readonly start: number;
   readonly end: number;
 }
+
+const decoder = new TextDecoder();
 
 const SPACE = 32;
 const HASH = 35;
@@ -173,7 +178,7 @@ interface PlannedPiece {
   readonly items: number;
   readonly digest: string;
   readonly cacheable: boolean;
-  readonly json?: string;
+  readonly json?: PieceJson;
 }
 
 /** How a text splits into pieces and which of them the cache knows. */
@@ -218,7 +223,7 @@ export function readInPieces(plan: PiecePlan, maxDepth: number): PiecewiseRead |
   try {
     for (const p of plan.pieces) {
       let value: unknown;
-      if (p.json !== undefined) value = JSON.parse(p.json) as unknown;
+      if (p.json !== undefined) value = JSON.parse(typeof p.json === 'string' ? p.json : decoder.decode(p.json)) as unknown;
       else if (p.kind === 'items') value = parsePiece(p.text, maxDepth - 2);
       else {
         const parsed = parsePiece(p.text, maxDepth - 1) as Record<string, unknown> | null;

@@ -51,18 +51,19 @@ export interface ArtifactBytes {
 }
 
 /** The manifest pieces a state holds, as the manifest parser takes them (digest -> JSON). */
-export function manifestPieceCache(state: CompileState | undefined): Map<string, string> {
+export function manifestPieceCache(state: CompileState | undefined): Map<string, Uint8Array> {
   return new Map((state?.manifest_pieces ?? []).map((p) => [p.digest, p.json]));
 }
 
 /**
  * One YAML piece of the manifest: its JSON (what the parser takes instead of the text) and its
- * canonical text (a section's value; the items of a run joined by commas, without brackets).
+ * canonical text (a section's value; the items of a run joined by commas, without brackets), both
+ * as UTF-8 bytes, which a state read from its files takes from the pieces file without a copy.
  */
 export interface ManifestPiece {
   readonly digest: string;
-  readonly json: string;
-  readonly canonical: string;
+  readonly json: Uint8Array;
+  readonly canonical: Uint8Array;
 }
 
 export interface KeptArtifacts {

@@ -9,11 +9,13 @@
  * the whole value is hashed as it is encoded.
  */
 import { canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
-import { textDigestHex } from '../../canonical/digest.ts';
+import { digestHex } from '../../canonical/digest.ts';
 import type { Manifest } from '../../manifest/types.ts';
 import type { ManifestPiece } from './compile-state.ts';
+import { FragmentSlots } from './fragments.ts';
 
 const OPTIONS = { allowFloats: true } as const;
+const encoder = new TextEncoder();
 
 export interface ManifestDigest {
   readonly digest: string;
@@ -22,9 +24,9 @@ export interface ManifestDigest {
 }
 
 /** A piece's canonical text: a section's value, or a run's items without the brackets. */
-function pieceText(kind: 'section' | 'items', value: unknown): string {
+function pieceText(kind: 'section' | 'items', value: unknown): Uint8Array {
   const text = canonicalString(value, OPTIONS);
-  return kind === 'section' ? text : text.slice(1, -1);
+  return encoder.encode(kind === 'section' ? text : text.slice(1, -1));
 }
 
 export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = []): ManifestDigest {
@@ -32,24 +34,26 @@ export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previ
   const whole = () => ({ digest: canonicalTextDigestHex(manifest.raw ?? {}, OPTIONS), pieces: [] });
   if (pieces === undefined || pieces.length === 0) return whole();
   const known = new Map(previous.map((p) => [p.digest, p.canonical]));
-  const sections = new Map<string, { kind: 'section' | 'items'; texts: string[] }>();
+  const slots = new FragmentSlots();
+  const sections = new Map<string, { kind: 'section' | 'items'; placeholders: string[] }>();
   try {
     for (const p of pieces) {
       // A run of no items would leave an empty member between two commas.
       if (p.kind === 'items' && (!Array.isArray(p.value) || p.value.length === 0)) return whole();
-      const text = known.get(p.digest) ?? pieceText(p.kind, p.value);
+      let text = known.get(p.digest);
+      if (text === undefined) known.set(p.digest, (text = pieceText(p.kind, p.value)));
+      const placeholder = slots.add(text).placeholder.text;
       const section = sections.get(p.key);
-      if (section === undefined) sections.set(p.key, { kind: p.kind, texts: [text] });
-      else if (section.kind === 'items' && p.kind === 'items') section.texts.push(text);
+      if (section === undefined) sections.set(p.key, { kind: p.kind, placeholders: [placeholder] });
+      else if (section.kind === 'items' && p.kind === 'items') section.placeholders.push(placeholder);
       else return whole();
-      known.set(p.digest, text);
     }
   } catch {
     return whole();
   }
   // Keyed by names from the input: no prototype, so a key "__proto__" is an ordinary key.
   const members = Object.create(null) as Record<string, CanonicalText>;
-  for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.texts[0]! : `[${s.texts.join(',')}]`);
-  const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: p.json, canonical: known.get(p.digest)! }] : []));
-  return { digest: textDigestHex(canonicalString(members, OPTIONS)), pieces: kept };
+  for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.placeholders[0]! : `[${s.placeholders.join(',')}]`);
+  const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: typeof p.json === 'string' ? encoder.encode(p.json) : p.json, canonical: known.get(p.digest)! }] : []));
+  return { digest: digestHex(slots.assemble(members).bytes), pieces: kept };
 }

@@ -14,6 +14,8 @@
  *                         YAML pieces by digest (src/parse/yaml-pieces.ts), their JSON and
  *                         canonical text in the pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
+ *                         (the decision inputs' lengths in UTF-16 units of the text that fills
+ *                         the first `text_bytes` bytes, the manifest pieces' in bytes after it)
  *
  * The encoded entries and the chunks' compressed bytes are not copied into the state: they are
  * read from the artifacts beside it, and only when each file's digest is the one recorded. A
@@ -38,12 +40,15 @@ export const STATE_KIND = 'toolgate.compile-state';
 
 const byKey = <V>(m: ReadonlyMap<string, V>): [string, V][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
-/** The UTF-8 bytes of the texts one after another, written straight into one buffer (no joined string of 100 MB). */
-function utf8Concat(texts: readonly string[]): Uint8Array {
-  const out = Buffer.allocUnsafeSlow(texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0));
+/** The UTF-8 bytes of the texts, then the byte strings, one after another in one buffer (no joined string of tens of MB). */
+function concatPieces(texts: readonly string[], bytes: readonly Uint8Array[]): { pieces: Uint8Array; textBytes: number } {
+  let textBytes = 0;
+  for (const t of texts) textBytes += Buffer.byteLength(t, 'utf8');
+  const out = Buffer.allocUnsafeSlow(bytes.reduce((n, b) => n + b.length, textBytes));
   let at = 0;
   for (const t of texts) at += out.write(t, at, 'utf8');
-  return out;
+  for (const b of bytes) (out.set(b, at), (at += b.length));
+  return { pieces: out, textBytes };
 }
 
 const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.at, span.length]);
@@ -55,8 +60,10 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const tools = byKey(state.tools).map(([k, t]) => [k, t.contract_key, t.tool_contract_digest, spanRow(t.bundle_entry), spanRow(t.document), spanRow(t.contract)]);
   const inputs = byKey(state.decision_inputs).map(([k, s]) => [k, take(s)]);
   const agents = byKey(state.agents).map(([k, a]) => [k, take(a.inputs), spanRow(a.bundle), spanRow(a.data)]);
-  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, take(p.json), take(p.canonical)]);
-  const pieces = utf8Concat(texts);
+  const bytes: Uint8Array[] = [];
+  const put = (b: Uint8Array) => (bytes.push(b), b.length);
+  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, put(p.json), put(p.canonical)]);
+  const { pieces, textBytes } = concatPieces(texts, bytes);
   const piecesSha256 = digestHex(pieces);
   const index = {
     kind: STATE_KIND,
@@ -67,6 +74,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     catalog_digest: state.catalog_digest,
     connectome_digest: state.connectome_digest,
     pieces_sha256: piecesSha256,
+    text_bytes: textBytes,
     tools,
     decision_inputs: inputs,
     agents,
@@ -159,10 +167,12 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     inData(index.edges) &&
     typeof index.connectome_declared_only === 'boolean' &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
-    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 2));
+    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 2)) &&
+    Number.isSafeInteger(index.text_bytes) && (index.text_bytes as number) >= 0 && (index.text_bytes as number) <= piecesBytes.length;
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
 
-  const text = new TextDecoder('utf-8').decode(piecesBytes);
+  const textBytes = index.text_bytes as number;
+  const text = new TextDecoder('utf-8').decode(piecesBytes.subarray(0, textBytes));
   let at = 0;
   const next = (n: number) => text.slice(at, (at += n));
   const tools = new Map<string, ToolPieces>();
@@ -175,8 +185,11 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   for (const [k, n, bundle, agentData] of index.agents as [string, number, [number, number] | null, [number, number]][]) {
     agents.set(k, { inputs: next(n), ...(bundle ? { bundle: toSpan(bundle) } : {}), data: toSpan(agentData) });
   }
-  const manifestPieces = (index.manifest_pieces as [string, number, number][]).map(([digest, n, c]) => ({ digest, json: next(n), canonical: next(c) }));
-  if (at !== text.length) return { refused: `${STATE_PIECES_FILE} is ${text.length} characters, ${STATE_INDEX_FILE} accounts for ${at}` };
+  if (at !== text.length) return { refused: `${STATE_PIECES_FILE} holds ${text.length} characters of text, ${STATE_INDEX_FILE} accounts for ${at}` };
+  let byteAt = textBytes;
+  const nextBytes = (n: number) => piecesBytes.subarray(byteAt, (byteAt += n));
+  const manifestPieces = (index.manifest_pieces as [string, number, number][]).map(([digest, n, c]) => ({ digest, json: nextBytes(n), canonical: nextBytes(c) }));
+  if (byteAt !== piecesBytes.length) return { refused: `${STATE_PIECES_FILE} is ${piecesBytes.length} bytes, ${STATE_INDEX_FILE} accounts for ${byteAt}` };
   const bytes: ArtifactBytes = { policy_bundle: policyBundle, data };
   return {
     state: {

@@ -76,7 +76,16 @@ function constPrefix(r: Rule): { consts: string[]; rest: Term[] } {
   return { consts, rest: r.ref.slice(i) };
 }
 
-export function compiledPolicyOf(modules: readonly Module[]): CompiledPolicy {
+export interface ModuleCompileOptions {
+  /**
+   * The modules are known to pass the type check, which only reports (a whole set they belong to
+   * compiled: decide's certificate), so it is not run again.
+   */
+  readonly typesChecked?: boolean;
+}
+
+export function compiledPolicyOf(modules: readonly Module[], options: ModuleCompileOptions = {}): CompiledPolicy {
+  const check = options.typesChecked ? () => {} : typeCheck;
   const errors: RegoError[] = [];
   const root: DataNode = { path: [], children: new Map(), rules: [], funcs: [], hasRules: false };
   const funcs = new Map<string, CRule[]>();
@@ -138,7 +147,7 @@ export function compiledPolicyOf(modules: readonly Module[]): CompiledPolicy {
       if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (${head} cannot be shadowed)`, r.loc));
       if (r.isDefault) checkDefaultValue(r.value, errors);
       const { consts, rest } = constPrefix(r);
-      const compiled = compileRule(r, ctx, pkg, consts, rest);
+      const compiled = compileRule(r, ctx, pkg, consts, rest, check);
       if (r.kind === 'func') {
         const path = ['data', ...pkg, ...consts].join('.');
         let list = funcs.get(path);
@@ -156,7 +165,7 @@ export function compiledPolicyOf(modules: readonly Module[]): CompiledPolicy {
   return { root, funcs, modules };
 }
 
-function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], rest: Term[]): CRule {
+function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], rest: Term[], check: typeof typeCheck): CRule {
   const scope = new Scope(undefined);
   const bound = new Set<number>();
   // function args are patterns bound on entry
@@ -173,7 +182,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
   const restR = rest.map((t) => resolveTerm(t, scope, ctx));
   const key = r.key ? resolveTerm(r.key, scope, ctx) : undefined;
   const value = resolveTerm(r.value, scope, ctx);
-  typeCheck(body, ctx.errors, [...restR, ...(key ? [key] : []), value]);
+  check(body, ctx.errors, [...restR, ...(key ? [key] : []), value]);
   const headSlots = new Set<number>();
   for (const t of [...restR, value, ...(key ? [key] : [])]) topSlots(t, headSlots);
   const octx: OrderCtx = { names: ctx.names, errors: ctx.errors };
@@ -201,7 +210,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     }
     const eb = resolveBody(e.body, es, ctx);
     const ev = resolveTerm(e.value, es, ctx);
-    typeCheck(eb, ctx.errors, [ev]);
+    check(eb, ctx.errors, [ev]);
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
     const ord = orderBody(eb, b3, hs, octx);

@@ -31,6 +31,8 @@ export interface ModuleSource {
 
 export interface RegoCompileOptions {
   readonly regoVersion?: RegoVersion;
+  /** The modules are known to pass the type check (compiler.ts ModuleCompileOptions): it is skipped. */
+  readonly typesChecked?: boolean;
 }
 
 /** One solution of a query: the value of each expression and the query variables' bindings. */
@@ -64,7 +66,7 @@ export function compileModules(modules: readonly ModuleSource[], options: RegoCo
   return guardDepth(() => {
     const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
     rewriteMetadataCalls(parsed, modules.map((m) => m.text));
-    return makePolicy(compiledPolicyOf(parsed), version);
+    return makePolicy(compiledPolicyOf(parsed, { typesChecked: options.typesChecked === true }), version);
   });
 }
 

@@ -109,11 +109,15 @@ describe('decide with a compiled-policy cache', () => {
     expect(await decision(Promise.resolve(hit))).toEqual(want);
   });
 
-  it('a module that does not compile is refused with and without the cache, and stores nothing', async () => {
+  it.each([
+    ['an unsafe variable', 'package toolgate.other\n\nq := y\n', 'unsafe'],
+    // a certified part is not type-checked again, so a certificate must never be made for a type error
+    ['a type error', 'package toolgate.other\n\nq := contains(null, "")\n', 'rego_type_error'],
+  ])('a module that does not compile (%s) is refused with and without the cache, and stores nothing', async (_, other, fault) => {
     const store = memoryStore();
-    const broken = await smallBundle('package toolgate.other\n\nq := y\n', { x: 'a' });
+    const broken = await smallBundle(other, { x: 'a' });
     const want = await refusal(bundleDecider(broken));
-    expect(want).toMatchObject({ code: 'BUNDLE_INVALID' });
+    expect(want).toMatchObject({ code: 'BUNDLE_INVALID', message: expect.stringContaining(fault) });
     expect(await refusal(bundleDecider(broken, 'bundle.tar.gz', undefined, cacheOf(store)))).toEqual(want);
     expect(store.entries.size).toBe(0);
   });

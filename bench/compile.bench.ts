@@ -108,7 +108,8 @@ const EDITS: { name: string; apply(texts: { manifest: string; catalog: string })
 
 /**
  * The compile stage alone with the state held in memory, as `compile --watch` holds it between
- * saves: inputs already parsed, nothing written. The connectome is rebuilt when the catalog changed.
+ * saves: inputs already parsed (the manifest in pieces, as a watch reads it), nothing written. The
+ * connectome is rebuilt when the catalog changed.
  */
 async function stageRecompiles(manifestPath: string, catalogPath: string, texts: { manifest: string; catalog: string }): Promise<Record<string, unknown>[]> {
   const { parseManifest } = await import('../src/manifest/parse.ts');
@@ -118,9 +119,13 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const { connectomeArtifacts } = await import('../src/compile/connectome-artifacts.ts');
   const { enforcementRego } = await import('../src/cli/enforcement-rego.ts');
   const regoModules = enforcementRego();
-  const estateOf = (t: { manifest: string; catalog: string }) => buildEstate(parseManifest(manifestPath, t.manifest), parseCatalog(catalogPath, t.catalog));
+  const { manifestPieceCache } = await import('../src/compile/incremental/compile-state.ts');
+  type State = Parameters<typeof manifestPieceCache>[0];
+  // As --watch reads a save: the manifest in YAML pieces, the unchanged ones from the state's.
+  const estateOf = (t: { manifest: string; catalog: string }, state: State) =>
+    buildEstate(parseManifest(manifestPath, t.manifest, { pieces: manifestPieceCache(state) }), parseCatalog(catalogPath, t.catalog));
   const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeArtifacts(estate.catalog) });
-  let estate = estateOf(texts);
+  let estate = estateOf(texts, undefined);
   let options = await optionsOf(estate);
   let t0 = performance.now();
   let c0 = cpuMs();
@@ -129,7 +134,7 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   for (const e of EDITS) {
     const before = texts;
     texts = e.apply(texts);
-    estate = estateOf(texts);
+    estate = estateOf(texts, last.state);
     t0 = performance.now();
     c0 = cpuMs();
     if (texts.catalog !== before.catalog) options = await optionsOf(estate);

@@ -13,6 +13,7 @@ import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import { sameBytes, spanBytes } from '../compile/incremental/fragments.ts';
+import { artifactSha256 } from '../compile/incremental/bytes-digest.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { listedSha256, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import type { CliIo } from './command.ts';
@@ -83,7 +84,7 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
     const path = join(outDir, name);
     if (!listed.has(name) || !existsSync(path)) return undefined;
     const bytes = readBytesFile(path);
-    return digestHex(bytes) === listed.get(name) ? bytes : undefined;
+    return artifactSha256(bytes) === listed.get(name) ? bytes : undefined;
   };
   const envelope = read('connectome.digest.json');
   if (envelope === undefined || (JSON.parse(new TextDecoder().decode(envelope)) as { algorithm?: unknown }).algorithm !== algorithm) return undefined;
@@ -91,7 +92,7 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   const dot = read('connectome.dot');
   const graphml = read('connectome.graphml');
   // And connectome.json is the graph the state's digest names.
-  if (json === undefined || dot === undefined || graphml === undefined || digestHex(json, algorithm) !== state.connectome_digest) return undefined;
+  if (json === undefined || dot === undefined || graphml === undefined || (algorithm === 'sha256' ? artifactSha256(json) : digestHex(json, algorithm)) !== state.connectome_digest) return undefined;
   return { json, dot, graphml, edges: JSON.parse(new TextDecoder().decode(spanBytes(state.bytes.data, state.edges))) as DataEdge[] };
 }
 

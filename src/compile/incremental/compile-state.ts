@@ -107,6 +107,7 @@ export interface CompileState {
    * encodes only those for the governance digest.
    */
   readonly manifest_pieces: readonly ManifestPiece[];
-  /** Member texts of the catalog; kept in memory only (a state file starts without them). */
+  /** Member texts of the catalog and of a manifest not read in pieces; kept in memory only (a state file starts without them). */
+  readonly manifest_memo?: MemoNode;
   readonly catalog_memo?: MemoNode;
 }

@@ -25,6 +25,7 @@ import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
+import { artifactSha256 } from './bytes-digest.ts';
 import { manifestDigest as manifestDigestOf } from './manifest-digest.ts';
 import { FragmentSlots, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
@@ -108,7 +109,7 @@ interface AgentFragments {
 }
 
 /**
- * The canonical digest of the catalog, with the member texts a later recompile reuses
+ * The canonical digest of the catalog (or of a manifest not read in pieces), with the member texts a later recompile reuses
  * when `keep` (or a previous memo is there to update); otherwise the value is hashed as it is
  * encoded, in one pass, and no text is kept.
  */
@@ -144,7 +145,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
 
   // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
   const keepMemo = options.keepState === true || previous !== undefined;
-  const manifestDigest = manifestDigestOf(estate.manifest, prev?.manifest_pieces);
+  // A manifest read in YAML pieces is hashed from their texts; one that was not (JSON) through the member memo.
+  const manifestDigest = estate.manifest.pieces
+    ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces), memo: undefined }
+    : { ...digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo), pieces: [] };
   const catalogDigest = digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);
   const digests = {
     governance_digest: manifestDigest.digest,
@@ -279,7 +283,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       { name: 'bundle.tar.gz', bytes: tarball.bytes },
       ...(options.connectome?.files ?? []),
     ];
-    const sha256ByName = new Map(files.map((f) => [f.name, digestHex(f.bytes)]));
+    const sha256ByName = new Map(files.map((f) => [f.name, artifactSha256(f.bytes)]));
     const state: CompileState = {
       version: COMPILE_STATE_VERSION,
       profile: options.profile,
@@ -321,6 +325,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       },
       tarball_chunks: tarball.chunks,
       manifest_pieces: manifestDigest.pieces,
+      ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
     };
     if (options.keepState) {

@@ -27,7 +27,7 @@
  * version or whose pieces do not hash to the recorded digest is refused with the reason, and the
  * caller compiles in full.
  */
-import { canonicalBytes } from '../../canonical/json.ts';
+import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
@@ -49,6 +49,21 @@ function concatPieces(texts: readonly string[], bytes: readonly Uint8Array[]): {
   for (const t of texts) at += out.write(t, at, 'utf8');
   for (const b of bytes) (out.set(b, at), (at += b.length));
   return { pieces: out, textBytes };
+}
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * A list of rows (strings, integers, null and lists of them) as canonical text. JSON.stringify
+ * writes such a row canonically when it is ASCII (no string to normalise); the generic encoder
+ * writes the others. Tens of thousands of rows cost several times more through the generic walk.
+ */
+function rowsText(rows: readonly unknown[]): CanonicalText {
+  return new CanonicalText(`[${rows.map((r) => {
+    const text = JSON.stringify(r);
+    return NON_ASCII.test(text) ? canonicalString(r) : text;
+  }).join(',')}]`);
 }
 
 const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.at, span.length]);
@@ -75,14 +90,14 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     connectome_digest: state.connectome_digest,
     pieces_sha256: piecesSha256,
     text_bytes: textBytes,
-    tools,
-    decision_inputs: inputs,
-    agents,
+    tools: rowsText(tools),
+    decision_inputs: rowsText(inputs),
+    agents: rowsText(agents),
     edges: spanRow(state.edges),
     connectome_declared_only: state.connectome_declared_only,
     artifacts: state.artifacts,
     tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
-    manifest_pieces: manifestPieces,
+    manifest_pieces: rowsText(manifestPieces),
   };
   return { index: canonicalBytes(index), pieces, piecesSha256 };
 }

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { canonicalString } from '../../../src/canonical/json.ts';
 import { parseManifest } from '../../../src/manifest/parse.ts';
 import { parseCatalog } from '../../../src/catalog/parse.ts';
 import { buildEstate } from '../../../src/governance/estate.ts';
@@ -203,6 +204,12 @@ describe('recompileEstate', () => {
       const fromMemory = await recompileEstate(first.state, estateOf(model), options);
       expect(fromFile.summary).toEqual(fromMemory.summary);
       expect(filesOf(fromFile.result)).toEqual(filesOf(fromMemory.result));
+      // The index is canonical JSON, rows with non-ASCII names included.
+      model.manifest.agents.push('agent-ä');
+      model.manifest.grants.push({ agent: 'agent-ä', tool: 'fs::read' });
+      const index = new TextDecoder().decode(stateFiles((await recompileEstate(undefined, estateOf(model), options)).state).index);
+      expect(index).toContain('agent-ä');
+      expect(index).toBe(canonicalString(JSON.parse(index), { allowFloats: true }));
       const damaged = Uint8Array.from(files.pieces);
       damaged[0] = damaged[0]! ^ 1;
       expect(readStateFiles(files.index, damaged, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/does not match the digest/) });

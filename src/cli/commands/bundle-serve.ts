@@ -33,7 +33,7 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export const bundleServeCommand: Command = {
   name: 'bundle serve',
-  summary: "Serve compile outputs over OPA's bundle service API (ETag, long polling, deltas, status and decision-log receivers)",
+  summary: "serve compile outputs over OPA's bundle service API (ETag, long polling, deltas, status and decision-log receivers)",
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

@@ -25,7 +25,7 @@ Exits 1 when the bundle does not verify.`;
 
 export const bundleVerifyCommand: Command = {
   name: 'bundle verify',
-  summary: "Verify an OPA bundle's .signatures.json against a public key, as OPA does",
+  summary: "verify an OPA bundle's .signatures.json against a public key, as OPA does",
   usage: verifyUsage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

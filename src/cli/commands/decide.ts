@@ -26,7 +26,7 @@ ${LIMIT_USAGE}`;
 
 export const decideCommand: Command = {
   name: 'decide',
-  summary: "Evaluate an OPA bundle's own enforcement Rego for AGENT and TOOL, in-process",
+  summary: "evaluate an OPA bundle's own enforcement Rego for AGENT and TOOL, in-process",
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { bundle: { type: 'string' }, 'no-cache': { type: 'boolean' }, ...LIMIT_OPTIONS }, usage);

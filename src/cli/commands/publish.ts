@@ -27,7 +27,7 @@ or TOOLGATE_REGISTRY_TOKEN, else the registry's "auths" entry in $DOCKER_CONFIG/
 
 export const publishCommand: Command = {
   name: 'publish',
-  summary: 'Push a compiled OPA bundle to an OCI registry (one layer, empty config), tag and digest as JSON',
+  summary: 'push a compiled OPA bundle to an OCI registry (one layer, empty config), tag and digest as JSON',
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { oci: { type: 'string' }, 'plain-http': { type: 'boolean' }, timeout: { type: 'string' } }, usage);

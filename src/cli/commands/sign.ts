@@ -25,7 +25,7 @@ ${LIMIT_USAGE}`;
 
 export const signCommand: Command = {
   name: 'sign',
-  summary: "Fill a connectome's sign slots from a consumer's Rego or OPA-compiled wasm policy",
+  summary: "fill a connectome's sign slots from a consumer's Rego or OPA-compiled wasm policy",
   usage,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(

@@ -114,7 +114,10 @@ function commandBundle(command) {
     }
     if (cachedData) break;
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // the build writes the bundle as CommonJS's module wrapper (scripts/build.mjs CJS_WRAPPER), so its
+  // text is compiled as read; an older one is wrapped here
+  const wrapper = '(function (exports, require, module, __filename, __dirname) {';
+  const script = new vm.Script(source.startsWith(wrapper) ? source : `${wrapper}${source}\n})`, {
     filename: bundle,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

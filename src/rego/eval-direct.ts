@@ -30,30 +30,8 @@ export function direct(ev: Evaluator, t: Term, f: Frame): Direct {
       const v = f[t.slot];
       return v === undefined ? GENERAL : v;
     }
-    case 'ref': {
-      const head = t.head;
-      // ref and call keys are evaluated before the head is read (evalRef)
-      if (head.type !== 'var' || dynamicKeys(t) !== undefined) return GENERAL;
-      let v: Value | undefined;
-      if (head.slot !== undefined) {
-        v = f[head.slot];
-        if (v === undefined) return GENERAL;
-      } else if (head.name === 'input') {
-        v = ev.s.input;
-        if (v === undefined) return undefined;
-      } else if (head.name === 'data') {
-        return directData(ev, t, f);
-      } else return GENERAL;
-      for (const p of t.path) {
-        let key: Value | undefined;
-        if (p.type === 'value') key = p.value;
-        else if (p.type === 'var' && p.slot !== undefined) key = f[p.slot];
-        if (key === undefined) return GENERAL; // iteration or a computed key
-        v = childOf(v, key);
-        if (v === undefined) return undefined;
-      }
-      return v;
-    }
+    case 'ref':
+      return directRef(ev, t, f);
     case 'call':
       return directCall(ev, t, f);
     case 'array':
@@ -70,9 +48,64 @@ export function direct(ev: Evaluator, t: Term, f: Frame): Direct {
       for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
       return o;
     }
+    case 'arraycompr':
+    case 'setcompr':
+    case 'objectcompr':
+      // one value each, built by running the body (as evalTerm does)
+      return ev.comprehension(t, f);
     default:
       return GENERAL;
   }
+}
+
+/**
+ * A ref through constant, bound or direct keys. Keys that are refs or calls are evaluated first, in
+ * order, then the head (a local, `input`, `data` or any direct term), as the general path does
+ * (OPA's compiler hoists them out of the ref).
+ */
+function directRef(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame): Direct {
+  const dyn = dynamicKeys(t);
+  let keys: Value[] | undefined;
+  if (dyn !== undefined) {
+    keys = new Array(t.path.length);
+    for (const i of dyn) {
+      const kv = direct(ev, t.path[i] as Term, f);
+      if (kv === GENERAL || kv === undefined) return kv;
+      keys[i] = kv;
+    }
+  }
+  const head = t.head;
+  let v: Direct;
+  if (head.type === 'var') {
+    if (head.slot !== undefined) {
+      v = f[head.slot];
+      if (v === undefined) return GENERAL;
+    } else if (head.name === 'input') {
+      v = ev.s.input;
+      if (v === undefined) return undefined;
+    } else if (head.name === 'data') {
+      return directData(ev, t, f, keys);
+    } else return GENERAL;
+  } else {
+    v = direct(ev, head, f);
+    if (v === GENERAL || v === undefined) return v;
+  }
+  const path = t.path;
+  for (let i = 0; i < path.length; i++) {
+    const key = pathKey(path[i] as Term, f, keys, i);
+    if (key === undefined) return GENERAL; // iteration or a computed key
+    v = childOf(v, key);
+    if (v === undefined) return undefined;
+  }
+  return v;
+}
+
+/** A ref key known without iterating: a constant, a bound local or a key evaluated beforehand; else undefined. */
+function pathKey(p: Term, f: Frame, keys: readonly Value[] | undefined, i: number): Value | undefined {
+  if (p.type === 'value') return p.value;
+  if (p.type === 'var') return p.slot === undefined ? undefined : f[p.slot];
+  if (keys !== undefined && (p.type === 'ref' || p.type === 'call')) return keys[i];
+  return undefined;
 }
 
 /** Items of a composite literal, each direct, in the order `order` gives (callsFirst). */
@@ -92,7 +125,7 @@ function directItems(ev: Evaluator, items: readonly Term[], order: readonly numb
  * continuations, and cached) or ends in the base document, followed by constant or bound keys.
  * Under `with` replacing a node, or past a function, the general path decides.
  */
-function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame): Direct {
+function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame, keys: readonly Value[] | undefined): Direct {
   if (ev.s.nodeOverrides !== undefined) return GENERAL;
   const plan = dataRefPlan(t, ev.policy.root);
   if (plan.kind === 'general') return GENERAL;
@@ -103,10 +136,7 @@ function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame): Direct 
   const store = plan.kind === 'base';
   for (let i = plan.depth; i < t.path.length; i++) {
     if (v === undefined) return undefined;
-    const p = t.path[i] as Term;
-    let key: Value | undefined;
-    if (p.type === 'value') key = p.value;
-    else if (p.type === 'var' && p.slot !== undefined) key = f[p.slot];
+    const key = pathKey(t.path[i] as Term, f, keys, i);
     if (key === undefined) return GENERAL; // iteration or a computed key
     v = childOf(v, key, store);
   }

@@ -86,10 +86,11 @@ export function unifyDirect(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): bo
 
 /**
  * unifyDirect without its continuation, for a body's direct prefix: true when the two sides agree
- * with nothing bound, false when they do not, the slot bound when one side was an unbound local
- * (the caller unbinds it), GENERAL when the general path decides.
+ * (an unbound local on one side bound to the other, through `ev.bind`, which the caller undoes),
+ * false when they do not, GENERAL when the general path decides (nothing bound then). An array of
+ * unbound locals and direct terms (`[src] := f(x)`) is matched against a direct array too.
  */
-export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean | number | typeof GENERAL {
+export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean | typeof GENERAL {
   let slot: number | undefined;
   let other: Term;
   if (a.type === 'var' && a.slot !== undefined && f[a.slot] === undefined) {
@@ -99,7 +100,11 @@ export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean 
     slot = b.slot;
     other = a;
   } else {
-    if (isPattern(a, f) || isPattern(b, f)) return GENERAL;
+    const pa = isPattern(a, f);
+    const pb = isPattern(b, f);
+    if (pa && !pb && a.type === 'array') return directArrayPattern(ev, a.items, b, f);
+    if (pb && !pa && b.type === 'array') return directArrayPattern(ev, b.items, a, f);
+    if (pa || pb) return GENERAL;
     const x = direct(ev, a, f);
     if (x === GENERAL) return GENERAL;
     if (x === undefined) return false;
@@ -111,8 +116,40 @@ export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean 
   const v = direct(ev, other, f);
   if (v === GENERAL) return GENERAL;
   if (v === undefined) return false;
-  f[slot] = v;
-  return slot;
+  ev.bind(f, slot, v);
+  return true;
+}
+
+/** `[x, "c", y] = term`: each item an unbound local or a term without one, the other side direct. */
+function directArrayPattern(ev: Evaluator, items: readonly Term[], other: Term, f: Frame): boolean | typeof GENERAL {
+  for (const t of items) if (!(t.type === 'var' && t.slot !== undefined) && isPattern(t, f)) return GENERAL;
+  // the items without a local first, so that GENERAL is answered before anything is bound
+  const fixed: (Value | undefined)[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const t = items[i] as Term;
+    if (t.type === 'var' && t.slot !== undefined && f[t.slot] === undefined) continue;
+    const x = direct(ev, t, f);
+    if (x === GENERAL) return GENERAL;
+    if (x === undefined) return false;
+    fixed[i] = x;
+  }
+  const v = direct(ev, other, f);
+  if (v === GENERAL) return GENERAL;
+  if (!Array.isArray(v) || v.length !== items.length) return false;
+  for (let i = 0; i < items.length; i++) {
+    const t = items[i] as Term;
+    const x = v[i] as Value;
+    const want = fixed[i];
+    if (want !== undefined) {
+      if (!valueEquals(want, x)) return false;
+      continue;
+    }
+    const slot = (t as Term & { type: 'var'; slot: number }).slot;
+    const cur = f[slot];
+    if (cur === undefined) ev.bind(f, slot, x);
+    else if (!valueEquals(cur, x)) return false;
+  }
+  return true;
 }
 
 function unifyPairs(ev: Evaluator, as: Term[], bs: Term[], i: number, f: Frame, k: K): boolean {

@@ -251,7 +251,6 @@ export class Evaluator {
           if (r === GENERAL) return i;
           this.tick();
           if (r === false) return -1;
-          if (r !== true) this.trail.push(r);
           continue;
         }
         case 'some':
@@ -262,6 +261,12 @@ export class Evaluator {
       }
     }
     return i;
+  }
+
+  /** Binds an unbound slot for the body being run directly (undone by its unbindTo). */
+  bind(f: Frame, slot: number, v: Value): void {
+    f[slot] = v;
+    this.trail.push(slot);
   }
 
   /** Where the trail is now: what a caller of directPrefix unbinds down to. */
@@ -430,50 +435,56 @@ export class Evaluator {
         if (v !== GENERAL) return v === undefined ? false : k(v);
         return this.evalComposite(t, f, k);
       }
-      case 'arraycompr': {
-        const out: Value[] = [];
-        this.evalBody(t.body, 0, f, () =>
-          this.evalTerm(t.term, f, (v) => {
-            out.push(v);
-            return false;
-          }),
-        );
-        return k(out);
-      }
-      case 'setcompr': {
-        const out = new SetValue();
-        this.evalBody(t.body, 0, f, () =>
-          this.evalTerm(t.term, f, (v) => {
-            out.add(v);
-            return false;
-          }),
-        );
-        return k(out.seal());
-      }
-      case 'objectcompr': {
-        const out = new ObjectValue();
-        const put = (key: Value, v: Value): boolean => {
-          const prev = out.get(key);
-          if (prev !== undefined && !valueEquals(prev, v)) {
-            throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
-          }
-          out.set(key, v);
-          return false;
-        };
-        const valueFirst = callsFirst([t.key, t.value], t) !== undefined;
-        this.evalBody(t.body, 0, f, () =>
-          valueFirst
-            ? this.evalTerm(t.value, f, (v) => this.evalTerm(t.key, f, (key) => put(key, v)))
-            : this.evalTerm(t.key, f, (key) => this.evalTerm(t.value, f, (v) => put(key, v))),
-        );
-        return k(out);
-      }
+      case 'arraycompr':
+      case 'setcompr':
+      case 'objectcompr':
+        return k(this.comprehension(t, f));
       case 'call': {
         const v = directCall(this, t, f);
         if (v !== GENERAL) return v === undefined ? false : k(v);
         return evalCall(this, t, f, k);
       }
     }
+  }
+
+  /** The value of a comprehension: its body run to the end, each solution's term collected. */
+  comprehension(t: Term & { type: 'arraycompr' | 'setcompr' | 'objectcompr' }, f: Frame): Value {
+    if (t.type === 'arraycompr') {
+      const out: Value[] = [];
+      this.evalBody(t.body, 0, f, () =>
+        this.evalTerm(t.term, f, (v) => {
+          out.push(v);
+          return false;
+        }),
+      );
+      return out;
+    }
+    if (t.type === 'setcompr') {
+      const out = new SetValue();
+      this.evalBody(t.body, 0, f, () =>
+        this.evalTerm(t.term, f, (v) => {
+          out.add(v);
+          return false;
+        }),
+      );
+      return out.seal();
+    }
+    const out = new ObjectValue();
+    const put = (key: Value, v: Value): boolean => {
+      const prev = out.get(key);
+      if (prev !== undefined && !valueEquals(prev, v)) {
+        throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
+      }
+      out.set(key, v);
+      return false;
+    };
+    const valueFirst = callsFirst([t.key, t.value], t) !== undefined;
+    this.evalBody(t.body, 0, f, () =>
+      valueFirst
+        ? this.evalTerm(t.value, f, (v) => this.evalTerm(t.key, f, (key) => put(key, v)))
+        : this.evalTerm(t.key, f, (key) => this.evalTerm(t.value, f, (v) => put(key, v))),
+    );
+    return out;
   }
 
   /** An array, set or object literal some of whose items have several values or need unifying. */

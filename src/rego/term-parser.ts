@@ -37,7 +37,13 @@ export abstract class TermParser extends TokenCursor {
     }
     const t = this.next();
     const coll = this.parseRelation();
-    return { type: 'call', name: 'internal.member_3', args: [first, value, coll], loc: this.loc(t) };
+    let out: Term = { type: 'call', name: 'internal.member_3', args: [first, value, coll], loc: this.loc(t) };
+    // as OPA: `k, v in xs in ys` is `(k, v in xs) in ys`
+    while (this.isIdent('in') && !isKeywordRef(this.tok, this.peek())) {
+      const u = this.next();
+      out = { type: 'call', name: 'internal.member_2', args: [out, this.parseRelation()], loc: this.loc(u) };
+    }
+    return out;
   }
 
   // ------------------------------------------------------------ terms with operators
@@ -128,7 +134,7 @@ export abstract class TermParser extends TokenCursor {
       case 'op':
         if (t.text === '(') {
           this.next();
-          term = this.parseInExpr();
+          term = this.parseMember3(this.parseInExpr());
           this.expectOp(')');
           break;
         }

@@ -18,7 +18,10 @@
  *
  * Commit: write every file into a fresh generation folder (open O_EXCL, mode 0600, fsync), fsync
  * the folder, make a link to it under a temp name, fsync the parent, rename the link over `out`,
- * fsync the parent, then remove the previous generation.
+ * fsync the parent, then remove the previous generation. A file the caller read from the current
+ * set and passes back unchanged (`ArtifactFile.kept`) is hard-linked into the new generation
+ * instead, when it is still the file that was read (same inode, size and times); the old set is
+ * not touched either way, so a kill still leaves one whole set.
  *
  * A real folder at --out (made by the user, or by an earlier toolgate that wrote files in place) is
  * replaced once by the link. That is the one step with a window: the journal naming the new, fully
@@ -33,7 +36,7 @@
  * removed by the next run; a generation folder whose pid is a live process is left alone, so two
  * compiles into different --out folders of one parent never remove each other's work.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
@@ -55,6 +58,20 @@ export interface ArtifactFile {
   /** A plain file name (no folder part). */
   readonly name: string;
   readonly bytes: Uint8Array | StreamedBytes;
+  /** The file of the current set these bytes were read from, which the new set may share (see `keptFile`). */
+  readonly kept?: KeptFile;
+}
+
+/** A file of the current set, with its identity (`fileIdentity`) when its bytes were read. */
+export interface KeptFile {
+  readonly path: string;
+  readonly identity: string;
+}
+
+/** Device, inode, size, mtime and ctime (ns) of a file, or undefined when it is not a regular file. */
+export function fileIdentity(path: string): string | undefined {
+  const st = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return st?.isFile() ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : undefined;
 }
 
 export interface ArtifactSetOptions {
@@ -226,6 +243,17 @@ export function recoverArtifactSet(out: string, options: ArtifactSetOptions = {}
   return n.out;
 }
 
+/** Links `kept` at `target` when it is still the file its bytes were read from; false (nothing made) otherwise. */
+function linkedUnchanged(kept: KeptFile, target: string): boolean {
+  if (fileIdentity(kept.path) !== kept.identity) return false;
+  try {
+    linkSync(kept.path, target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Names a previous set in a real folder may hold: its SHA256SUMS entries and the old writer's temps. */
 function previousSetNames(dir: string): Set<string> {
   const names = new Set<string>(['SHA256SUMS']);
@@ -275,7 +303,9 @@ export function commitArtifactSet(out: string, files: readonly ArtifactFile[], o
   try {
     pause?.('generation-created');
     for (const f of files) {
-      writeNewFileSynced(join(genPath, f.name), f.bytes, mode);
+      // A file the new set holds unchanged is linked into it, not written again: the link names
+      // the same synced bytes, and the current set is left as it was (its own name stays).
+      if (f.kept === undefined || !linkedUnchanged(f.kept, join(genPath, f.name))) writeNewFileSynced(join(genPath, f.name), f.bytes, mode);
       pause?.(`wrote:${f.name}`);
     }
     fsyncFolder(genPath);

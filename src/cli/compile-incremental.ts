@@ -18,6 +18,7 @@ import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { listedSha256, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import type { CliIo } from './command.ts';
 import { readBytesFile } from './fs-io.ts';
+import { fileIdentity, type KeptFile } from './artifact-set.ts';
 
 export const INCREMENTAL_OPTIONS = {
   incremental: { type: 'boolean' },
@@ -83,8 +84,12 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   const read = (name: string): Uint8Array | undefined => {
     const path = join(outDir, name);
     if (!listed.has(name) || !existsSync(path)) return undefined;
+    // Taken before reading, so a write during the read shows as another file when the set is committed.
+    const identity = fileIdentity(path);
     const bytes = readBytesFile(path);
-    return artifactSha256(bytes) === listed.get(name) ? bytes : undefined;
+    if (artifactSha256(bytes) !== listed.get(name)) return undefined;
+    if (identity !== undefined) keptFiles.set(bytes, { name, path, identity });
+    return bytes;
   };
   const envelope = read('connectome.digest.json');
   if (envelope === undefined || (JSON.parse(new TextDecoder().decode(envelope)) as { algorithm?: unknown }).algorithm !== algorithm) return undefined;
@@ -94,6 +99,18 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   // And connectome.json is the graph the state's digest names.
   if (json === undefined || dot === undefined || graphml === undefined || (algorithm === 'sha256' ? artifactSha256(json) : digestHex(json, algorithm)) !== state.connectome_digest) return undefined;
   return { json, dot, graphml, edges: JSON.parse(new TextDecoder().decode(spanBytes(state.bytes.data, state.edges))) as DataEdge[] };
+}
+
+/** The connectome files' bytes as read from the current set, with the file each came from. */
+const keptFiles = new WeakMap<Uint8Array, KeptFile & { name: string }>();
+
+/**
+ * The file of the current set that `file` holds unchanged, so the commit links it rather than
+ * writing it again: only bytes `keptConnectomeFiles` read, under the name they were read as.
+ */
+export function keptFile(file: { readonly name: string; readonly bytes: Uint8Array }): { kept: KeptFile } | undefined {
+  const k = keptFiles.get(file.bytes);
+  return k && k.name === file.name ? { kept: { path: k.path, identity: k.identity } } : undefined;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

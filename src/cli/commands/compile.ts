@@ -23,7 +23,7 @@ import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
-import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
+import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, keptFile, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
 
@@ -168,7 +168,7 @@ export const compileCommand: Command = {
       const result = await withDeltaFrom(io, values['delta-from'], compiled.result);
       // A state refused as it was read (damaged, or beside other artifacts) is the reason a compile is full.
       const summary = compiled.summary.mode === 'full' && read && 'refused' in read ? { ...compiled.summary, reason: read.refused } : compiled.summary;
-      commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes })), pause ? { pause } : {});
+      commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes, ...keptFile(f) })), pause ? { pause } : {});
       const changes = previous ? reconcile(estate, previous.tools) : undefined;
       for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
       for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);

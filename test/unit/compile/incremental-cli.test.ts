@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { commitArtifactSet, fileIdentity } from '../../../src/cli/artifact-set.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
@@ -93,6 +94,30 @@ describe('toolgate compile --incremental', () => {
     expect(readFileSync(join(out, 'connectome.dot')).equals(dot)).toBe(true);
     const sums = spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' });
     if (sums.error === undefined) expect(sums.status, sums.stdout + sums.stderr).toBe(0);
+  });
+});
+
+describe('the artifact set of a recompile', () => {
+  it('shares the unchanged connectome files with the previous set (hard links), and writes them afresh once they changed', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    expect((await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV })).code).toBe(0);
+    const before = statSync(join(out, 'connectome.json')).ino;
+    regrant(e.manifest);
+    const r = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(r.code, r.stderr).toBe(0);
+    expect(statSync(join(out, 'connectome.json')).ino).toBe(before);
+    expect(readdirSync(e.dir).filter((f) => f.startsWith('.out.tg-gen-'))).toHaveLength(1);
+    const sums = spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' });
+    if (sums.error === undefined) expect(sums.status, sums.stdout + sums.stderr).toBe(0);
+
+    // A kept file changed after it was read is not linked: the set holds the bytes compiled.
+    const kept = { path: join(out, 'connectome.json'), identity: fileIdentity(join(out, 'connectome.json'))! };
+    const bytes = readFileSync(kept.path);
+    writeFileSync(kept.path, 'changed after it was read\n');
+    commitArtifactSet(out, [{ name: 'connectome.json', bytes, kept }, { name: 'SHA256SUMS', bytes: new TextEncoder().encode('') }]);
+    expect(readFileSync(join(out, 'connectome.json')).equals(bytes)).toBe(true);
+    expect(statSync(join(out, 'connectome.json')).ino).not.toBe(before);
   });
 });
 

@@ -119,11 +119,12 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
           if (typeof x !== 'string') throw builtinError(name, 'prefix option must be a string');
           prefix = x;
           prefixSet = true;
-        } else throw builtinError(name, `object contained unknown key ${JSON.stringify(k)}`);
+        } else throw new BuiltinError('eval_type_error', `${name}: operand 2 object contained unknown key ${JSON.stringify(k)}`);
       }
       const doPretty = pretty ?? (indentSet || prefixSet);
       if (!doPretty) return marshalJson(v);
-      return marshalIndent(v, prefix, indent, 0, true);
+      // Go's json.MarshalIndent starts the first line with the prefix too
+      return prefix + marshalIndent(v, prefix, indent, 0, true);
     },
   },
   {

@@ -126,11 +126,26 @@ export const NET_BUILTINS: BuiltinDef[] = [
       if (Array.isArray(v)) items = v;
       else if (v instanceof SetValue) items = v.values();
       else throw oneOfError(name, 1, ['array', 'set'], v);
+      // As Go's net.IP.DefaultMask, an IPv4 address stands for its class's network (/8, /16, /24),
+      // shown as written when no other block touches it; an IPv6 address needs a prefix length.
+      const written = new Map<Cidr, string>();
       const blocks = items.map((x) => {
         if (typeof x !== 'string') throw oneOfError(name, 1, ['array of strings', 'set of strings'], v);
-        return cidrOrIp(name, x);
+        const ip = parseIP(x);
+        if (ip === undefined) return cidrOrIp(name, x);
+        if (ip.v6) throw builtinError(name, 'IPv6 invalid: needs prefix length');
+        const top = Number(ip.addr >> 24n);
+        const bits = top < 0x80 ? 8 : top < 0xc0 ? 16 : 24;
+        const c: Cidr = { v6: false, base: ip.addr & ~((1n << BigInt(32 - bits)) - 1n), bits };
+        written.set(c, `${formatIP(false, ip.addr)}/${bits}`);
+        return c;
       });
-      return new SetValue(mergeCidrs(blocks).map(formatCidr));
+      const touches = (a: Cidr, b: Cidr): boolean => a.v6 === b.v6 && b.base <= lastAddr(a) + 1n && lastAddr(b) + 1n >= a.base;
+      const shown = (c: Cidr): string => {
+        const w = written.get(c);
+        return w !== undefined && !blocks.some((b) => b !== c && touches(c, b)) ? w : formatCidr(c);
+      };
+      return new SetValue(mergeCidrs(blocks).map(shown));
     },
   },
 ];

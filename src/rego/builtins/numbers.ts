@@ -67,7 +67,8 @@ export const NUMBER_BUILTINS: BuiltinDef[] = [
       const lo = int(name, a, 0);
       const hi = int(name, a, 1);
       const step = int(name, a, 2);
-      if (step <= 0n) throw builtinError(name, 'step must be a positive number above zero');
+      // OPA v1.22.3 names the builtin twice in this message
+      if (step <= 0n) throw builtinError(name, `${name}: step must be a positive integer`);
       return range(name, lo, hi, step, ctx);
     },
   },

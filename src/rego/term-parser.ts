@@ -94,13 +94,21 @@ export abstract class TermParser extends TokenCursor {
   protected parseUnary(): Term {
     if (this.isOp('-')) {
       const t = this.next();
+      const frac = this.leadingDot();
       if (this.tok.type !== 'number') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected number`);
       const n = this.next();
-      const v = parseNumber(`-${n.text}`);
+      const v = parseNumber(`-${frac}${n.text}`);
       if (v === undefined) this.fail(`invalid number ${n.text}`, n);
       return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
     }
     return this.parsePrimary();
+  }
+
+  /** OPA reads `.5` as a number: a `.` before a number token is its decimal point (`0.` here). */
+  private leadingDot(): string {
+    if (!this.isOp('.') || this.peek().type !== 'number') return '';
+    this.next();
+    return '0.';
   }
 
   // ------------------------------------------------------------ primary terms
@@ -108,6 +116,13 @@ export abstract class TermParser extends TokenCursor {
     const t = this.tok;
     const loc = this.loc(t);
     let term: Term;
+    const frac = this.leadingDot();
+    if (frac !== '') {
+      const n = this.next();
+      const v = /^\d+$/.test(n.text) ? parseNumber(frac + n.text) : undefined;
+      if (v === undefined) this.fail(`invalid number .${n.text}`, n);
+      return this.parseSuffixes({ type: 'value', value: v, loc });
+    }
     switch (t.type) {
       case 'number': {
         this.next();

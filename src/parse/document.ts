@@ -85,7 +85,9 @@ function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocume
     }
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
-  checkShape(file, value, text);
+  // Read in pieces, the text holds no alias (so nothing expands) and every piece was parsed within
+  // its depth (a kept one when it was first parsed): only a whole parse needs the walk.
+  if (inPieces === undefined) checkShape(file, value, text);
   const locate = lazyLocator(file, text);
   if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
   if (MAY_HOLD_SURROGATE.test(text)) refuseLoneSurrogates(value, locate);

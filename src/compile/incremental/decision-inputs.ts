@@ -8,7 +8,6 @@
  * each one's tool reference resolves. When neither part changed, the decision is the same.
  */
 import type { Estate } from '../../governance/estate.ts';
-import { cmp } from '../../governance/estate.ts';
 
 /** The bindings on each target as JSON text, each target's written once however many rows name it. */
 function bindingsTexts(estate: Estate): (target: string) => string {
@@ -43,7 +42,8 @@ export function toolDecisionInputs(estate: Estate): Map<string, string> {
 
 /** Each agent's granted tool keys, sorted: the order its decisions are written in. */
 export function grantedKeys(estate: Estate, agent: string): string[] {
-  return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort(cmp);
+  // The default sort orders strings by UTF-16 code unit, as cmp does, without a call per comparison.
+  return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort();
 }
 
 /** A function giving each agent's part from its sorted granted keys: those keys and the exceptions that can apply to it. */

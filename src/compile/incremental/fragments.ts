@@ -12,7 +12,7 @@
  * (test/unit/compile/fragments.test.ts), and the offset of every fragment in it is recorded, so the
  * next compile can find the fragment in this artifact again.
  */
-import { canonicalString, CanonicalText } from '../../canonical/json.ts';
+import { canonicalString, CanonicalText, quoteString } from '../../canonical/json.ts';
 import { ToolgateError } from '../../errors.ts';
 
 /** Where a fragment lies in its artifact's bytes. */
@@ -32,6 +32,22 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 const NUL = '\u0000';
 const OPTIONS = { allowFloats: true } as const;
+
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\u0000-\u007f]/;
+
+/**
+ * The canonical text of an object from its keys and members' texts (placeholders, say). Keys that
+ * are ASCII and already ascending are in canonical order as they come and need no normalising, so
+ * the text is written directly; any other object goes through the encoder, which sorts and
+ * normalises. Tens of thousands of keys (one per tool) cost several times more through the encoder.
+ */
+export function objectText(entries: readonly (readonly [string, CanonicalText])[]): CanonicalText {
+  let plain = true;
+  for (let i = 0; i < entries.length && plain; i++) plain = !NON_ASCII.test(entries[i]![0]) && (i === 0 || entries[i - 1]![0] < entries[i]![0]);
+  if (!plain) return new CanonicalText(canonicalString(Object.fromEntries(entries)));
+  return new CanonicalText(`{${entries.map(([k, v]) => `${quoteString(k)}:${v.text}`).join(',')}}`);
+}
 
 /** The fragments of one artifact, each given a placeholder to put in the value the encoder writes. */
 export class FragmentSlots {

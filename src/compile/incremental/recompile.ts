@@ -15,7 +15,7 @@ import { digestHex, textDigestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf, type Catalog } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { decide, type AgentDecisions } from '../../governance/decisions.ts';
-import { agentsObjectText, bundleAgentText, dataAgentText } from '../decisions-json.ts';
+import { bundleAgentText, dataAgentText } from '../decisions-json.ts';
 import { compileDataDocument, DATA_ROOT, toolDocument } from '../data-document.ts';
 import { toolContractDigest } from '../digests.ts';
 import { toolContracts } from '../gateway-data.ts';
@@ -27,7 +27,7 @@ import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { artifactSha256 } from './bytes-digest.ts';
 import { manifestDigest as manifestDigestOf } from './manifest-digest.ts';
-import { FragmentSlots, spanBytes, type Span } from './fragments.ts';
+import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
 import { agentDecisionInputs, grantedKeys, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
@@ -240,7 +240,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
         compilePolicyBundle(
           header,
           new CanonicalText(`[${bundleToolSlots.map((s) => s.placeholder.text).join(',')}]`),
-          agentsObjectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const)),
+          objectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const)),
         ),
         '\n',
       )
@@ -250,9 +250,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const documentSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.document));
   const contractSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.contract));
   const edgesSlot = dataSlots.add(edges);
-  const keyed = (slots: readonly { placeholder: CanonicalText }[]) => new CanonicalText(canonicalString(Object.fromEntries(tools.map((t, i) => [t.tool_key, slots[i]!.placeholder]))));
+  const keyed = (slots: readonly { placeholder: CanonicalText }[]) => objectText(tools.map((t, i) => [t.tool_key, slots[i]!.placeholder] as const));
   const dataDoc = compileDataDocument(estate, header, tools, edgeList, {
-    agents: agentsObjectText(agentList.map(([a], i) => [a, dataAgentSlots[i]!.placeholder] as const)),
+    agents: objectText(agentList.map(([a], i) => [a, dataAgentSlots[i]!.placeholder] as const)),
     tools: keyed(documentSlots),
     contracts: keyed(contractSlots),
     edges: edgesSlot.placeholder,

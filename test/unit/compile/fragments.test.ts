@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { canonicalString, CanonicalText } from '../../../src/canonical/json.ts';
-import { FragmentSlots, sameBytes, spanBytes } from '../../../src/compile/incremental/fragments.ts';
+import { FragmentSlots, objectText, sameBytes, spanBytes } from '../../../src/compile/incremental/fragments.ts';
 
 const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;
@@ -78,5 +78,24 @@ describe('FragmentSlots', () => {
     const one = twice.add(encoder.encode('1')).placeholder;
     twice.add(encoder.encode('2'));
     expect(() => twice.assemble([one, one])).toThrow(/placed twice/);
+  });
+
+  it('writes an object of member texts as the encoder does, its keys sorted or not, ASCII or not', () => {
+    const key = fc.oneof(fc.stringMatching(/^[a-z:_-]{0,6}$/), text);
+    fc.assert(
+      fc.property(fc.uniqueArray(key, { maxLength: 12 }), fc.boolean(), (keys, sort) => {
+        const ordered = sort ? [...keys].sort() : keys;
+        const entries = ordered.map((k, i) => [k, new CanonicalText(String(i))] as const);
+        let expected: string;
+        try {
+          expected = canonicalString(Object.fromEntries(entries));
+        } catch (e) {
+          expect(() => objectText(entries)).toThrow((e as Error).message);
+          return;
+        }
+        expect(objectText(entries).text).toBe(expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

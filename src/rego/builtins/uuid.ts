@@ -7,7 +7,8 @@ import { str } from './args.ts';
 function parseUuidBytes(s0: string): number[] | undefined {
   let s = s0;
   if (s.length === 45 && s.toLowerCase().startsWith('urn:uuid:')) s = s.slice(9);
-  else if (s.length === 38 && s[0] === '{' && s[37] === '}') s = s.slice(1, 37);
+  // as Google's uuid.Parse: the 38-byte form drops its first and last byte whatever they are
+  else if (s.length === 38) s = s.slice(1, 37);
   let hex: string;
   if (s.length === 36) {
     if (s[8] !== '-' || s[13] !== '-' || s[18] !== '-' || s[23] !== '-') return undefined;

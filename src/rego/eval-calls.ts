@@ -219,7 +219,8 @@ export function funcValue(ev: Evaluator, path: string, rules: readonly CRule[], 
  * remaining definitions are evaluated and checked for a conflict (so an error raised after the
  * call comes before a conflict among the function's definitions).
  */
-export function callFunc(ev: Evaluator, path: string, vals: Value[], loc: Loc, k: VK): boolean {
+/** `asRule`: a zero-argument function read as a document (`data.pkg.f`), whose conflict OPA words as a rule's. */
+export function callFunc(ev: Evaluator, path: string, vals: Value[], loc: Loc, k: VK, asRule = false): boolean {
   const rules = ev.policy.funcs.get(path);
   if (!rules) throw new RegoError('rego_type_error', `undefined function ${path}`, loc);
   const memo = funcMemo(ev, path);
@@ -266,7 +267,7 @@ export function callFunc(ev: Evaluator, path: string, vals: Value[], loc: Loc, k
       } else if (!valueEquals(result, got)) (conflicts ??= [[result, firstAt ?? r.loc]]).push([got, (valueBranch ?? r).loc]);
     }
     // as OPA: every definition is tried, each adding its value when it differs from the first one
-    if (conflicts !== undefined) throw conflictError('function', path, conflicts);
+    if (conflicts !== undefined) throw conflictError(asRule ? 'rule' : 'function', path, conflicts);
     if (result === undefined && def) {
       const dv = defaultValue(ev, def, vals);
       if (dv !== undefined) first(dv);

@@ -177,6 +177,41 @@ function writeString(s: string, options: CanonicalOptions, path: readonly (strin
   } else out.push(quoteString(NON_ASCII.test(s) ? normaliseString(s, whereOf(path), options) : s));
 }
 
+/** An object shape whose keys need no escaping: its keys in canonical order, and the text that opens each member. */
+interface PlainShape {
+  readonly keys: readonly string[];
+  readonly sorted: readonly string[];
+  readonly heads: readonly string[];
+}
+
+/**
+ * The plain shapes met so far, by first key. A document repeats a few shapes (a grant, its
+ * provenance) hundreds of thousands of times, and comparing an object's keys with its shape's
+ * costs less than testing and sorting them again. Bounded: emptied when full.
+ */
+const shapes = new Map<string, PlainShape>();
+const MAX_SHAPES = 1024;
+const MAX_SHAPE_KEYS = 32;
+
+/** The shape of an object with these keys (in insertion order), or undefined when some key needs escaping. */
+function plainShapeOf(keys: string[]): PlainShape | undefined {
+  const known = shapes.get(keys[0]!);
+  if (known !== undefined && known.keys.length === keys.length) {
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = known.keys[i] === keys[i];
+    if (same) return known;
+  }
+  for (const k of keys) if (NEEDS_CARE.test(k)) return undefined;
+  // Keys needing no escape are ASCII, so NFC already and unable to collide; the default sort is UTF-16 order.
+  const sorted = [...keys].sort();
+  const shape = { keys, sorted, heads: sorted.map((k, i) => `${i > 0 ? ',' : ''}"${k}":`) };
+  if (keys.length <= MAX_SHAPE_KEYS) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shapes.set(keys[0]!, shape);
+  }
+  return shape;
+}
+
 // The path to the current value is kept as a stack and turned into text only for an error message.
 function write(value: unknown, options: CanonicalOptions, path: (string | number)[], out: TextParts): void {
   switch (typeof value) {
@@ -211,26 +246,24 @@ function write(value: unknown, options: CanonicalOptions, path: (string | number
       if (proto !== Object.prototype && proto !== null) refuse(path, 'a class instance');
       const obj = value as Record<string, unknown>;
       if (typeof obj.toJSON === 'function') refuse(path, 'an object with toJSON');
-      out.push('{');
       const keys = Object.keys(obj);
-      let plain = true;
-      for (const k of keys) if (NEEDS_CARE.test(k)) plain = false;
-      if (plain) {
-        // Keys needing no escape are ASCII, so NFC already and unable to collide; the default sort is UTF-16 order.
-        keys.sort();
-        for (let i = 0; i < keys.length; i++) {
-          const k = keys[i]!;
+      if (keys.length === 0) return out.push('{}');
+      const shape = plainShapeOf(keys);
+      if (shape !== undefined) {
+        const { sorted, heads } = shape;
+        out.push('{');
+        for (let i = 0; i < sorted.length; i++) {
+          const k = sorted[i]!;
           const v = obj[k];
           path.push(k);
           if (v === undefined) refuse(path, 'undefined');
-          out.push(i > 0 ? ',"' : '"');
-          out.push(k);
-          out.push('":');
+          out.push(heads[i]!);
           write(v, options, path, out);
           path.pop();
         }
         return out.push('}');
       }
+      out.push('{');
       const pairs = canonicalKeys(obj, options, path);
       for (let i = 0; i < pairs.length; i++) {
         const [k, original] = pairs[i]!;

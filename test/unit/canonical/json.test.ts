@@ -38,6 +38,31 @@ describe('canonicalString', () => {
       }),
     );
   });
+  it('writes objects that repeat a shape, or share a first key with another shape, as each one alone', () => {
+    // Shapes are remembered by first key: same keys in another order, a key more or less, a key needing escape.
+    const objects = [
+      { agent: 'a', tool: 't', provenance: { source: 's', confidence: 'high' } },
+      { agent: 'b', tool: 'u', provenance: { source: 's', confidence: 'low', evidence: 'e' } },
+      { agent: 'c', provenance: { confidence: 'x', source: 'y' }, tool: 'v' },
+      { agent: 'd', 'to"ol': 'w' },
+      { agent: 'e' },
+      { agent: 'f', tool: 'z', provenance: { source: 's', confidence: 'high' } },
+    ];
+    expect(canonicalString(objects)).toBe(`[${objects.map((o) => canonicalString(o)).join(',')}]`);
+    expect(objects.map((o) => canonicalString(o))).toEqual([
+      '{"agent":"a","provenance":{"confidence":"high","source":"s"},"tool":"t"}',
+      '{"agent":"b","provenance":{"confidence":"low","evidence":"e","source":"s"},"tool":"u"}',
+      '{"agent":"c","provenance":{"confidence":"x","source":"y"},"tool":"v"}',
+      '{"agent":"d","to\\"ol":"w"}',
+      '{"agent":"e"}',
+      '{"agent":"f","provenance":{"confidence":"high","source":"s"},"tool":"z"}',
+    ]);
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd', 'é', 'q"'), fc.integer(), { maxKeys: 4 }), { maxLength: 20 }), (list) => {
+        expect(canonicalString(list)).toBe(`[${list.map((o) => canonicalString(Object.fromEntries(Object.entries(o).reverse()))).join(',')}]`);
+      }),
+    );
+  });
 });
 
 describe('digestHex', () => {

@@ -93,7 +93,8 @@ const NON_ASCII = /[^\u0000-\u007f]/;
  * and writes everything else literally, U+2028/U+2029 included (RFC 8785 §3.2.2.2 is defined by it).
  */
 export function quoteString(s: string): string {
-  return JSON.stringify(s);
+  // A string with nothing to escape is only put between quotes (JSON.stringify takes longer to find that out).
+  return NEEDS_CARE.test(s) ? JSON.stringify(s) : `"${s}"`;
 }
 
 function whereOf(path: readonly (string | number)[]): string {

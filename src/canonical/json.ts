@@ -144,18 +144,22 @@ function canonicalKeys(obj: Record<string, unknown>, options: CanonicalOptions, 
  */
 class TextParts {
   readonly #parts: string[] = [];
+  // Pieces are written over the previous chunk's rather than the list emptied, which would give its memory back each time.
+  #count = 0;
   readonly #chunks: string[] = [];
 
   /** `sink`: each joined chunk goes there, in order, and is not kept (`text()` then returns ''). */
   constructor(readonly sink?: (chunk: string) => void) {}
 
   push(s: string): void {
-    if (this.#parts.push(s) >= 8192) this.#flush();
+    this.#parts[this.#count++] = s;
+    if (this.#count === 8192) this.#flush();
   }
 
   #flush(): void {
+    if (this.#count < this.#parts.length) this.#parts.length = this.#count;
     const chunk = this.#parts.join('');
-    this.#parts.length = 0;
+    this.#count = 0;
     if (this.sink) this.sink(chunk);
     else this.#chunks.push(chunk);
   }

@@ -62,6 +62,8 @@ export function manifestPieceCache(state: CompileState | undefined): Map<string,
  */
 export interface ManifestPiece {
   readonly digest: string;
+  /** The top-level key the piece belongs to. */
+  readonly key: string;
   readonly json: Uint8Array;
   readonly canonical: Uint8Array;
 }

@@ -28,17 +28,28 @@ function bindingsTexts(estate: Estate): (target: string) => string {
 /**
  * The tool's part, for every tool some agent is granted: the JSON text of
  * `[exposed, bindings on the tool, [[resource, mode, provenance, bindings on the resource], ...]]`.
+ * It reads the catalog (which tools are exposed, how references resolve) and the manifest's
+ * data_access, governed_by and policies, never its grants but for which tools are granted: when
+ * none of those changed, `kept` gives the previous compile's text of a tool granted before.
  */
-export function toolDecisionInputs(estate: Estate): Map<string, string> {
+export function toolDecisionInputs(estate: Estate, kept?: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();
   const bindings = bindingsTexts(estate);
   const q = (v: unknown) => JSON.stringify(v ?? null);
   for (const key of estate.grantsByTool.keys()) {
+    const before = kept?.get(key);
+    if (before !== undefined) {
+      out.set(key, before);
+      continue;
+    }
     const access = (estate.accessByTool.get(key) ?? []).map((a) => `[${q(a.resource)},${q(a.mode)},${q(a.provenance)},${bindings(a.resource)}]`);
     out.set(key, `[${q(estate.tools.get(key)?.exposed ?? false)},${bindings(key)},[${access.join(',')}]]`);
   }
   return out;
 }
+
+/** The manifest sections the tool's part reads besides the catalog (see `toolDecisionInputs`). */
+export const TOOL_INPUT_SECTIONS: readonly string[] = ['data_access', 'governed_by', 'policies'];
 
 /** Each agent's granted tool keys, sorted: the order its decisions are written in. */
 export function grantedKeys(estate: Estate, agent: string): string[] {

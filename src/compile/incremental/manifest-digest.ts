@@ -54,6 +54,22 @@ export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previ
   // Keyed by names from the input: no prototype, so a key "__proto__" is an ordinary key.
   const members = Object.create(null) as Record<string, CanonicalText>;
   for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.placeholders[0]! : `[${s.placeholders.join(',')}]`);
-  const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, json: typeof p.json === 'string' ? encoder.encode(p.json) : p.json, canonical: known.get(p.digest)! }] : []));
+  const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, key: p.key, json: typeof p.json === 'string' ? encoder.encode(p.json) : p.json, canonical: known.get(p.digest)! }] : []));
   return { digest: digestHex(slots.assemble(members).bytes), pieces: kept };
+}
+
+/**
+ * Whether the manifest's sections `keys` are, piece for piece, the ones `previous` kept: the same
+ * digests in the same order (a section neither has counts as unchanged). False when the manifest
+ * was not read in pieces or a piece of those sections could not be kept.
+ */
+export function sectionsUnchanged(manifest: Pick<Manifest, 'pieces'>, previous: readonly ManifestPiece[], keys: readonly string[]): boolean {
+  const pieces = manifest.pieces;
+  if (pieces === undefined) return false;
+  for (const key of keys) {
+    const now = pieces.filter((p) => p.key === key);
+    const before = previous.filter((p) => p.key === key);
+    if (now.length !== before.length || now.some((p, i) => p.json === undefined || p.digest !== before[i]!.digest)) return false;
+  }
+  return true;
 }

@@ -11,7 +11,7 @@
  *                         compile reads of the artifacts (format, created_at, the digests of
  *                         policy-bundle.json, data.json and bundle.tar.gz) and the tarball's gzip
  *                         chunks, each as its digest and its compressed length; the manifest's
- *                         YAML pieces by digest (src/parse/yaml-pieces.ts), their JSON and
+ *                         YAML pieces by digest with their top-level key (src/parse/yaml-pieces.ts), their JSON and
  *                         canonical text in the pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
  *                         (the decision inputs' lengths in UTF-16 units of the text that fills
@@ -77,7 +77,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const agents = byKey(state.agents).map(([k, a]) => [k, take(a.inputs), spanRow(a.bundle), spanRow(a.data)]);
   const bytes: Uint8Array[] = [];
   const put = (b: Uint8Array) => (bytes.push(b), b.length);
-  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, put(p.json), put(p.canonical)]);
+  const manifestPieces = state.manifest_pieces.map((p) => [p.digest, p.key, put(p.json), put(p.canonical)]);
   const { pieces, textBytes } = concatPieces(texts, bytes);
   const piecesSha256 = digestHex(pieces);
   const index = {
@@ -182,7 +182,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     inData(index.edges) &&
     typeof index.connectome_declared_only === 'boolean' &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
-    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r) => isLengths(r, 2)) &&
+    Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[1] === 'string' && isLengths([r[0], r[2], r[3]], 2)) &&
     Number.isSafeInteger(index.text_bytes) && (index.text_bytes as number) >= 0 && (index.text_bytes as number) <= piecesBytes.length;
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
 
@@ -203,7 +203,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   if (at !== text.length) return { refused: `${STATE_PIECES_FILE} holds ${text.length} characters of text, ${STATE_INDEX_FILE} accounts for ${at}` };
   let byteAt = textBytes;
   const nextBytes = (n: number) => piecesBytes.subarray(byteAt, (byteAt += n));
-  const manifestPieces = (index.manifest_pieces as [string, number, number][]).map(([digest, n, c]) => ({ digest, json: nextBytes(n), canonical: nextBytes(c) }));
+  const manifestPieces = (index.manifest_pieces as [string, string, number, number][]).map(([digest, key, n, c]) => ({ digest, key, json: nextBytes(n), canonical: nextBytes(c) }));
   if (byteAt !== piecesBytes.length) return { refused: `${STATE_PIECES_FILE} is ${piecesBytes.length} bytes, ${STATE_INDEX_FILE} accounts for ${byteAt}` };
   const bytes: ArtifactBytes = { policy_bundle: policyBundle, data };
   return {

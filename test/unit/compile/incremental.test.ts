@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
+import { dump } from 'js-yaml';
 import { canonicalString } from '../../../src/canonical/json.ts';
 import { parseManifest } from '../../../src/manifest/parse.ts';
 import { parseCatalog } from '../../../src/catalog/parse.ts';
@@ -9,7 +10,7 @@ import { stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
-import { COMPILE_STATE_VERSION, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
+import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
 
@@ -121,6 +122,11 @@ function estateOf(model: Model) {
   return buildEstate(parseManifest('governance.json', JSON.stringify(model.manifest)), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
 }
 
+/** The estate as compile --incremental reads it: the manifest written as block YAML, read in pieces with those `state` kept. */
+function estateOfYaml(model: Model, state: CompileState | undefined) {
+  return buildEstate(parseManifest('governance.yaml', dump(model.manifest), { pieces: manifestPieceCache(state) }), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
+}
+
 function fileOf(r: CompileResult, name: string): Uint8Array {
   return r.files.find((f) => f.name === name)!.bytes;
 }
@@ -144,16 +150,18 @@ describe('recompileEstate', () => {
           apply(model);
           const estate = estateOf(model);
           const options = await optionsFor(model, profile, result);
+          // As compile --incremental reads it: the manifest as YAML, in pieces, the unchanged ones from the state.
+          const read = estateOfYaml(model, state);
           // Every other step starts from the state as a fresh process reads it back from its files.
           const files = stateFiles(state);
-          const read = readStateFiles(files.index, files.pieces, besideOf(result));
-          const from = step % 2 === 1 && 'state' in read ? read.state : state;
-          const incremental = await recompileEstate(from, estate, options);
+          const kept = readStateFiles(files.index, files.pieces, besideOf(result));
+          const from = step % 2 === 1 && 'state' in kept ? kept.state : state;
+          const incremental = await recompileEstate(from, read, options);
           const full = await recompileEstate(undefined, estate, options);
           expect(incremental.summary.mode).toBe('incremental');
           expect(filesOf(incremental.result)).toEqual(filesOf(full.result));
           expect(filesOf(incremental.result)).toEqual(filesOf(await compileEstate(estate, options)));
-          const [a, b] = [stateFiles(incremental.state), stateFiles(full.state)];
+          const [a, b] = [stateFiles(incremental.state), stateFiles((await recompileEstate(undefined, estateOfYaml(model, undefined), { ...options, keepState: true })).state)];
           expect(Buffer.from(a.index).equals(Buffer.from(b.index)) && Buffer.from(a.pieces).equals(Buffer.from(b.pieces))).toBe(true);
           ({ result, state } = incremental);
         }

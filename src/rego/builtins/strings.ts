@@ -7,6 +7,7 @@ import {
 } from './args.ts';
 import { goSprintf, SprintfTooLong, type GoArg } from './lib/gofmt.ts';
 import { regoText } from './text.ts';
+import { renderGoTemplate, TemplateError } from './lib/gotemplate.ts';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -348,12 +349,15 @@ export const STRING_BUILTINS: BuiltinDef[] = [
       const name = 'strings.render_template';
       const tpl = str(name, a, 0);
       const vars = obj(name, a, 1);
-      // Go text/template subset: {{.name}} substitutions only.
-      return tpl.replace(/\{\{\s*\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_m, k: string) => {
-        const v = vars.get(k);
-        if (v === undefined) return '<no value>';
-        return typeof v === 'string' ? v : regoText(v);
-      });
+      let out: string;
+      try {
+        out = renderGoTemplate(tpl, vars);
+      } catch (e) {
+        if (e instanceof TemplateError) throw builtinError(name, `template: template: ${e.message}`);
+        throw e;
+      }
+      // as OPA: Go's text for a missing value is shown as <undefined>
+      return out.replaceAll('<no value>', '<undefined>');
     },
   },
 ];

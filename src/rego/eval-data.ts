@@ -24,7 +24,7 @@ export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined,
   }
   if (node.funcs.length && !node.hasRules && node.funcs[0]?.args.length === 0) {
     // a zero-argument function named by reference evaluates to its value
-    return callFunc(ev, ['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => ev.walk(v, path, i, f, k));
+    return callFunc(ev, ['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => ev.walk(v, path, i, f, k), true);
   }
   if (i === path.length) {
     const v = nodeValue(ev, node, base);
@@ -170,6 +170,7 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
   let def: CRule | undefined;
   // asked only once a value is known and another definition is left to try
   let earlyExit: boolean | undefined;
+  // as OPA: every definition is tried, each adding its first value that differs from the first one
   let conflicts: ConflictingValue[] | undefined;
   let firstAt: Loc | undefined;
   let path = '';
@@ -179,36 +180,105 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
       continue;
     }
     if (result !== undefined && (earlyExit ??= agreeOnConstant(ev, rules))) break;
-    // as OPA: every definition is tried, each adding its first value that differs from the first one
-    let disagreed = false;
-    ruleValues(ev, r, (v, rr) => {
+    const f: Frame = new Array(r.nslots);
+    const d = directRuleValue(ev, r, f);
+    if (d.value !== GENERAL) {
+      // the one value of a direct definition, taken as `take` below would (no closure per rule)
+      const v = d.value;
+      if (v === undefined) continue;
+      if (result === undefined) {
+        result = v;
+        firstAt = d.branch.loc;
+      } else if (!valueEquals(result, v)) {
+        (conflicts ??= [[result, firstAt ?? d.branch.loc]]).push([v, d.branch.loc]);
+        path = d.branch.path.join('.');
+      }
+      continue;
+    }
+    /** Takes one value of a definition; true when it disagrees with the first value. */
+    const take = (v: Value, rr: CRule): boolean => {
       if (result === undefined) {
         result = v;
         firstAt = rr.loc;
-      } else if (!disagreed && !valueEquals(result, v)) {
-        disagreed = true;
-        (conflicts ??= [[result, firstAt ?? rr.loc]]).push([v, rr.loc]);
-        path = rr.path.join('.');
+        return false;
       }
-    });
+      if (valueEquals(result, v)) return false;
+      (conflicts ??= [[result, firstAt ?? rr.loc]]).push([v, rr.loc]);
+      path = rr.path.join('.');
+      return true;
+    };
+    let disagreed = false;
+    ruleValues(ev, r, (v, rr) => {
+      if (!disagreed) disagreed = take(v, rr);
+    }, f, d.branch);
   }
   if (conflicts !== undefined) throw conflictError('rule', path, conflicts);
   if (result === undefined && def) {
     const fr: Frame = new Array(def.nslots);
-    ev.evalTerm(def.value, fr, (v) => {
-      result = v;
+    const v = direct(ev, def.value, fr);
+    if (v !== GENERAL) return v;
+    ev.evalTerm(def.value, fr, (x) => {
+      result = x;
       return true;
     });
   }
   return result;
 }
 
-/** Values of one rule definition: its body's solutions, or the first else branch with a solution. */
-function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots)): void {
+/** What directRuleValue found: a value (undefined when no branch holds) and its branch, or GENERAL and the branch to go on from. */
+interface DirectRuleValue {
+  value: Value | undefined | typeof GENERAL;
+  branch: CRule;
+}
+
+const directResult: DirectRuleValue = { value: undefined, branch: undefined as unknown as CRule };
+
+/**
+ * The value of one rule definition while its branches, tried in order, are direct: the first whose
+ * body holds and value is defined. GENERAL with the branch the general path must go on from (the
+ * branches before it were tried and did not hold). The answer object is reused: read it at once.
+ */
+function directRuleValue(ev: Evaluator, r: CRule, f: Frame): DirectRuleValue {
+  for (let b = -1; b < r.elses.length; b++) {
+    const br = b < 0 ? r : (r.elses[b] as CRule);
+    if (!indexed(ev, br)) continue;
+    const mark = ev.trailMark();
+    let v: Value | undefined | typeof GENERAL = GENERAL;
+    try {
+      const j = ev.directPrefix(br.body, 0, f);
+      if (j < 0) v = undefined;
+      else if (j === br.body.length) v = direct(ev, br.value, f);
+    } finally {
+      ev.unbindTo(mark, f);
+    }
+    directResult.branch = br;
+    if (v === GENERAL) {
+      directResult.value = GENERAL;
+      return directResult;
+    }
+    if (v !== undefined) {
+      directResult.value = v;
+      return directResult;
+    }
+  }
+  directResult.value = undefined;
+  return directResult;
+}
+
+/**
+ * Values of one rule definition: its body's solutions, or the first else branch with a solution;
+ * `from` is the branch to start at (the ones before it did not hold).
+ */
+function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots), from: CRule = r): void {
   // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
   // Early exit (as OPA): a constant value needs only the first solution of the body.
-  if (indexed(ev, r) && branchValues(ev, r, f, onValue, r.value.type === 'value')) return;
+  if (from === r && indexed(ev, r) && branchValues(ev, r, f, onValue, r.value.type === 'value')) return;
+  let started = from === r;
   for (const e of r.elses) {
+    if (!started) {
+      if (e !== from) continue;
+      started = true;
+    }
     if (indexed(ev, e) && branchValues(ev, e, f, onValue, false)) return;
   }
 }

@@ -320,17 +320,26 @@ export class Evaluator {
 
   /** Set by `markFound` while `negation` enumerates its expression. */
   private negFound = false;
-  private readonly markFound: K = () => {
-    this.negFound = true;
-    return false; // every solution is still enumerated, as OPA does (an error in a later one surfaces)
-  };
+  /** Made on the first negation the direct path cannot answer. */
+  private markFound: K | undefined;
 
   /** Whether an expression has a solution (no closure per call: the flag is saved and restored). */
   private negation(e: Expr, f: Frame): boolean {
+    if (e.kind === 'term') {
+      const v = direct(this, e.term, f);
+      if (v !== GENERAL) return v !== undefined && v !== false;
+    }
     const outer = this.negFound;
     this.negFound = false;
     try {
-      this.evalExpr(e, f, this.markFound);
+      this.evalExpr(
+        e,
+        f,
+        (this.markFound ??= () => {
+          this.negFound = true;
+          return false; // every solution is still enumerated, as OPA does (an error in a later one surfaces)
+        }),
+      );
       return this.negFound;
     } finally {
       this.negFound = outer;

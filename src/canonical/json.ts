@@ -190,29 +190,36 @@ interface PlainShape {
 }
 
 /**
- * The plain shapes met so far, by first key. A document repeats a few shapes (a grant, its
- * provenance) hundreds of thousands of times, and comparing an object's keys with its shape's
- * costs less than testing and sorting them again. Bounded: emptied when full.
+ * The plain shapes met so far, by first key (a few each: `{type, properties}` and `{type}` share
+ * one). A document repeats a few shapes (a grant, its provenance) hundreds of thousands of times,
+ * and comparing an object's keys with its shape's costs less than testing and sorting them again.
+ * Bounded: emptied when full.
  */
-const shapes = new Map<string, PlainShape>();
+const shapes = new Map<string, PlainShape[]>();
 const MAX_SHAPES = 1024;
+const MAX_SHAPES_PER_KEY = 4;
 const MAX_SHAPE_KEYS = 32;
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** The shape of an object with these keys (in insertion order), or undefined when some key needs escaping. */
 function plainShapeOf(keys: string[]): PlainShape | undefined {
   const known = shapes.get(keys[0]!);
-  if (known !== undefined && known.keys.length === keys.length) {
-    let same = true;
-    for (let i = 0; i < keys.length && same; i++) same = known.keys[i] === keys[i];
-    if (same) return known;
-  }
+  if (known !== undefined) for (const shape of known) if (sameKeys(shape.keys, keys)) return shape;
   for (const k of keys) if (NEEDS_CARE.test(k)) return undefined;
   // Keys needing no escape are ASCII, so NFC already and unable to collide; the default sort is UTF-16 order.
   const sorted = [...keys].sort();
   const shape = { keys, sorted, heads: sorted.map((k, i) => `${i > 0 ? ',' : ''}"${k}":`) };
   if (keys.length <= MAX_SHAPE_KEYS) {
-    if (shapes.size >= MAX_SHAPES) shapes.clear();
-    shapes.set(keys[0]!, shape);
+    if (known === undefined) {
+      if (shapes.size >= MAX_SHAPES) shapes.clear();
+      shapes.set(keys[0]!, [shape]);
+    } else if (known.length < MAX_SHAPES_PER_KEY) known.push(shape);
+    else known[known.length - 1] = shape;
   }
   return shape;
 }

@@ -8,6 +8,8 @@ import { fromJSON, toJSON } from '../value-json.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, elementError, obj, oneOfError, str } from './args.ts';
 import { JsonSyntaxError, marshalIndent, marshalJson, parseJsonValue } from './lib/json.ts';
+import { decodeGoBase64, GoBase64Error } from './lib/gobase64.ts';
+import { goDecode as goUtf8Decode } from './lib/gourl-bytes.ts';
 
 // `yaml` loads on the first yaml.* call, not with the engine: importing it costs ~100 ms per run.
 const yaml = (): typeof import('yaml') => createRequire(import.meta.url)('yaml') as typeof import('yaml');
@@ -16,15 +18,26 @@ const B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const B64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$/;
 const B64URL_RAW = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
 
+// ignoreBOM keeps a leading byte order mark, as Go does
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Decoded bytes as Go's JSON shows them: each byte of an invalid UTF-8 sequence becomes one U+FFFD. */
 function bytesToString(b: Buffer): string {
-  return b.toString('utf8');
+  try {
+    return strictUtf8.decode(b);
+  } catch {
+    return goUtf8Decode(b.toString('latin1'));
+  }
 }
 
-function b64Error(name: string, s: string, re: RegExp): BuiltinError {
-  // Go reports the first offending byte.
-  let at = 0;
-  while (at < s.length && re.test(s.slice(0, at + 1).padEnd(Math.ceil((at + 1) / 4) * 4, '='))) at++;
-  return builtinError(name, `illegal base64 data at input byte ${Math.min(at, s.length)}`);
+/** Text the fast path refused, decoded as Go's decoder does it (CR and LF skipped), or its error at the first bad byte. */
+function goDecode(name: string, s: string, url: boolean): string {
+  try {
+    return bytesToString(Buffer.from(decodeGoBase64(Buffer.from(s, 'utf8'), url)));
+  } catch (e) {
+    if (e instanceof GoBase64Error) throw builtinError(name, e.message);
+    throw e;
+  }
 }
 
 /** Go's url.QueryEscape. */
@@ -180,7 +193,7 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
     arity: 1,
     fn: (a) => {
       const s = str('base64.decode', a, 0);
-      if (!B64.test(s)) throw b64Error('base64.decode', s, B64);
+      if (!B64.test(s)) return goDecode('base64.decode', s, false);
       return bytesToString(Buffer.from(s, 'base64'));
     },
   },
@@ -197,7 +210,13 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
     fn: (a) => {
       // OPA accepts padded and unpadded input.
       const s = str('base64url.decode', a, 0);
-      if (!B64URL.test(s) && !B64URL_RAW.test(s)) throw b64Error('base64url.decode', s, B64URL);
+      if (!B64URL.test(s) && !B64URL_RAW.test(s)) {
+        // as OPA: unpadded input is padded first (RFC 7515 Appendix C), then Go's URLEncoding decodes it
+        const n = Buffer.byteLength(s, 'utf8') % 4;
+        if (s.endsWith('=') || n === 0) return goDecode('base64url.decode', s, true);
+        if (n === 1) throw builtinError('base64url.decode', `illegal base64url string: ${s}`);
+        return goDecode('base64url.decode', s + '='.repeat(4 - n), true);
+      }
       return bytesToString(Buffer.from(s, 'base64url'));
     },
   },

@@ -10,14 +10,20 @@ export class GoBase64Error extends Error {
   }
 }
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const DECODE = new Int16Array(256).fill(-1);
-for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+function decodeTable(alphabet: string): Int16Array {
+  const t = new Int16Array(256).fill(-1);
+  for (let i = 0; i < alphabet.length; i++) t[alphabet.charCodeAt(i)] = i;
+  return t;
+}
+const STD = decodeTable('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/');
+/** `base64.URLEncoding` (RFC 4648 §5, padded): `-` and `_` for `+` and `/`. */
+const URL = decodeTable('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_');
 
 const isNL = (c: number | undefined) => c === 0x0a || c === 0x0d;
 
-/** Decodes bytes of base64 text; throws GoBase64Error at the first offending byte. */
-export function decodeGoBase64(src: Uint8Array): Uint8Array {
+/** Decodes bytes of base64 text (the URL alphabet when `url`); throws GoBase64Error at the first offending byte. */
+export function decodeGoBase64(src: Uint8Array, url = false): Uint8Array {
+  const DECODE = url ? URL : STD;
   const out: number[] = [];
   let si = 0;
   for (;;) {

@@ -29,10 +29,17 @@ function pieceText(kind: 'section' | 'items', value: unknown): Uint8Array {
   return encoder.encode(kind === 'section' ? text : text.slice(1, -1));
 }
 
-export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = []): ManifestDigest {
+/**
+ * `previous`: the pieces the previous compile kept, and its governance digest, which is this one's
+ * when the pieces are the same ones in the same order (the text is made of them alone).
+ */
+export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = [], previousDigest?: string): ManifestDigest {
   const pieces = manifest.pieces;
   const whole = () => ({ digest: canonicalTextDigestHex(manifest.raw ?? {}, OPTIONS), pieces: [] });
   if (pieces === undefined || pieces.length === 0) return whole();
+  if (previousDigest !== undefined && pieces.length === previous.length && pieces.every((p, i) => p.json !== undefined && p.digest === previous[i]!.digest && p.key === previous[i]!.key)) {
+    return { digest: previousDigest, pieces: previous };
+  }
   const known = new Map(previous.map((p) => [p.digest, p.canonical]));
   const slots = new FragmentSlots();
   const sections = new Map<string, { kind: 'section' | 'items'; placeholders: string[] }>();

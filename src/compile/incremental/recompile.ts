@@ -147,7 +147,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const keepMemo = options.keepState === true || previous !== undefined;
   // A manifest read in YAML pieces is hashed from their texts; one that was not (JSON) through the member memo.
   const manifestDigest = estate.manifest.pieces
-    ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces), memo: undefined }
+    ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest), memo: undefined }
     : { ...digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo), pieces: [] };
   const catalogDigest = digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);
   const digests = {
@@ -165,7 +165,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const contractKeys = new Map<string, string>();
   const recomputedTools: string[] = [];
   const tools = exposedTools(estate, (server, tool) => {
-    const key = textDigestHex(JSON.stringify([server, tool]));
+    const key = JSON.stringify([server, tool]);
     const toolKey = toolKeyOf(server, tool.name);
     contractKeys.set(toolKey, key);
     const kept = prev?.tools.get(toolKey);

@@ -173,7 +173,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     digest(index.catalog_digest) &&
     (index.connectome_digest === null || digest(index.connectome_digest)) &&
     Array.isArray(index.tools) &&
-    index.tools.every((r: unknown[]) => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && isDigest(r[1]) && typeof r[2] === 'string' && inBundle(r[3]) && inData(r[4]) && inData(r[5])) &&
+    index.tools.every((r: unknown[]) => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && typeof r[1] === 'string' && typeof r[2] === 'string' && inBundle(r[3]) && inData(r[4]) && inData(r[5])) &&
     Array.isArray(index.decision_inputs) && index.decision_inputs.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.agents) &&
     index.agents.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[0] === 'string' && Number.isSafeInteger(r[1]) && (r[1] as number) >= 0 && inBundle(r[2]) && inData(r[3])) &&

@@ -63,6 +63,19 @@ describe('manifestDigest', () => {
     );
   });
 
+  it('takes the previous digest when the pieces are the previous ones, in order, and only then', () => {
+    const text = dump({ agents: ['a', 'b'], grants: [{ agent: 'a', tool: 's::t' }], policies: [{ id: 'p', effect: 'DENY' }] });
+    const first = digestOfText(text, []);
+    const kept = 'f'.repeat(64);
+    const same = parseText('governance.yaml', text, 'yaml', { pieces: new Map(first.pieced.pieces.map((p) => [p.digest, p.json])) });
+    expect(manifestDigest({ raw: same.value, pieces: same.pieces! }, first.pieced.pieces, kept).digest).toBe(kept);
+    const edited = parseText('governance.yaml', text.replace('s::t', 's::u'), 'yaml', { pieces: new Map(first.pieced.pieces.map((p) => [p.digest, p.json])) });
+    expect(manifestDigest({ raw: edited.value, pieces: edited.pieces! }, first.pieced.pieces, kept).digest).toBe(canonicalTextDigestHex(edited.value, OPTIONS));
+    const reordered = dump({ grants: [{ agent: 'a', tool: 's::t' }], agents: ['a', 'b'], policies: [{ id: 'p', effect: 'DENY' }] });
+    const moved = parseText('governance.yaml', reordered, 'yaml', { pieces: new Map(first.pieced.pieces.map((p) => [p.digest, p.json])) });
+    expect(manifestDigest({ raw: moved.value, pieces: moved.pieces! }, first.pieced.pieces, kept).digest).not.toBe(kept);
+  });
+
   it('hashes the whole value when the manifest was not read in pieces', () => {
     const raw = { agents: ['a'], grants: [{ agent: 'a', tool: 's::t' }] };
     expect(manifestDigest({ raw })).toEqual({ digest: canonicalTextDigestHex(raw, OPTIONS), pieces: [] });

@@ -1,6 +1,6 @@
 /** JSON text <-> Rego values, exact for numbers of any size (Go's encoding/json as OPA uses it). */
 import { GoJsonSyntaxError, readGoJson, type GoJsonBuilder } from '../../go-json.ts';
-import { type Value, ObjectValue, SetValue } from '../../value.ts';
+import { type Value, ObjectValue, SetValue, compareStrings } from '../../value.ts';
 import { parseNumber } from '../../number-value.ts';
 import { scalarText } from '../../value-json.ts';
 
@@ -56,8 +56,13 @@ export function parseJsonValue(text: string): Value {
 
 /** Go's encoding/json string escaping (HTML-safe: <, >, & escaped; U+2028/2029 escaped). */
 export function goJsonString(s: string): string {
-  return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  const j = JSON.stringify(s);
+  // most strings hold none of them: testing first spares the replace's scan and callback
+  return GO_ESCAPED.test(j) ? j.replace(GO_ESCAPED_ALL, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) : j;
 }
+
+const GO_ESCAPED = /[<>&\u2028\u2029]/;
+const GO_ESCAPED_ALL = /[<>&\u2028\u2029]/g;
 
 function keyText(k: Value): string {
   return typeof k === 'string' ? k : marshalJson(k);
@@ -65,7 +70,23 @@ function keyText(k: Value): string {
 
 /** Compact JSON as OPA's json.marshal writes it: sorted keys, sets as arrays, exact numbers. */
 export function marshalJson(v: Value): string {
-  return marshalIndent(v, '', '', 0, false);
+  const scalar = scalarText(v, goJsonString);
+  if (scalar !== undefined) return scalar;
+  if (Array.isArray(v) || v instanceof SetValue) {
+    const xs = Array.isArray(v) ? v : v.values();
+    let out = '[';
+    for (let i = 0; i < xs.length; i++) out += (i === 0 ? '' : ',') + marshalJson(xs[i] as Value);
+    return out + ']';
+  }
+  const entries = (v as ObjectValue).entries();
+  // string keys are in Go's order already (by code point, as Go compares UTF-8 bytes)
+  for (const [k] of entries) if (typeof k !== 'string') return marshalIndent(v, '', '', 0, false);
+  let out = '{';
+  for (let i = 0; i < entries.length; i++) {
+    const [k, x] = entries[i] as readonly [Value, Value];
+    out += (i === 0 ? '' : ',') + goJsonString(k as string) + ':' + marshalJson(x);
+  }
+  return out + '}';
 }
 
 /** Go's json.MarshalIndent layout. */
@@ -81,7 +102,8 @@ export function marshalIndent(v: Value, prefix: string, indent: string, depth: n
     return `[${items.join(',')}${nl(depth)}]`;
   }
   const entries = [...(v as ObjectValue).entries()].map(([k, x]) => [keyText(k), x] as const);
-  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  // Go sorts a map's keys by their UTF-8 bytes, which is code point order
+  entries.sort((a, b) => compareStrings(a[0], b[0]));
   if (entries.length === 0) return '{}';
   for (const [k, x] of entries) {
     items.push(`${nl(depth + 1)}${goJsonString(k)}:${pretty ? ' ' : ''}${marshalIndent(x, prefix, indent, depth + 1, pretty)}`);

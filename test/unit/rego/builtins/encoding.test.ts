@@ -33,6 +33,9 @@ describe('encoding builtins', () => {
   it.each([
     ['json.marshal', [{ b: [1, 2], a: '<&>' }], '{"a":"\\u003c\\u0026\\u003e","b":[1,2]}'],
     ['json.marshal_with_options', [{ a: [1] }, { pretty: true, indent: '  ' }], '{\n  "a": [\n    1\n  ]\n}'],
+    // keys in Go's order, by code point (UTF-16 order would put the astral character first), as opa eval gives
+    ['json.marshal', [{ '\ue000': 1, '\u{1f600}': 2, a: 3 }], '{"a":3,"\ue000":1,"\u{1f600}":2}'],
+    ['json.marshal_with_options', [{ '\ue000': 1, '\u{1f600}': 2 }, { pretty: true, indent: ' ' }], '{\n "\ue000": 1,\n "\u{1f600}": 2\n}'],
     ['hex.encode', ['hi'], '6869'],
     ['urlquery.encode', ['a b&c'], 'a+b%26c'],
     ['urlquery.encode_object', [{ b: ['2', '1'], a: 'x y' }], 'a=x+y&b=2&b=1'],

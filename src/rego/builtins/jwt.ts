@@ -388,8 +388,11 @@ function encodeSign(headerText: string, payloadText: string, jwkText: string): s
   let header: unknown;
   try {
     header = JSON.parse(headerText);
-  } catch {
-    header = undefined;
+  } catch (e) {
+    // OPA's jwx reads the header with fastjson, whose own detail follows this prefix; only the
+    // empty header's detail is reproduced exactly
+    const detail = headerText.trim() === '' ? 'cannot parse empty string; unparsed tail: ""' : (e as Error).message;
+    throw new JwtFault(`missing or invalid 'alg' header: cannot parse JSON: ${detail}`);
   }
   const h = (header !== null && typeof header === 'object' ? header : {}) as Record<string, unknown>;
   const alg = h.alg;

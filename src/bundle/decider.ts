@@ -17,7 +17,7 @@
  * decision (measured: ~3 ms of a ~40 ms decide), and a pure-JS SHA-256 of the modules runs cold in
  * so short a process (measured: ~15 ms for 40 KB).
  */
-import { crc32 } from 'node:zlib';
+import { crc32 } from './gzip-wasm.ts';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
 import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
 import { depsAmong, moduleDataDeps, reachableModules } from '../rego/module-deps.ts';

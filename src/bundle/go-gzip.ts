@@ -1,6 +1,9 @@
-/** gzip, as Go's compress/gzip Reader with multistream on: the inflated bytes, then a clean end or the error Go would raise. */
-import * as zlib from 'node:zlib';
-import { constants as zc, inflateRawSync } from 'node:zlib';
+/**
+ * gzip, as Go's compress/gzip Reader with multistream on: the inflated bytes, then a clean end or
+ * the error Go would raise. The common case (one member, nothing after it, a stream the strict
+ * inflate of gzip-wasm.ts reads) loads no node:zlib; every other case is read with zlib, as before.
+ */
+import { crc32, nodeZlib as zlib, strictInflate } from './gzip-wasm.ts';
 import { refuseArchive } from './archive-fault.ts';
 import type { TarballLimits } from './read-tarball.ts';
 
@@ -13,7 +16,7 @@ export interface Inflated {
 function inflateMember(body: Buffer, budget: number): { out: Buffer; used: number; error?: string } {
   // Whole member in one go; on a corrupt stream or over the budget, the longest good prefix.
   try {
-    const r = inflateRawSync(body, { info: true, maxOutputLength: Math.max(1, budget) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const r = zlib().inflateRawSync(body, { info: true, maxOutputLength: Math.max(1, budget) }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return { out: r.buffer, used: r.engine.bytesWritten };
   } catch (e) {
     const overBudget = (e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError;
@@ -23,7 +26,7 @@ function inflateMember(body: Buffer, budget: number): { out: Buffer; used: numbe
     while (lo < hi) {
       const mid = Math.ceil((lo + hi) / 2);
       try {
-        const part = inflateRawSync(body.subarray(0, mid), { finishFlush: zc.Z_SYNC_FLUSH, maxOutputLength: Math.max(1, budget) });
+        const part = zlib().inflateRawSync(body.subarray(0, mid), { finishFlush: zlib().constants.Z_SYNC_FLUSH, maxOutputLength: Math.max(1, budget) });
         best = part;
         lo = mid;
       } catch {
@@ -62,21 +65,17 @@ function gzipHeader(b: Buffer, at: number): { data: number } | { error: string }
   return { data: p };
 }
 
-let crcTable: Uint32Array | undefined;
-const nodeCrc32 = (zlib as { crc32?: (b: Uint8Array) => number }).crc32;
-function crc32(b: Uint8Array): number {
-  if (nodeCrc32) return nodeCrc32(b) >>> 0;
-  if (!crcTable) {
-    crcTable = new Uint32Array(256);
-    for (let n = 0; n < 256; n++) {
-      let c = n;
-      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-      crcTable[n] = c >>> 0;
-    }
-  }
-  let c = 0xffffffff;
-  for (let i = 0; i < b.length; i++) c = crcTable[(c ^ b[i]!) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+/**
+ * A gzip of one member and nothing after it, whose trailer matches, inflated by the strict inflate:
+ * what the general reading below gives for it. Undefined for anything else (it reads it then).
+ */
+function oneMember(bytes: Buffer, data: number, limits: Required<TarballLimits>): Inflated | undefined {
+  if (bytes.length - data < 8) return undefined;
+  const size = bytes.readUInt32LE(bytes.length - 4);
+  if (size > limits.maxTotalBytes) return undefined;
+  const r = strictInflate(bytes.subarray(data, bytes.length - 8), size);
+  if (r === undefined || data + r.used !== bytes.length - 8 || crc32(r.bytes) !== bytes.readUInt32LE(bytes.length - 8)) return undefined;
+  return { bytes: r.bytes };
 }
 
 export function inflateGo(bytes: Buffer, source: string, limits: Required<TarballLimits>): Inflated {
@@ -84,6 +83,8 @@ export function inflateGo(bytes: Buffer, source: string, limits: Required<Tarbal
   const first = gzipHeader(bytes, 0);
   // gzip.NewReader reads the first header at once: OPA refuses a plain tar or an empty file here.
   if ('error' in first) refuseArchive(source, `not a gzip-compressed tarball (${first.error}); OPA refuses it too`);
+  const simple = oneMember(bytes, first.data, limits);
+  if (simple) return simple;
   const outs: Buffer[] = [];
   let total = 0;
   let at = 0;

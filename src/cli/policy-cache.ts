@@ -24,7 +24,7 @@
 import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32 } from 'node:zlib';
+import { crc32 } from '../bundle/gzip-wasm.ts';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
 import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';

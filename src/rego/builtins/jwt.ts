@@ -387,7 +387,8 @@ function encodeSign(headerText: string, payloadText: string, jwkText: string): s
   const jwk = list[0] as Record<string, unknown>;
   let header: unknown;
   try {
-    header = JSON.parse(headerText);
+    // fastjson takes any run of number characters for a number (`e`), which has no `alg`
+    header = /^\s*[-+0-9eE.]+\s*$/.test(headerText) ? 0 : JSON.parse(headerText);
   } catch (e) {
     // OPA's jwx reads the header with fastjson, whose own detail follows this prefix; only the
     // empty header's detail is reproduced exactly

@@ -19,6 +19,12 @@ const B64URL = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$
 const B64URL_RAW = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
 
 // ignoreBOM keeps a leading byte order mark, as Go does
+/**
+ * The evaluation's builtin cache key of the last text json.is_valid accepted, with its value: a
+ * policy checks a text with json.is_valid before json.unmarshal reads it, which need not parse again.
+ */
+const LAST_VALID_JSON = 'json.is_valid:last';
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Decoded bytes as Go's JSON shows them: each byte of an invalid UTF-8 sequence becomes one U+FFFD. */
@@ -143,8 +149,10 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
   {
     name: 'json.unmarshal',
     arity: 1,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const s = str('json.unmarshal', a, 0);
+      const checked = ctx.cache.get(LAST_VALID_JSON);
+      if (Array.isArray(checked) && checked[0] === s) return checked[1];
       try {
         return parseJsonValue(s);
       } catch (e) {
@@ -156,11 +164,11 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
   {
     name: 'json.is_valid',
     arity: 1,
-    fn: (a) => {
+    fn: (a, ctx) => {
       const s = arg(a, 0);
       if (typeof s !== 'string') return false;
       try {
-        parseJsonValue(s);
+        ctx.cache.set(LAST_VALID_JSON, [s, parseJsonValue(s)]);
         return true;
       } catch {
         return false;

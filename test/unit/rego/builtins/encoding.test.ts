@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { valueEquals } from '../../../../src/rego/value.ts';
 import { fromJSON } from '../../../../src/rego/value-json.ts';
-import { call, j } from './call.ts';
+import { call, ctx, j } from './call.ts';
+import { lookupBuiltin } from '../../../../src/rego/builtins/registry.ts';
+import type { Value } from '../../../../src/rego/value.ts';
 
 describe('encoding builtins', () => {
   it('base64 / base64url / hex / urlquery round-trip any string (property)', () => {
@@ -49,6 +51,16 @@ describe('encoding builtins', () => {
   it('keeps big integers exact through json.unmarshal and yaml.unmarshal', () => {
     expect(call('json.unmarshal', '[18446744073709551617, 0.1]')).toEqual([18446744073709551617n, 0.1]);
     expect(valueEquals(call('yaml.unmarshal', 'a: 18446744073709551617')!, j({ a: 18446744073709551617n }))).toBe(true);
+  });
+
+  it('json.unmarshal after json.is_valid in one evaluation reads the text it was given, checked or not', () => {
+    const c = ctx();
+    const fn = (name: string, ...args: Value[]): Value | undefined => lookupBuiltin(name)!.fn!(args, c);
+    expect(fn('json.is_valid', '{"a":1}')).toBe(true);
+    expect(valueEquals(fn('json.unmarshal', '{"a":1}')!, j({ a: 1 }))).toBe(true);
+    expect(valueEquals(fn('json.unmarshal', '[2]')!, j([2]))).toBe(true);
+    expect(fn('json.is_valid', '{"a":')).toBe(false);
+    expect(() => fn('json.unmarshal', '{"a":')).toThrow('json.unmarshal: unexpected EOF');
   });
 
   it('reports Go-worded decode errors', () => {

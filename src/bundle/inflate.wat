@@ -4,7 +4,8 @@
 ;; stream it accepts is one zlib inflates to the same bytes; the caller then falls back to zlib.
 ;;
 ;; Memory: [0, 1024) the CRC table, [1024, 8320) Huffman tables, code lengths and the RFC's
-;; constants, from 16384 (INPUT_AT in gzip-wasm.ts) the caller's input and output.
+;; constants, [8448, 11520) the CRC's slicing tables, from 16384 (INPUT_AT in gzip-wasm.ts) the
+;; caller's input and output.
 (module
   (memory (export "memory") 1)
 
@@ -38,6 +39,10 @@
   (global $NEXT i32 (i32.const 4160))
   (global $LENFAST i32 (i32.const 4224))
   (global $DISTFAST i32 (i32.const 6272))
+  ;; the CRC-32 tables of a byte followed by one, two and three zero bytes
+  (global $CRC1 i32 (i32.const 8448))
+  (global $CRC2 i32 (i32.const 9472))
+  (global $CRC3 i32 (i32.const 10496))
   (data (i32.const 3940)
     "\03\00\04\00\05\00\06\00\07\00\08\00\09\00\0a\00\0b\00\0d\00\0f\00\11\00\13\00\17\00\1b\00\1f\00\23\00\2b\00\33\00\3b\00\43\00\53\00\63\00\73\00\83\00\a3\00\c3\00\e3\00\02\01")
   (data (i32.const 4000)
@@ -163,28 +168,6 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $fill))))
 
-  ;; one symbol by the 9-bit table when its code is that short and the input holds it, else $decode
-  (func $fastDecode (param $fast i32) (param $cnt i32) (param $sym i32) (result i32)
-    (local $e i32) (local $len i32)
-    (block $full
-      (loop $top
-        (br_if $full (i32.ge_u (global.get $bitCnt) (i32.const 9)))
-        (br_if $full (i32.ge_u (global.get $inPos) (global.get $inEnd)))
-        (global.set $bitBuf
-          (i32.or (global.get $bitBuf)
-            (i32.shl (i32.load8_u (global.get $inPos)) (global.get $bitCnt))))
-        (global.set $inPos (i32.add (global.get $inPos) (i32.const 1)))
-        (global.set $bitCnt (i32.add (global.get $bitCnt) (i32.const 8)))
-        (br $top)))
-    (local.set $e (i32.load (i32.add (local.get $fast) (i32.shl (i32.and (global.get $bitBuf) (i32.const 511)) (i32.const 2)))))
-    (local.set $len (i32.and (local.get $e) (i32.const 15)))
-    (if (i32.and (i32.ne (local.get $len) (i32.const 0)) (i32.le_u (local.get $len) (global.get $bitCnt)))
-      (then
-        (global.set $bitBuf (i32.shr_u (global.get $bitBuf) (local.get $len)))
-        (global.set $bitCnt (i32.sub (global.get $bitCnt) (local.get $len)))
-        (return (i32.shr_u (local.get $e) (i32.const 4)))))
-    (call $decode (local.get $cnt) (local.get $sym)))
-
   ;; one symbol, read a bit at a time against the canonical code; traps on a code no symbol has
   (func $decode (param $cnt i32) (param $sym i32) (result i32)
     (local $code i32) (local $first i32) (local $index i32) (local $len i32) (local $count i32)
@@ -204,38 +187,124 @@
       (br_if $next (i32.lt_u (local.get $len) (i32.const 16))))
     unreachable)
 
-  ;; the literals and matches of a compressed block, up to its end-of-block code
+  ;; the literals and matches of a compressed block, up to its end-of-block code; the bit reader's
+  ;; state is kept in locals here (it is most of the work) and handed to $decode through the
+  ;; globals when a code is longer than the 9-bit tables
   (func $codes
-    (local $s i32) (local $len i32) (local $dist i32) (local $from i32)
+    (local $s i32) (local $len i32) (local $dist i32) (local $from i32) (local $e i32) (local $n i32)
+    (local $buf i32) (local $cnt i32) (local $in i32) (local $o i32)
+    (local.set $buf (global.get $bitBuf))
+    (local.set $cnt (global.get $bitCnt))
+    (local.set $in (global.get $inPos))
+    (local.set $o (global.get $out))
     (loop $next
-      (local.set $s (call $fastDecode (global.get $LENFAST) (global.get $LENCNT) (global.get $LENSYM)))
+      ;; literal/length symbol
+      (block $full
+        (loop $top
+          (br_if $full (i32.ge_u (local.get $cnt) (i32.const 9)))
+          (br_if $full (i32.ge_u (local.get $in) (global.get $inEnd)))
+          (local.set $buf (i32.or (local.get $buf) (i32.shl (i32.load8_u (local.get $in)) (local.get $cnt))))
+          (local.set $in (i32.add (local.get $in) (i32.const 1)))
+          (local.set $cnt (i32.add (local.get $cnt) (i32.const 8)))
+          (br $top)))
+      (local.set $e (i32.load (i32.add (global.get $LENFAST) (i32.shl (i32.and (local.get $buf) (i32.const 511)) (i32.const 2)))))
+      (local.set $n (i32.and (local.get $e) (i32.const 15)))
+      (if (i32.and (i32.ne (local.get $n) (i32.const 0)) (i32.le_u (local.get $n) (local.get $cnt)))
+        (then
+          (local.set $buf (i32.shr_u (local.get $buf) (local.get $n)))
+          (local.set $cnt (i32.sub (local.get $cnt) (local.get $n)))
+          (local.set $s (i32.shr_u (local.get $e) (i32.const 4))))
+        (else
+          (global.set $bitBuf (local.get $buf))
+          (global.set $bitCnt (local.get $cnt))
+          (global.set $inPos (local.get $in))
+          (local.set $s (call $decode (global.get $LENCNT) (global.get $LENSYM)))
+          (local.set $buf (global.get $bitBuf))
+          (local.set $cnt (global.get $bitCnt))
+          (local.set $in (global.get $inPos))))
       (if (i32.lt_u (local.get $s) (i32.const 256))
         (then
-          (if (i32.ge_u (global.get $out) (global.get $outEnd)) (then unreachable))
-          (i32.store8 (global.get $out) (local.get $s))
-          (global.set $out (i32.add (global.get $out) (i32.const 1)))
+          (if (i32.ge_u (local.get $o) (global.get $outEnd)) (then unreachable))
+          (i32.store8 (local.get $o) (local.get $s))
+          (local.set $o (i32.add (local.get $o) (i32.const 1)))
           (br $next)))
-      (if (i32.eq (local.get $s) (i32.const 256)) (then return))
+      (if (i32.eq (local.get $s) (i32.const 256))
+        (then
+          (global.set $bitBuf (local.get $buf))
+          (global.set $bitCnt (local.get $cnt))
+          (global.set $inPos (local.get $in))
+          (global.set $out (local.get $o))
+          (return)))
       (local.set $s (i32.sub (local.get $s) (i32.const 257)))
       (if (i32.ge_u (local.get $s) (i32.const 29)) (then unreachable))
+      ;; the length's extra bits
+      (local.set $n (i32.load8_u (i32.add (global.get $LEXT) (local.get $s))))
+      (block $have
+        (loop $more
+          (br_if $have (i32.ge_u (local.get $cnt) (local.get $n)))
+          (if (i32.ge_u (local.get $in) (global.get $inEnd)) (then unreachable))
+          (local.set $buf (i32.or (local.get $buf) (i32.shl (i32.load8_u (local.get $in)) (local.get $cnt))))
+          (local.set $in (i32.add (local.get $in) (i32.const 1)))
+          (local.set $cnt (i32.add (local.get $cnt) (i32.const 8)))
+          (br $more)))
       (local.set $len
         (i32.add (i32.load16_u (i32.add (global.get $LBASE) (i32.shl (local.get $s) (i32.const 1))))
-          (call $bits (i32.load8_u (i32.add (global.get $LEXT) (local.get $s))))))
-      (local.set $s (call $fastDecode (global.get $DISTFAST) (global.get $DISTCNT) (global.get $DISTSYM)))
+          (i32.and (local.get $buf) (i32.sub (i32.shl (i32.const 1) (local.get $n)) (i32.const 1)))))
+      (local.set $buf (i32.shr_u (local.get $buf) (local.get $n)))
+      (local.set $cnt (i32.sub (local.get $cnt) (local.get $n)))
+      ;; distance symbol
+      (block $full2
+        (loop $top2
+          (br_if $full2 (i32.ge_u (local.get $cnt) (i32.const 9)))
+          (br_if $full2 (i32.ge_u (local.get $in) (global.get $inEnd)))
+          (local.set $buf (i32.or (local.get $buf) (i32.shl (i32.load8_u (local.get $in)) (local.get $cnt))))
+          (local.set $in (i32.add (local.get $in) (i32.const 1)))
+          (local.set $cnt (i32.add (local.get $cnt) (i32.const 8)))
+          (br $top2)))
+      (local.set $e (i32.load (i32.add (global.get $DISTFAST) (i32.shl (i32.and (local.get $buf) (i32.const 511)) (i32.const 2)))))
+      (local.set $n (i32.and (local.get $e) (i32.const 15)))
+      (if (i32.and (i32.ne (local.get $n) (i32.const 0)) (i32.le_u (local.get $n) (local.get $cnt)))
+        (then
+          (local.set $buf (i32.shr_u (local.get $buf) (local.get $n)))
+          (local.set $cnt (i32.sub (local.get $cnt) (local.get $n)))
+          (local.set $s (i32.shr_u (local.get $e) (i32.const 4))))
+        (else
+          (global.set $bitBuf (local.get $buf))
+          (global.set $bitCnt (local.get $cnt))
+          (global.set $inPos (local.get $in))
+          (local.set $s (call $decode (global.get $DISTCNT) (global.get $DISTSYM)))
+          (local.set $buf (global.get $bitBuf))
+          (local.set $cnt (global.get $bitCnt))
+          (local.set $in (global.get $inPos))))
       (if (i32.ge_u (local.get $s) (i32.const 30)) (then unreachable))
+      ;; the distance's extra bits (up to 13)
+      (local.set $n (i32.load8_u (i32.add (global.get $DEXT) (local.get $s))))
+      (block $have2
+        (loop $more2
+          (br_if $have2 (i32.ge_u (local.get $cnt) (local.get $n)))
+          (if (i32.ge_u (local.get $in) (global.get $inEnd)) (then unreachable))
+          (local.set $buf (i32.or (local.get $buf) (i32.shl (i32.load8_u (local.get $in)) (local.get $cnt))))
+          (local.set $in (i32.add (local.get $in) (i32.const 1)))
+          (local.set $cnt (i32.add (local.get $cnt) (i32.const 8)))
+          (br $more2)))
       (local.set $dist
         (i32.add (i32.load16_u (i32.add (global.get $DBASE) (i32.shl (local.get $s) (i32.const 1))))
-          (call $bits (i32.load8_u (i32.add (global.get $DEXT) (local.get $s))))))
-      (if (i32.gt_u (local.get $dist) (i32.sub (global.get $out) (global.get $outStart))) (then unreachable))
-      (if (i32.gt_u (local.get $len) (i32.sub (global.get $outEnd) (global.get $out))) (then unreachable))
-      ;; byte by byte: a match may overlap the bytes it copies
-      (local.set $from (i32.sub (global.get $out) (local.get $dist)))
-      (loop $copy
-        (i32.store8 (global.get $out) (i32.load8_u (local.get $from)))
-        (global.set $out (i32.add (global.get $out) (i32.const 1)))
-        (local.set $from (i32.add (local.get $from) (i32.const 1)))
-        (local.set $len (i32.sub (local.get $len) (i32.const 1)))
-        (br_if $copy (local.get $len)))
+          (i32.and (local.get $buf) (i32.sub (i32.shl (i32.const 1) (local.get $n)) (i32.const 1)))))
+      (local.set $buf (i32.shr_u (local.get $buf) (local.get $n)))
+      (local.set $cnt (i32.sub (local.get $cnt) (local.get $n)))
+      (if (i32.gt_u (local.get $dist) (i32.sub (local.get $o) (global.get $outStart))) (then unreachable))
+      (if (i32.gt_u (local.get $len) (i32.sub (global.get $outEnd) (local.get $o))) (then unreachable))
+      (local.set $from (i32.sub (local.get $o) (local.get $dist)))
+      (if (i32.ge_u (local.get $dist) (local.get $len))
+        (then (memory.copy (local.get $o) (local.get $from) (local.get $len)))
+        (else
+          ;; an overlapping match repeats the bytes it copies: byte by byte
+          (local.set $n (i32.const 0))
+          (loop $copy
+            (i32.store8 (i32.add (local.get $o) (local.get $n)) (i32.load8_u (i32.add (local.get $from) (local.get $n))))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))
+            (br_if $copy (i32.lt_u (local.get $n) (local.get $len))))))
+      (local.set $o (i32.add (local.get $o) (local.get $len)))
       (br $next)))
 
   (func $setLengths (param $from i32) (param $to i32) (param $len i32)
@@ -351,7 +420,8 @@
     (global.set $streamEnd (i32.sub (global.get $inPos) (i32.shr_u (global.get $bitCnt) (i32.const 3))))
     (i32.sub (global.get $out) (local.get $outPtr)))
 
-  ;; the CRC-32 table (polynomial 0xedb88320), built once
+  ;; the CRC-32 table (polynomial 0xedb88320) and the three tables that read 4 bytes a step: entry
+  ;; n of table k is the CRC of byte n followed by k zero bytes; built once
   (func (export "init")
     (local $n i32) (local $c i32) (local $k i32)
     (loop $entry
@@ -366,13 +436,43 @@
         (br_if $bit (local.get $k)))
       (i32.store (i32.shl (local.get $n) (i32.const 2)) (local.get $c))
       (local.set $n (i32.add (local.get $n) (i32.const 1)))
-      (br_if $entry (i32.lt_u (local.get $n) (i32.const 256)))))
+      (br_if $entry (i32.lt_u (local.get $n) (i32.const 256))))
+    (local.set $n (i32.const 0))
+    (loop $slice
+      (local.set $c (i32.load (i32.shl (local.get $n) (i32.const 2))))
+      (local.set $k (i32.const 0))
+      (loop $next
+        (local.set $c
+          (i32.xor (i32.shr_u (local.get $c) (i32.const 8))
+            (i32.load (i32.shl (i32.and (local.get $c) (i32.const 0xff)) (i32.const 2)))))
+        (i32.store
+          (i32.add (i32.add (global.get $CRC1) (i32.shl (local.get $k) (i32.const 10))) (i32.shl (local.get $n) (i32.const 2)))
+          (local.get $c))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br_if $next (i32.lt_u (local.get $k) (i32.const 3))))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br_if $slice (i32.lt_u (local.get $n) (i32.const 256)))))
 
   ;; CRC-32 of [ptr, ptr + len), continuing from crc (0 to start)
   (func (export "crc32") (param $ptr i32) (param $len i32) (param $crc i32) (result i32)
     (local $end i32)
     (local.set $crc (i32.xor (local.get $crc) (i32.const -1)))
     (local.set $end (i32.add (local.get $ptr) (local.get $len)))
+    ;; four bytes a step while four remain
+    (block $words
+      (loop $word
+        (br_if $words (i32.gt_u (i32.add (local.get $ptr) (i32.const 4)) (local.get $end)))
+        (local.set $crc (i32.xor (local.get $crc) (i32.load (local.get $ptr))))
+        (local.set $crc
+          (i32.xor
+            (i32.xor
+              (i32.load (i32.add (global.get $CRC3) (i32.shl (i32.and (local.get $crc) (i32.const 0xff)) (i32.const 2))))
+              (i32.load (i32.add (global.get $CRC2) (i32.shl (i32.and (i32.shr_u (local.get $crc) (i32.const 8)) (i32.const 0xff)) (i32.const 2)))))
+            (i32.xor
+              (i32.load (i32.add (global.get $CRC1) (i32.shl (i32.and (i32.shr_u (local.get $crc) (i32.const 16)) (i32.const 0xff)) (i32.const 2))))
+              (i32.load (i32.shl (i32.shr_u (local.get $crc) (i32.const 24)) (i32.const 2))))))
+        (local.set $ptr (i32.add (local.get $ptr) (i32.const 4)))
+        (br $word)))
     (block $done
       (loop $byte
         (br_if $done (i32.ge_u (local.get $ptr) (local.get $end)))

@@ -100,7 +100,7 @@ class Parser extends TemplateParser {
       if (this.isOp('.') && !t.ws) {
         this.next();
         const id = this.next();
-        if (id.type !== 'ident') this.fail('expected name after .', id);
+        if (id.type !== 'ident') this.fail(`unexpected ${this.tokenName(id)} token: expected identifier`, id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
         ref.push(seg);

@@ -182,8 +182,9 @@ export abstract class TermParser extends TokenCursor {
       if (this.isOp('.')) {
         this.next();
         const id = this.next();
-        if (id.type !== 'ident') this.fail('expected name after .', id);
-        if (id.ws) this.fail('invalid whitespace between . and identifier', id);
+        // OPA's scanner sees the whitespace after the dot as a token of its own
+        if (id.ws) this.fail('unexpected whitespace token: expected identifier', id);
+        if (id.type !== 'ident') this.fail(`unexpected ${this.tokenName(id)} token: expected identifier`, id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
         term = extend(seg);

@@ -32,6 +32,9 @@ export const INCREMENTAL_USAGE = `  --incremental   keep compile-state.json and 
   --watch         compile, then recompile (as --incremental) on each save of the manifest, the catalog, the
                   host graph or the sign policy, printing what changed; stops on SIGINT`;
 
+/** Files of the current set read here (the state's pieces, the connectome's), with the file each came from. */
+const keptFiles = new WeakMap<Uint8Array, KeptFile & { name: string }>();
+
 /** The state kept in `outDir`, or why there is none to use (also said on stderr). */
 export function readKeptState(outDir: string, io: CliIo): { state: CompileState } | { refused: string } {
   const index = join(outDir, STATE_INDEX_FILE);
@@ -42,8 +45,13 @@ export function readKeptState(outDir: string, io: CliIo): { state: CompileState 
   const policyBundle = beside('policy-bundle.json');
   const data = beside('data.json');
   const tarball = beside('bundle.tar.gz');
-  const read = readStateFiles(readBytesFile(index), readBytesFile(pieces), { ...(policyBundle ? { policyBundle } : {}), ...(data ? { data } : {}), ...(tarball ? { tarball } : {}) });
-  return 'refused' in read ? refuse(read.refused) : read;
+  const piecesIdentity = fileIdentity(pieces);
+  const piecesBytes = readBytesFile(pieces);
+  const read = readStateFiles(readBytesFile(index), piecesBytes, { ...(policyBundle ? { policyBundle } : {}), ...(data ? { data } : {}), ...(tarball ? { tarball } : {}) });
+  if ('refused' in read) return refuse(read.refused);
+  // A recompile that changes nothing the pieces hold passes these very bytes back: the commit links the file.
+  if (piecesIdentity !== undefined) keptFiles.set(piecesBytes, { name: STATE_PIECES_FILE, path: pieces, identity: piecesIdentity });
+  return read;
 }
 
 /**
@@ -101,12 +109,11 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   return { json, dot, graphml, edges: JSON.parse(new TextDecoder().decode(spanBytes(state.bytes.data, state.edges))) as DataEdge[] };
 }
 
-/** The connectome files' bytes as read from the current set, with the file each came from. */
-const keptFiles = new WeakMap<Uint8Array, KeptFile & { name: string }>();
 
 /**
  * The file of the current set that `file` holds unchanged, so the commit links it rather than
- * writing it again: only bytes `keptConnectomeFiles` read, under the name they were read as.
+ * writing it again: only bytes `readKeptState` or `keptConnectomeFiles` read, under the name they
+ * were read as.
  */
 export function keptFile(file: { readonly name: string; readonly bytes: Uint8Array }): { kept: KeptFile } | undefined {
   const k = keptFiles.get(file.bytes);

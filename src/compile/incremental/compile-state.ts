@@ -109,6 +109,11 @@ export interface CompileState {
    * encodes only those for the governance digest.
    */
   readonly manifest_pieces: readonly ManifestPiece[];
+  /**
+   * The pieces file this state was read from or written as, with its SHA-256 (hex): a next state
+   * whose pieces are the same bytes reuses both (the file is not hashed, nor written, again).
+   */
+  readonly pieces_file?: { readonly bytes: Uint8Array; readonly sha256: string };
   /** Member texts of the catalog and of a manifest not read in pieces; kept in memory only (a state file starts without them). */
   readonly manifest_memo?: MemoNode;
   readonly catalog_memo?: MemoNode;

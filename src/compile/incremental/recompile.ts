@@ -286,6 +286,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       ...(options.connectome?.files ?? []),
     ];
     const sha256ByName = new Map(files.map((f) => [f.name, artifactSha256(f.bytes)]));
+    let piecesFile: CompileState['pieces_file'];
     const state: CompileState = {
       version: COMPILE_STATE_VERSION,
       profile: options.profile,
@@ -329,9 +330,13 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       manifest_pieces: manifestDigest.pieces,
       ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
+      get pieces_file() {
+        return piecesFile;
+      },
     };
     if (options.keepState) {
-      const kept = stateFiles(state);
+      const kept = stateFiles({ ...state, ...(prev?.pieces_file ? { pieces_file: prev.pieces_file } : {}) });
+      piecesFile = { bytes: kept.pieces, sha256: kept.piecesSha256 };
       files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
       sha256ByName.set(STATE_PIECES_FILE, kept.piecesSha256);
     }

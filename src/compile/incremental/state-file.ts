@@ -31,7 +31,7 @@ import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
-import type { Span } from './fragments.ts';
+import { sameBytes, type Span } from './fragments.ts';
 
 export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';
@@ -66,7 +66,11 @@ function rowsText(rows: readonly unknown[]): CanonicalText {
 
 const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.at, span.length]);
 
-/** The two files' bytes for a state, with the SHA-256 (hex) of the pieces, which the index records. */
+/**
+ * The two files' bytes for a state, with the SHA-256 (hex) of the pieces, which the index records;
+ * when the pieces are byte for byte `state.pieces_file` (nothing they hold changed), that array
+ * and its digest are given back instead.
+ */
 export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array; piecesSha256: string } {
   const texts: string[] = [];
   const take = (s: string) => (texts.push(s), s.length);
@@ -76,8 +80,11 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
   const bytes: Uint8Array[] = [];
   const put = (b: Uint8Array) => (bytes.push(b), b.length);
   const manifestPieces = state.manifest_pieces.map((p) => [p.digest, p.key, put(p.json), put(p.canonical)]);
-  const { pieces, textBytes } = concatPieces(texts, bytes);
-  const piecesSha256 = digestHex(pieces);
+  const made = concatPieces(texts, bytes);
+  const textBytes = made.textBytes;
+  const same = state.pieces_file !== undefined && sameBytes(made.pieces, state.pieces_file.bytes);
+  const pieces = same ? state.pieces_file!.bytes : made.pieces;
+  const piecesSha256 = same ? state.pieces_file!.sha256 : digestHex(pieces);
   const index = {
     kind: STATE_KIND,
     schema_version: COMPILE_STATE_VERSION,
@@ -221,6 +228,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       artifacts,
       manifest_pieces: manifestPieces,
       tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], artifacts, beside.tarball),
+      pieces_file: { bytes: piecesBytes, sha256: index.pieces_sha256 as string },
     },
   };
 }

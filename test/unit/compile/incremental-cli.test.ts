@@ -98,7 +98,7 @@ describe('toolgate compile --incremental', () => {
 });
 
 describe('the artifact set of a recompile', () => {
-  it('shares the unchanged connectome files with the previous set (hard links), and writes them afresh once they changed', async () => {
+  it('shares the files it would write unchanged (connectome, state pieces) with the previous set as hard links, and writes them afresh once they changed', async () => {
     const e = estateCopy();
     const out = join(e.dir, 'out');
     expect((await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV })).code).toBe(0);
@@ -110,6 +110,15 @@ describe('the artifact set of a recompile', () => {
     expect(readdirSync(e.dir).filter((f) => f.startsWith('.out.tg-gen-'))).toHaveLength(1);
     const sums = spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' });
     if (sums.error === undefined) expect(sums.status, sums.stdout + sums.stderr).toBe(0);
+
+    // A catalog-only edit changes nothing the state's pieces hold: that file is shared too.
+    const pieces = statSync(join(out, 'compile-state.pieces')).ino;
+    writeFileSync(e.catalog, readFileSync(e.catalog, 'utf8').replace('Read the complete contents of a file as text.', 'Read a whole file as text.'));
+    const d = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.json().recompile).toMatchObject({ mode: 'incremental', recomputed: { agents: 0, tools: 1 } });
+    expect(statSync(join(out, 'compile-state.pieces')).ino).toBe(pieces);
+    expect(statSync(join(out, 'connectome.json')).ino).not.toBe(before);
 
     // A kept file changed after it was read is not linked: the set holds the bytes compiled.
     const kept = { path: join(out, 'connectome.json'), identity: fileIdentity(join(out, 'connectome.json'))! };

@@ -44,10 +44,40 @@ const MAX_ITEMS = 8192;
 const CUT_MASK = 1023;
 
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*|"[^"\\\n]*"|'[^'\n]*'):(?:[ ]+(.*))?$/;
-// An alias starts a node: after a line start, a space or a flow indicator, followed by a name character.
-const MAY_HOLD_ALIAS = /(?:^|[\s[{,:])\*[^\s,[\]{}"']/m;
-const NOT_PLAIN = /^(?:%|---|\.\.\.|\t| *\t|\?)/m;
+
+/*
+ * Two questions about a text, each what a multiline regex asks (given beside it), answered by
+ * looking only where the one character it needs occurs (indexOf): the regexes walk every line of
+ * tens of megabytes, which cost more than cutting the text.
+ */
+const BEFORE_NODE = /[\s[{,:]/;
+const NOT_NAME = /[\s,[\]{}"']/;
+const LINE_END = /[\n\r\u2028\u2029]/;
+
+/** Whether the text holds an alias: `(?:^|[\s[{,:])\*[^\s,[\]{}"']` (after a line start, a space or a flow indicator, a name character). */
+export function mayHoldAlias(text: string): boolean {
+  for (let i = text.indexOf('*'); i !== -1; i = text.indexOf('*', i + 1)) {
+    if ((i === 0 || BEFORE_NODE.test(text[i - 1]!)) && i + 1 < text.length && !NOT_NAME.test(text[i + 1]!)) return true;
+  }
+  return false;
+}
+
+/** Whether some line starts with `%`, `---`, `...`, `?` or spaces then a tab: `^(?:%|---|\.\.\.|\t| *\t|\?)` (multiline). */
+export function notPlain(text: string): boolean {
+  const atLineStart = (i: number) => i === 0 || LINE_END.test(text[i - 1]!);
+  for (let i = text.indexOf('\t'); i !== -1; i = text.indexOf('\t', i + 1)) {
+    let j = i;
+    while (j > 0 && text.charCodeAt(j - 1) === 32) j--;
+    if (atLineStart(j)) return true;
+  }
+  for (const marker of ['%', '---', '...', '?']) {
+    for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + 1)) if (atLineStart(i)) return true;
+  }
+  return false;
+}
+
 // JSON would write a negative zero as 0, and JSON.parse defines a `__proto__` key where js-yaml may not.
+// (A regex here: `-` is too common for a search by character to be quicker.)
 const NOT_KEPT_AS_JSON = /(?:^|[\s[{,:])-\.?0|__proto__/m;
 
 interface Section {
@@ -80,7 +110,7 @@ function blankOrComment(text: string, at: number): boolean {
 }
 
 function sections(text: string): Section[] | undefined {
-  if (MAY_HOLD_ALIAS.test(text) || NOT_PLAIN.test(text)) return undefined;
+  if (mayHoldAlias(text) || notPlain(text)) return undefined;
   const out: { key: string; start: number; end: number }[] = [];
   const seen = new Set<string>();
   for (let at = 0; at < text.length; at = lineEnd(text, at)) {

@@ -90,8 +90,34 @@ function schemaFailure(doc: DocumentNode, e: GraphQLError): GqlFailure {
   return new GqlFailure(`Error in gqlparser SchemaDocument to Schema conversion: input:${loc?.line ?? 0}:${loc?.column ?? 0}: ${message}`);
 }
 
+/** Extension kinds and the definition each stands for when its type is defined nowhere. */
+const DEFINITION_OF: Readonly<Record<string, string>> = {
+  ObjectTypeExtension: 'ObjectTypeDefinition',
+  InterfaceTypeExtension: 'InterfaceTypeDefinition',
+  UnionTypeExtension: 'UnionTypeDefinition',
+  EnumTypeExtension: 'EnumTypeDefinition',
+  InputObjectTypeExtension: 'InputObjectTypeDefinition',
+  ScalarTypeExtension: 'ScalarTypeDefinition',
+};
+
+/** gqlparser lets `extend type X` stand for X's definition when the schema defines no X: its first extension becomes the definition. */
+function extensionsAsDefinitions(doc: DocumentNode): DocumentNode {
+  const defined = new Set<string>();
+  for (const d of doc.definitions) if ('name' in d && d.name !== undefined && !(d.kind in DEFINITION_OF)) defined.add(d.name.value);
+  let changed = false;
+  const definitions = doc.definitions.map((d) => {
+    const kind = DEFINITION_OF[d.kind];
+    if (kind === undefined || !('name' in d) || d.name === undefined || defined.has(d.name.value)) return d;
+    defined.add(d.name.value);
+    changed = true;
+    return { ...d, kind } as unknown as typeof d;
+  });
+  return changed ? { ...doc, definitions } : doc;
+}
+
 /** gqlparser's ValidateSchemaDocument (with its prelude of built-in types), as graphql-js builds the schema. */
-function buildSchema(doc: DocumentNode, cache: Map<string, Value>, key: string | undefined): GraphQLSchema {
+function buildSchema(parsed: DocumentNode, cache: Map<string, Value>, key: string | undefined): GraphQLSchema {
+  const doc = extensionsAsDefinitions(parsed);
   // graphql-js's SDL rules first (buildASTSchema would only throw their joined text, without locations).
   const sdl = gqlValidate().validateSDL(doc);
   if (sdl[0]) throw schemaFailure(doc, sdl[0]);

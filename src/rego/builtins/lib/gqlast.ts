@@ -26,7 +26,7 @@ export class GqlError extends Error {
 function gqlparserWording(message: string): string {
   return message
     .replace(/^Syntax Error: /, '')
-    .replace(/(found|Unexpected) "([^"A-Za-z_]+)"/g, '$1 $2')
+    .replace(/(Expected|found|Unexpected) "([^"A-Za-z_]+)"/g, '$1 $2')
     .replace(/\.$/, '');
 }
 
@@ -41,9 +41,24 @@ function parseDocument(text: string): DocumentNode {
   try {
     return gql().parse(text, { noLocation: false });
   } catch (e) {
-    if (e instanceof gql().GraphQLError) throw gqlErrorOf(e);
+    if (e instanceof gql().GraphQLError) throw emptyListWording(gqlErrorOf(e), text);
     throw e;
   }
+}
+
+/** A `{ }` list that must not be empty (fields, values, a selection set): gqlparser's `many` says so. */
+function emptyListWording(e: GqlError, text: string): GqlError {
+  if (e.message !== 'Expected Name, found }' || e.line === undefined || e.column === undefined) return e;
+  let lineStart = 0;
+  for (let line = 1, i = 0; line < e.line && i < text.length; i++) {
+    if (text[i] === '\n' || (text[i] === '\r' && text[i + 1] !== '\n')) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  let at = lineStart + e.column - 2;
+  while (at >= 0 && /[\s,\uFEFF]/.test(text[at] as string)) at--;
+  return text[at] === '{' ? new GqlError('expected at least one definition, found }', e.line, e.column) : e;
 }
 
 const isExecutable = (d: DefinitionNode) => d.kind === gql().Kind.OPERATION_DEFINITION || d.kind === gql().Kind.FRAGMENT_DEFINITION;

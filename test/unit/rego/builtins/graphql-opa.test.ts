@@ -20,6 +20,11 @@ const SCHEMAS = [
   '',
   'type Query { f(a: Filter): Int } input Filter { x: Int! }',
   '# top\ntype Query {\n  # f\n  a(\n # arg\n x: Int): Int\n}\n# before\n"d"\n# after\nenum E {\n # v\n A }',
+  // gqlparser: an extension of a type defined nowhere stands for its definition; `{}` lists must not be empty
+  'extend type Query { a: Int }\nextend type Query { b: String }\nextend type User { id: ID! }\nunion U = User',
+  'type Query { a: Int }\nenum E {}',
+  'type Query { a: Int }\ninput I {\n}',
+  'type Query { a: Int }\ninput I { x(y: Int): Int }',
 ];
 
 const field = fc.constantFrom('user(id: "1") { id name }', 'users { name role }', 'users(first: 2, role: ADMIN) { id friends { name } }', 'node(id: 1) { id ... on User { name } }', 'a', 'b(x: [1, 2])', 'zzz', 'user { id }', 'user(id: $id) { name }', 'users(role: NOPE) { id }', '__typename', 'alias: a', 'user(id: "x") { ...U }', 'a b', 'f(a: {x: 1})', 'f(a: {y: 1})');

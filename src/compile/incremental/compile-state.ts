@@ -96,6 +96,8 @@ export interface CompileState {
   readonly bytes: ArtifactBytes;
   /** Whether the connectome files beside the state are the catalog's declared graph alone (see EstateCompileOptions). */
   readonly connectome_declared_only: boolean;
+  /** What the tools' decision inputs read of the catalog (decision-inputs.ts `catalogShapeDigest`). */
+  readonly catalog_shape: string;
   /** What a later compile reads of the artifacts beside the state, so it need not parse them. */
   readonly artifacts: KeptArtifacts;
   /**

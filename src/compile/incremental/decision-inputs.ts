@@ -7,6 +7,8 @@
  * whether an edge is backed); and the expected exceptions that can apply to the agent, with how
  * each one's tool reference resolves. When neither part changed, the decision is the same.
  */
+import type { Catalog } from '../../catalog/types.ts';
+import { textDigestHex } from '../../canonical/digest.ts';
 import type { Estate } from '../../governance/estate.ts';
 
 /** The bindings on each target as JSON text, each target's written once however many rows name it. */
@@ -28,9 +30,9 @@ function bindingsTexts(estate: Estate): (target: string) => string {
 /**
  * The tool's part, for every tool some agent is granted: the JSON text of
  * `[exposed, bindings on the tool, [[resource, mode, provenance, bindings on the resource], ...]]`.
- * It reads the catalog (which tools are exposed, how references resolve) and the manifest's
- * data_access, governed_by and policies, never its grants but for which tools are granted: when
- * none of those changed, `kept` gives the previous compile's text of a tool granted before.
+ * It reads the catalog's shape (`catalogShapeDigest`) and the manifest's data_access, governed_by
+ * and policies, never its grants but for which tools are granted: when none of those changed,
+ * `kept` gives the previous compile's text of a tool granted before.
  */
 export function toolDecisionInputs(estate: Estate, kept?: ReadonlyMap<string, string>): Map<string, string> {
   const out = new Map<string, string>();
@@ -50,6 +52,15 @@ export function toolDecisionInputs(estate: Estate, kept?: ReadonlyMap<string, st
 
 /** The manifest sections the tool's part reads besides the catalog (see `toolDecisionInputs`). */
 export const TOOL_INPUT_SECTIONS: readonly string[] = ['data_access', 'governed_by', 'policies'];
+
+/**
+ * What the tool's part reads of the catalog, as a digest: each server's name, its tools' names and
+ * its resources' URIs, in order (which tools are exposed, how a reference resolves, which targets
+ * are resources). A description or a schema is not in it: a catalog edit of those keeps it.
+ */
+export function catalogShapeDigest(catalog: Catalog): string {
+  return textDigestHex(JSON.stringify(catalog.servers.map((s) => [s.name, (s.tools ?? []).map((t) => t.name), (s.resources ?? []).map((r) => r.uri)])));
+}
 
 /** Each agent's granted tool keys, sorted: the order its decisions are written in. */
 export function grantedKeys(estate: Estate, agent: string): string[] {

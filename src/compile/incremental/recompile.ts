@@ -29,7 +29,7 @@ import { artifactSha256 } from './bytes-digest.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
-import { agentDecisionInputs, grantedKeys, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
+import { agentDecisionInputs, catalogShapeDigest, grantedKeys, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
@@ -200,8 +200,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // the decisions read is compared with a previous state or kept for a later one; a one-shot compile
   // leaves it to be computed only if its state is ever asked for it.
   const eager = prev !== undefined || options.keepState === true;
-  // A tool's part is kept when nothing it reads changed: the catalog and the manifest sections it reads.
-  const toolInputsKept = prev !== undefined && prev.catalog_digest === digests.catalog_digest && sectionsUnchanged(estate.manifest, prev.manifest_pieces, TOOL_INPUT_SECTIONS);
+  // A tool's part is kept when nothing it reads changed: the catalog's shape and the manifest sections it reads.
+  const catalogShape = eager ? catalogShapeDigest(estate.catalog) : '';
+  const toolInputsKept = prev !== undefined && prev.catalog_shape === catalogShape && sectionsUnchanged(estate.manifest, prev.manifest_pieces, TOOL_INPUT_SECTIONS);
   let decisionInputs = eager ? toolDecisionInputs(estate, toolInputsKept ? prev.decision_inputs : undefined) : undefined;
   const agentInputs = agentDecisionInputs(estate);
   const agentPieces = new Map<string, AgentFragments>();
@@ -319,6 +320,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       edges: spanOf(dataFile, edgesSlot, edges),
       bytes: { policy_bundle: bundleFile.bytes, data: dataBytes },
       connectome_declared_only: options.connectome?.declaredOnly === true,
+      get catalog_shape() {
+        return catalogShape || catalogShapeDigest(estate.catalog);
+      },
       artifacts: {
         format: options.format ?? 'toolgate',
         created_at,

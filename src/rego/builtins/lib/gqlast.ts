@@ -32,7 +32,23 @@ function gqlparserWording(message: string): string {
 
 export function gqlErrorOf(e: GraphQLError): GqlError {
   const loc = e.locations?.[0];
-  return new GqlError(gqlparserWording(e.message), loc?.line, loc?.column);
+  let message = gqlparserWording(e.message);
+  let column = loc?.column;
+  const body = e.source?.body;
+  const pos = e.positions?.[0];
+  // gqlparser's lexer makes an unterminated string an invalid token, and a variable in a constant a bare `$`
+  if (message === 'Unterminated string') message = 'Unexpected <Invalid>';
+  if (/^Unexpected variable "\$[^"]*" in constant value$/.test(message)) message = 'Unexpected $';
+  // gqlparser refuses a description where none may stand as the string token it is
+  if (message.startsWith('Unexpected description') && body !== undefined && pos !== undefined) {
+    const block = body.startsWith('"""', pos);
+    const start = pos + (block ? 3 : 1);
+    const end = block ? body.indexOf('"""', start) : body.indexOf('"', start);
+    if (end >= 0) message = `Unexpected ${block ? 'BlockString' : 'String'} "${body.slice(start, end)}"`;
+  }
+  // gqlparser places a string token after its opening quotes
+  if (column !== undefined && /^Unexpected (Block)?String "/.test(message)) column += message.startsWith('Unexpected BlockString') ? 3 : 1;
+  return new GqlError(message, loc?.line, column);
 }
 
 function parseDocument(text: string): DocumentNode {

@@ -25,6 +25,11 @@ const SCHEMAS = [
   'type Query { a: Int }\nenum E {}',
   'type Query { a: Int }\ninput I {\n}',
   'type Query { a: Int }\ninput I { x(y: Int): Int }',
+  // gqlparser's lexer and parser words: unterminated strings, descriptions where none may stand
+  'type Query { a: Int }\n"""x',
+  'type Query { a: Int }\n"desc" extend type Query @d',
+  'type Query { a: Int }\nextend """d""" type Query { b: Int }',
+  'type Query { f(a: Int = $v): Int }',
 ];
 
 const field = fc.constantFrom('user(id: "1") { id name }', 'users { name role }', 'users(first: 2, role: ADMIN) { id friends { name } }', 'node(id: 1) { id ... on User { name } }', 'a', 'b(x: [1, 2])', 'zzz', 'user { id }', 'user(id: $id) { name }', 'users(role: NOPE) { id }', '__typename', 'alias: a', 'user(id: "x") { ...U }', 'a b', 'f(a: {x: 1})', 'f(a: {y: 1})');

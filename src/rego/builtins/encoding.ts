@@ -86,7 +86,12 @@ function queryUnescape(name: string, s: string): string {
 function yamlToValue(name: string, text: string): Value {
   let doc: unknown;
   try {
-    doc = yaml().parse(text, { version: '1.1', intAsBigInt: true, maxAliasCount: 100, uniqueKeys: false });
+    // as OPA: every document of a stream must be well-formed; the value is the first one's
+    const opts = { version: '1.1', intAsBigInt: true, maxAliasCount: 100, uniqueKeys: false } as const;
+    const docs = yaml().parseAllDocuments(text, opts);
+    const all = Array.isArray(docs) ? docs : [];
+    for (const d of all) if (d.errors.length > 0) throw d.errors[0];
+    doc = all.length === 0 ? null : (all[0] as (typeof all)[number]).toJS(opts);
   } catch (e) {
     throw builtinError(name, (e as Error).message.split('\n')[0] ?? 'invalid YAML');
   }

@@ -47,43 +47,82 @@ type Open<T, O> = { readonly items: T[] } | { readonly items?: undefined; readon
  * (a bare number or literal must still be followed by a delimiter); otherwise only whitespace may follow.
  */
 export function readGoJson<T, O>(text: string, build: GoJsonBuilder<T, O>, options: { readonly first?: boolean } = {}): T {
-  const n = text.length;
-  let i = 0;
-  const fail = (phrase: string): never => {
-    throw new GoJsonSyntaxError(phrase, i, i >= n);
-  };
-  const ws = (): void => {
+  const r = new GoJsonReader(text, build);
+  const done = r.document();
+  if (options.first) {
+    // The decoder needs a delimiter after a bare number or literal; strings and containers end themselves.
+    if (r.topBare && r.i < r.n && !/[\s,\]}:"[{]/.test(text[r.i]!)) r.fail('after top-level value');
+    return done;
+  }
+  r.ws();
+  if (r.i < r.n) r.fail('after top-level value');
+  return done;
+}
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** The reader's state and its parts (methods rather than closures: a reader is made per document, and most documents are small). */
+class GoJsonReader<T, O> {
+  i = 0;
+  readonly n: number;
+  /** Whether the last scalar read was a number or a literal, which need a delimiter after them. */
+  bare = false;
+  topBare = false;
+
+  constructor(
+    readonly text: string,
+    readonly build: GoJsonBuilder<T, O>,
+  ) {
+    this.n = text.length;
+  }
+
+  fail(phrase: string): never {
+    throw new GoJsonSyntaxError(phrase, this.i, this.i >= this.n);
+  }
+
+  ws(): void {
+    const text = this.text;
     for (;;) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
+      const c = text.charCodeAt(this.i);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) this.i++;
       else return;
     }
-  };
-  const hex4 = (): number => {
+  }
+
+  hex4(): number {
     let u = 0;
     for (let k = 0; k < 4; k++) {
-      const c = text.charCodeAt(i);
+      const c = this.text.charCodeAt(this.i);
       const d = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
-      if (d < 0) fail('in \\u hexadecimal character escape');
+      if (d < 0) this.fail('in \\u hexadecimal character escape');
       u = u * 16 + d;
-      i++;
+      this.i++;
     }
     return u;
-  };
+  }
+
   /** A string from its opening quote on; runs without escapes are copied as slices. */
-  const str = (): string => {
-    i++;
+  str(): string {
+    const text = this.text;
+    const n = this.n;
+    let i = this.i + 1;
     let out = '';
     let run = i;
     for (;;) {
-      if (i >= n) fail('in string literal');
+      if (i >= n) {
+        this.i = i;
+        this.fail('in string literal');
+      }
       const c = text.charCodeAt(i);
       if (c === 0x22) {
         out += text.slice(run, i);
-        i++;
+        this.i = i + 1;
         return out;
       }
-      if (c < 0x20) fail('in string literal');
+      if (c < 0x20) {
+        this.i = i;
+        this.fail('in string literal');
+      }
       if (c !== 0x5c) {
         i++;
         continue;
@@ -92,12 +131,14 @@ export function readGoJson<T, O>(text: string, build: GoJsonBuilder<T, O>, optio
       i++;
       const e = text[i];
       if (e === 'u') {
-        i++;
-        const u = hex4();
+        this.i = i + 1;
+        const u = this.hex4();
+        i = this.i;
         if (u >= 0xd800 && u < 0xdc00 && text[i] === '\\' && text[i + 1] === 'u') {
           const save = i;
-          i += 2;
-          const u2 = hex4();
+          this.i = i + 2;
+          const u2 = this.hex4();
+          i = this.i;
           if (u2 >= 0xdc00 && u2 < 0xe000) {
             out += String.fromCharCode(u, u2);
             run = i;
@@ -108,122 +149,120 @@ export function readGoJson<T, O>(text: string, build: GoJsonBuilder<T, O>, optio
         out += u >= 0xd800 && u < 0xe000 ? '\uFFFD' : String.fromCharCode(u);
       } else {
         const m = e === undefined ? undefined : ESCAPES[e];
-        if (m === undefined) fail('in string escape code');
+        if (m === undefined) {
+          this.i = i;
+          this.fail('in string escape code');
+        }
         out += m;
         i++;
       }
       run = i;
     }
-  };
+  }
+
   /** An object member's key and its colon. */
-  const key = (): string => {
-    ws();
-    if (text[i] !== '"') fail('looking for beginning of object key string');
-    const k = str();
-    ws();
-    if (text[i] !== ':') fail('after object key');
-    i++;
+  key(): string {
+    this.ws();
+    if (this.text[this.i] !== '"') this.fail('looking for beginning of object key string');
+    const k = this.str();
+    this.ws();
+    if (this.text[this.i] !== ':') this.fail('after object key');
+    this.i++;
     return k;
-  };
-  const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-  const digits = (): void => {
-    while (isDigit(text.charCodeAt(i))) i++;
-  };
+  }
+
+  digits(): void {
+    while (isDigit(this.text.charCodeAt(this.i))) this.i++;
+  }
+
   /** A number literal, with Go's scanner's fault for each part that breaks off. */
-  const number = (): string => {
-    const start = i;
-    if (text[i] === '-') i++;
-    if (text[i] === '0') i++;
-    else if (isDigit(text.charCodeAt(i))) digits();
-    else fail('in numeric literal');
-    if (text[i] === '.') {
-      i++;
-      if (!isDigit(text.charCodeAt(i))) fail('after decimal point in numeric literal');
-      digits();
+  number(): string {
+    const text = this.text;
+    const start = this.i;
+    if (text[this.i] === '-') this.i++;
+    if (text[this.i] === '0') this.i++;
+    else if (isDigit(text.charCodeAt(this.i))) this.digits();
+    else this.fail('in numeric literal');
+    if (text[this.i] === '.') {
+      this.i++;
+      if (!isDigit(text.charCodeAt(this.i))) this.fail('after decimal point in numeric literal');
+      this.digits();
     }
-    if (text[i] === 'e' || text[i] === 'E') {
-      i++;
-      if (text[i] === '+' || text[i] === '-') i++;
-      if (!isDigit(text.charCodeAt(i))) fail('in exponent of numeric literal');
-      digits();
+    if (text[this.i] === 'e' || text[this.i] === 'E') {
+      this.i++;
+      if (text[this.i] === '+' || text[this.i] === '-') this.i++;
+      if (!isDigit(text.charCodeAt(this.i))) this.fail('in exponent of numeric literal');
+      this.digits();
     }
-    return text.slice(start, i);
-  };
-  /** Whether the last scalar read was a number or a literal, which need a delimiter after them. */
-  let bare = false;
+    return text.slice(start, this.i);
+  }
+
   /** A scalar at `i`, or undefined at `[` or `{` (the caller opens those). */
-  const scalar = (): T | undefined => {
-    const c = text[i];
-    bare = false;
-    if (c === '"') return build.string(str());
+  scalar(): T | undefined {
+    const text = this.text;
+    const c = text[this.i];
+    this.bare = false;
+    if (c === '"') return this.build.string(this.str());
     if (c === '[' || c === '{') return undefined;
-    bare = true;
+    this.bare = true;
     const lit = c === 't' || c === 'f' || c === 'n' ? LITERALS[c] : undefined;
     if (lit !== undefined) {
       const [word, v] = lit;
-      for (let k = 0; k < word.length; k++, i++) if (text[i] !== word[k]) fail(`in literal ${word} (expecting '${word[k]}')`);
-      return build.literal(v);
+      for (let k = 0; k < word.length; k++, this.i++) if (text[this.i] !== word[k]) this.fail(`in literal ${word} (expecting '${word[k]}')`);
+      return this.build.literal(v);
     }
-    if (c !== '-' && !isDigit(text.charCodeAt(i))) return fail('looking for beginning of value');
-    return build.number(number());
-  };
+    if (c !== '-' && !isDigit(text.charCodeAt(this.i))) return this.fail('looking for beginning of value');
+    return this.build.number(this.number());
+  }
 
-  let topBare = false;
   /** The document's one value, its containers kept on a stack rather than the call stack. */
-  const document = (): T => {
+  document(): T {
+    const text = this.text;
+    const build = this.build;
     const stack: Open<T, O>[] = [];
     for (;;) {
       // read one value: a scalar, or the start of a container pushed on the stack
-      ws();
-      let v = scalar();
+      this.ws();
+      let v = this.scalar();
       if (v === undefined) {
-        if (stack.length >= MAX_DEPTH) fail('exceeded max depth');
-        const open = text[i];
-        i++;
-        ws();
+        if (stack.length >= MAX_DEPTH) this.fail('exceeded max depth');
+        const open = text[this.i];
+        this.i++;
+        this.ws();
         if (open === '[') {
-          if (text[i] !== ']') {
+          if (text[this.i] !== ']') {
             stack.push({ items: [] });
             continue;
           }
-          i++;
+          this.i++;
           v = build.array([]);
         } else {
-          if (text[i] !== '}') {
-            stack.push({ object: build.openObject(), key: key() });
+          if (text[this.i] !== '}') {
+            stack.push({ object: build.openObject(), key: this.key() });
             continue;
           }
-          i++;
+          this.i++;
           v = build.closeObject(build.openObject());
         }
-      } else if (stack.length === 0) topBare = bare;
+      } else if (stack.length === 0) this.topBare = this.bare;
       // hand the value to the containers it completes, innermost first
       for (;;) {
         const top = stack[stack.length - 1];
         if (top === undefined) return v;
         if (top.items) top.items.push(v);
         else build.member(top.object, top.key, v);
-        ws();
-        const c = text[i];
+        this.ws();
+        const c = text[this.i];
         if (c === ',') {
-          i++;
-          if (!top.items) top.key = key();
+          this.i++;
+          if (!top.items) top.key = this.key();
           break;
         }
-        if (top.items ? c !== ']' : c !== '}') fail(top.items ? 'after array element' : 'after object key:value pair');
-        i++;
+        if (top.items ? c !== ']' : c !== '}') this.fail(top.items ? 'after array element' : 'after object key:value pair');
+        this.i++;
         stack.pop();
         v = top.items ? build.array(top.items) : build.closeObject(top.object);
       }
     }
-  };
-  const done = document();
-  if (options.first) {
-    // The decoder needs a delimiter after a bare number or literal; strings and containers end themselves.
-    if (topBare && i < n && !/[\s,\]}:"[{]/.test(text[i]!)) fail('after top-level value');
-    return done;
   }
-  ws();
-  if (i < n) fail('after top-level value');
-  return done;
 }

@@ -224,6 +224,11 @@ describe('recompileEstate', () => {
       const other = new TextEncoder().encode(new TextDecoder().decode(files.index).replace(`"schema_version":${COMPILE_STATE_VERSION}`, '"schema_version":7'));
       expect(readStateFiles(other, files.pieces, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/version 7/) });
       expect(readStateFiles(new TextEncoder().encode('{'), files.pieces, besideOf(first.result))).toEqual({ refused: expect.stringMatching(/not JSON/) });
+      // The encoded entries live in the artifacts beside the state: other (or missing) ones refuse it.
+      const otherData = Uint8Array.from(fileOf(first.result, 'data.json'));
+      otherData[5] = otherData[5]! ^ 1;
+      expect(readStateFiles(files.index, files.pieces, { ...besideOf(first.result), data: otherData })).toEqual({ refused: 'data.json is not the one the compile state was kept with' });
+      expect(readStateFiles(files.index, files.pieces, { data: fileOf(first.result, 'data.json') })).toEqual({ refused: 'policy-bundle.json is not the one the compile state was kept with' });
     });
 
     it('take the gzip chunks from the bundle.tar.gz they were kept with, and none from another', async () => {

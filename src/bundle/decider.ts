@@ -95,7 +95,7 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   let dataValue: Value | undefined;
   if (certificate) {
     const reached = reachableModules(certificate.modules, DECISION_PATH);
-    // the certificate says the whole set type-checked, so this part does: that check is not run again
+    // the certificate says the whole set compiled, so this part does: the checks that only report are not run again
     policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion, source);
     if (policy) {
       dataValue = fromJSON(loaded.data);
@@ -151,12 +151,12 @@ function singleVersion(modules: readonly BundleModule[], source: string): RegoVe
   return [...versions][0]!;
 }
 
-function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string, typesChecked = false): BoundPolicy {
+function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string, knownToCompile = false): BoundPolicy {
   try {
     // Modules the loader parsed (with the same name and version) to read their package are compiled as they are.
     return bindPolicy(
       modules.map((m): ModuleSource => ({ name: m.id, text: m.text, ...(m.parsed ? { parsed: m.parsed } : {}) })),
-      { regoVersion, typesChecked },
+      { regoVersion, knownToCompile },
     );
   } catch (e) {
     // OPA refuses to activate a bundle whose modules do not compile.

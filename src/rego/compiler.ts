@@ -78,14 +78,16 @@ function constPrefix(r: Rule): { consts: string[]; rest: Term[] } {
 
 export interface ModuleCompileOptions {
   /**
-   * The modules are known to pass the type check, which only reports (a whole set they belong to
-   * compiled: decide's certificate), so it is not run again.
+   * The modules are known to compile (a whole set they belong to did, with this compiler: decide's
+   * certificate), so the checks that only report are not run again: types, rule conflicts and
+   * recursion. Each holds of a part of a set it holds of (a part's rules, and the edges between
+   * them, are among the whole's).
    */
-  readonly typesChecked?: boolean;
+  readonly knownToCompile?: boolean;
 }
 
 export function compiledPolicyOf(modules: readonly Module[], options: ModuleCompileOptions = {}): CompiledPolicy {
-  const check = options.typesChecked ? () => {} : typeCheck;
+  const check = options.knownToCompile ? () => {} : typeCheck;
   const errors: RegoError[] = [];
   const root: DataNode = { path: [], children: new Map(), rules: [], funcs: [], hasRules: false };
   const funcs = new Map<string, CRule[]>();
@@ -159,8 +161,10 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
       }
     }
   }
-  checkConflicts(root, errors);
-  if (errors.length === 0) checkRecursion(root, funcs, errors);
+  if (!options.knownToCompile) {
+    checkConflicts(root, errors);
+    if (errors.length === 0) checkRecursion(root, funcs, errors);
+  }
   if (errors.length) throwCompileErrors(errors);
   return { root, funcs, modules };
 }

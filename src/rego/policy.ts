@@ -31,8 +31,8 @@ export interface ModuleSource {
 
 export interface RegoCompileOptions {
   readonly regoVersion?: RegoVersion;
-  /** The modules are known to pass the type check (compiler.ts ModuleCompileOptions): it is skipped. */
-  readonly typesChecked?: boolean;
+  /** The modules are known to compile (compiler.ts ModuleCompileOptions): the checks that only report are skipped. */
+  readonly knownToCompile?: boolean;
 }
 
 /** One solution of a query: the value of each expression and the query variables' bindings. */
@@ -66,7 +66,7 @@ export function compileModules(modules: readonly ModuleSource[], options: RegoCo
   return guardDepth(() => {
     const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
     rewriteMetadataCalls(parsed, modules.map((m) => m.text));
-    return makePolicy(compiledPolicyOf(parsed, { typesChecked: options.typesChecked === true }), version);
+    return makePolicy(compiledPolicyOf(parsed, { knownToCompile: options.knownToCompile === true }), version);
   });
 }
 

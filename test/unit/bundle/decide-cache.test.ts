@@ -111,8 +111,10 @@ describe('decide with a compiled-policy cache', () => {
 
   it.each([
     ['an unsafe variable', 'package toolgate.other\n\nq := y\n', 'unsafe'],
-    // a certified part is not type-checked again, so a certificate must never be made for a type error
+    // a certified part is not checked again for types, conflicts or recursion, so no certificate may be made for them
     ['a type error', 'package toolgate.other\n\nq := contains(null, "")\n', 'rego_type_error'],
+    ['conflicting rules', 'package toolgate.other\n\nq := 1\n\nq contains 2\n', 'conflicting rules'],
+    ['recursion', 'package toolgate.other\n\nq := r\n\nr := q\n', 'rego_recursion_error'],
   ])('a module that does not compile (%s) is refused with and without the cache, and stores nothing', async (_, other, fault) => {
     const store = memoryStore();
     const broken = await smallBundle(other, { x: 'a' });

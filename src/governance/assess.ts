@@ -58,29 +58,71 @@ function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefi
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-export function assess(estate: Estate, agent: string, toolKey: string): Assessment {
-  const grant = estate.grantsByAgent.get(agent)?.get(toolKey);
-  const tool = estate.tools.get(toolKey);
-  const access = estate.accessByTool.get(toolKey) ?? [];
-  const deny_evidence: DenyEvidence[] = [];
+/** What the risk table and the profiles read of an assessment (`assess` gives it with each DENY row's evidence). */
+export interface DecisionFacts {
+  readonly granted: boolean;
+  readonly exposed: boolean;
+  readonly mapped: boolean;
+  readonly unbacked: boolean;
+  /** Only its length is read: one evidence per DENY row. */
+  readonly deny_evidence: { readonly length: number };
+  readonly violations: number;
+}
+
+/** The facts of an assessment with its DENY rows as they are, and the exception classifying each row (if any). */
+export interface DenyRows extends DecisionFacts {
+  readonly deny_evidence: readonly DenyReach[];
+  readonly exceptions: readonly (ExpectedException | undefined)[];
+}
+
+const NO_ROWS: readonly DenyReach[] = [];
+const NO_EXCEPTIONS: readonly undefined[] = [];
+
+/**
+ * `assess` without making each row's evidence: a compile decides every grant, and an eligible
+ * decision reads none of it (a rejection reads only the paths, `denyRowPath`).
+ */
+export function denyRows(estate: Estate, agent: string, toolKey: string): DenyRows {
+  const granted = estate.grantsByAgent.get(agent)?.has(toolKey) ?? false;
+  const reaches = granted ? estate.denyReach(toolKey) : NO_ROWS;
+  let exceptions: readonly (ExpectedException | undefined)[] = NO_EXCEPTIONS;
   let violations = 0;
-  if (grant) {
-    for (const reach of estate.denyReach(toolKey)) {
-      const x = exceptionFor(estate, agent, reach);
+  if (reaches.length > 0) {
+    const found = new Array<ExpectedException | undefined>(reaches.length);
+    for (let i = 0; i < reaches.length; i++) {
+      const x = exceptionFor(estate, agent, reaches[i]!);
       if (!x) violations++;
-      deny_evidence.push(evidence(reach, agent, x));
+      found[i] = x;
     }
+    exceptions = found;
   }
-  const unbacked = toolHasUnbackedEdge(estate, toolKey);
+  return {
+    granted,
+    exposed: estate.tools.get(toolKey)?.exposed ?? false,
+    mapped: (estate.accessByTool.get(toolKey)?.length ?? 0) > 0,
+    unbacked: toolHasUnbackedEdge(estate, toolKey),
+    deny_evidence: reaches,
+    exceptions,
+    violations,
+  };
+}
+
+/** The evidence path of a DENY row for `agent`, as its evidence carries it. */
+export function denyRowPath(agent: string, reach: DenyReach): string {
+  return reachPath(agent, reach);
+}
+
+export function assess(estate: Estate, agent: string, toolKey: string): Assessment {
+  const rows = denyRows(estate, agent, toolKey);
   return {
     agent,
     tool_key: toolKey,
-    granted: grant !== undefined,
-    exposed: tool?.exposed ?? false,
-    mapped: access.length > 0,
-    unbacked,
-    deny_evidence,
-    violations,
+    granted: rows.granted,
+    exposed: rows.exposed,
+    mapped: rows.mapped,
+    unbacked: rows.unbacked,
+    deny_evidence: rows.deny_evidence.map((reach, i) => evidence(reach, agent, rows.exceptions[i])),
+    violations: rows.violations,
   };
 }
 
@@ -105,7 +147,7 @@ function toolHasUnbackedEdge(estate: Estate, toolKey: string): boolean {
 }
 
 /** The peer's rule-based risk table, first match wins. */
-export function riskScore(a: Assessment): number {
+export function riskScore(a: DecisionFacts): number {
   if (a.violations > 0) return 1.0;
   if (!a.exposed) return 0.8;
   if (!a.mapped) return 0.6;
@@ -115,7 +157,7 @@ export function riskScore(a: Assessment): number {
 }
 
 /** Why a profile rejects a granted tool, or undefined when it is eligible. */
-export function profileReject(a: Assessment, profile: Profile): RejectReason | undefined {
+export function profileReject(a: DecisionFacts, profile: Profile): RejectReason | undefined {
   if (!a.granted) return 'NOT_GRANTED';
   if (a.violations > 0 && profile !== 'explore') return 'DENY_VIOLATION';
   if (!a.exposed) return 'DRIFTED';

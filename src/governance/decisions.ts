@@ -3,7 +3,7 @@
  * policy bundle, the OPA data document and the toolgraph-v1 export are all written from.
  */
 import type { Estate } from './estate.ts';
-import { assess, profileReject, riskScore } from './assess.ts';
+import { denyRowPath, denyRows, profileReject, riskScore } from './assess.ts';
 import type { Profile, RejectReason } from './types.ts';
 
 export interface ToolDecision {
@@ -21,11 +21,12 @@ export interface AgentDecisions {
 }
 
 export function decide(estate: Estate, agent: string, toolKey: string, profile: Profile): ToolDecision {
-  const a = assess(estate, agent, toolKey);
+  const a = denyRows(estate, agent, toolKey);
   const reason = profileReject(a, profile);
   const risk = riskScore(a);
   if (!reason) return { tool_key: toolKey, decision: 'eligible', risk_score: risk };
-  const denyPath = reason === 'DENY_VIOLATION' || reason === 'DENY_GOVERNED';
-  const paths = denyPath ? [...new Set((reason === 'DENY_VIOLATION' ? a.deny_evidence.filter((e) => e.classification === 'violation') : a.deny_evidence).map((e) => e.path))] : [];
+  // DENY_VIOLATION cites the rows no exception classifies (violations), DENY_GOVERNED every row.
+  const cited = reason === 'DENY_VIOLATION' ? a.deny_evidence.filter((_, i) => a.exceptions[i] === undefined) : reason === 'DENY_GOVERNED' ? a.deny_evidence : [];
+  const paths = [...new Set(cited.map((reach) => denyRowPath(agent, reach)))];
   return { tool_key: toolKey, decision: 'rejected', reason, risk_score: risk, ...(paths.length > 0 ? { paths } : {}) };
 }

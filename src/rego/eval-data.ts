@@ -9,7 +9,7 @@ import { conflictError, type ConflictingValue } from './conflicts.ts';
 import type { CRule, DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { branchConditions } from './ruleindex.ts';
-import { ObjectValue, SetValue, type Value, mergeObjects, valueEquals } from './value.ts';
+import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
@@ -116,6 +116,7 @@ function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined):
   let doc: Value | undefined;
   if (complete.length) {
     doc = evalComplete(ev, complete);
+    if (doc instanceof ObjectValue) RULE_VALUES.add(doc);
   } else {
     const multi = groups.multi;
     if (multi.length) {
@@ -153,16 +154,35 @@ function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined):
       const v = nodeValue(ev, child, base === undefined ? undefined : childOf(base, key));
       if (v !== undefined) {
         const prev = out.get(key);
-        if (prev instanceof ObjectValue && v instanceof ObjectValue) out.set(key, mergeObjects(prev, v));
-        else if (prev !== undefined && !valueEquals(prev, v)) {
-          // `p[x] := 5` (x = "a" at run time) and `p.a := 1` define the same key
-          throw new RegoError('eval_conflict_error', 'object keys must be unique', child.rules[0]?.loc ?? child.funcs[0]?.loc);
-        } else out.set(key, v);
+        // `p[x] := 5` (x = "a" at run time) and `p.a := 1` define the same key
+        out.set(key, prev === undefined ? v : mergeRuleDocs(prev, v, child.rules[0]?.loc ?? child.funcs[0]?.loc));
       }
     }
     if (doc !== undefined || out.size > 0) doc = out;
   }
   return doc;
+}
+
+/** Objects that are a rule's whole value (not objects a ref head's path makes): nothing merges into them. */
+const RULE_VALUES = new WeakSet<ObjectValue>();
+
+/**
+ * Two rule documents for the same place (a ref-head rule with a variable and one at a constant ref):
+ * objects merge key by key, the sets of multi-value rules join, equal values agree, and anything else
+ * conflicts, as in OPA (no side wins).
+ */
+function mergeRuleDocs(a: Value, b: Value, loc: Loc | undefined): Value {
+  if (a instanceof ObjectValue && b instanceof ObjectValue && !RULE_VALUES.has(a) && !RULE_VALUES.has(b)) {
+    const out = new ObjectValue(a.unordered());
+    for (const [k, v] of b.unordered()) {
+      const prev = out.get(k);
+      out.set(k, prev === undefined ? v : mergeRuleDocs(prev, v, loc));
+    }
+    return out;
+  }
+  if (a instanceof SetValue && b instanceof SetValue) return new SetValue([...a.values(), ...b.values()]);
+  if (valueEquals(a, b)) return a;
+  throw new RegoError('eval_conflict_error', 'object keys must be unique', loc);
 }
 
 function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
@@ -398,7 +418,8 @@ function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
       if (next === undefined) {
         next = new ObjectValue();
         cur.set(k, next);
-      } else if (!(next instanceof ObjectValue)) {
+      } else if (!(next instanceof ObjectValue) || RULE_VALUES.has(next)) {
+        // no rule reaches inside another rule's value
         throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
       }
       cur = next;
@@ -415,6 +436,7 @@ function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
     if (prev !== undefined && !valueEquals(prev, leaf)) {
       throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
     }
+    if (leaf instanceof ObjectValue) RULE_VALUES.add(leaf);
     cur.set(last, leaf);
   };
   const constant = r.rest.every((t) => t.type === 'value') && (r.kind === 'multi' ? (r.key as Term) : r.value).type === 'value';

@@ -93,7 +93,9 @@ agent_of(principal) := agent if {
 
 # claim(kind, src, proofs): {"principal": p}, {"invalid": true} when the source was presented but
 # does not prove anyone, or undefined when the request does not present it. The kind is a constant
-# in each head so OPA's rule index picks the one or two definitions for it instead of trying all.
+# in each head so OPA's rule index picks the one definition for it instead of trying all; a kind
+# read from two places tells them apart in one definition's else branches, which exclude each
+# other (one definition is one function to evaluate, in OPA and in the builtin engine alike).
 claim("header", src, proofs) := c if {
 	proofs.headers[src.name] != null
 	c := string_claim(proofs.headers[src.name])
@@ -103,9 +105,7 @@ claim("jwt", src, proofs) := c if {
 	src.from == "authorization"
 	proofs.headers.authorization != null
 	c := bearer_claim(src, proofs.headers.authorization)
-}
-
-claim("jwt", src, proofs) := c if {
+} else := c if {
 	src.from == "envoy_jwt_authn"
 	proofs.jwt_metadata[src.metadata_key] != null
 	c := path_claim(proofs.jwt_metadata[src.metadata_key], src.claim)
@@ -125,9 +125,7 @@ claim("contextforge_user", src, proofs) := c if {
 	src.context_key == null
 	not proofs.contextforge_user in {null, "none"}
 	c := string_claim(proofs.contextforge_user)
-}
-
-claim("contextforge_user", src, proofs) := c if {
+} else := c if {
 	is_string(src.context_key)
 	c := string_claim(proofs.contextforge_context[src.context_key])
 }

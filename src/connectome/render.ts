@@ -27,17 +27,27 @@ function dotQuote(s: string): string {
 /** Graphviz DOT text. Every id, value and label attribute name is quoted. */
 export function toDot(graph: Graph | GraphInput): string {
   const g = checkGraph(graph);
-  const lines: string[] = ['digraph connectome {'];
+  // Lines are joined a few hundred at a time: every line kept to the end (each a tree of string
+  // pieces) cost the young-generation GC more than the rest of the rendering.
+  const chunks: string[] = [];
+  let lines: string[] = ['digraph connectome {'];
+  const add = (line: string): void => {
+    if (lines.push(line) >= 512) {
+      chunks.push(lines.join('\n'));
+      lines = [];
+    }
+  };
   for (const n of g.nodes) {
     let attrs = `kind=${dotQuote(n.kind)}, level=${dotQuote(n.level)}`;
     for (const [k, v] of labelEntries(n.labels)) attrs += `, ${dotQuote(`label_${k}`)}=${dotQuote(v)}`;
-    lines.push(`  ${dotQuote(n.id)} [${attrs}];`);
+    add(`  ${dotQuote(n.id)} [${attrs}];`);
   }
   for (const e of g.edges) {
-    lines.push(`  ${dotQuote(e.from)} -> ${dotQuote(e.to)} [kind=${dotQuote(e.kind)}, provenance=${dotQuote(e.provenance)}, sign=${dotQuote(e.sign)}];`);
+    add(`  ${dotQuote(e.from)} -> ${dotQuote(e.to)} [kind=${dotQuote(e.kind)}, provenance=${dotQuote(e.provenance)}, sign=${dotQuote(e.sign)}];`);
   }
   lines.push('}', '');
-  return lines.join('\n');
+  chunks.push(lines.join('\n'));
+  return chunks.join('\n');
 }
 
 // XML 1.0 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]

@@ -113,15 +113,27 @@ export function checkRecursion(root: DataNode, funcs: Map<string, CRule[]>, erro
         // the longest constant prefix that names a rule node, plus everything below it when it stops early
         let prefix = 'data';
         let stoppedOnConst = false;
+        let at = 0;
         for (const p of t.path) {
           if (p.type !== 'value' || typeof p.value !== 'string') {
             stoppedOnConst = p.type === 'value';
             break;
           }
           prefix = `${prefix}.${p.value}`;
+          at++;
           if (byId.has(prefix)) d.add(prefix);
         }
-        if (!stoppedOnConst) for (const k of below.get(prefix) ?? []) d.add(k);
+        // below a variable key, only the rules the ref's later constant keys can still reach (as OPA)
+        const rest = t.path.slice(at);
+        const reaches = (k: string): boolean =>
+          k
+            .slice(prefix.length + 1)
+            .split('.')
+            .every((seg, j) => {
+              const p = rest[j];
+              return p === undefined || p.type !== 'value' || p.value === seg;
+            });
+        if (!stoppedOnConst) for (const k of below.get(prefix) ?? []) if (reaches(k)) d.add(k);
       }
     };
     for (const r of rules) {

@@ -85,6 +85,13 @@ describe('terms', () => {
   });
 });
 
+describe('recursion through a ref with a variable key', () => {
+  it('counts only the rules its later constant keys reach', () => {
+    expect(run('package t\np := data[x].q if x := "t"\nq := 1\n', 'x := data.t.p')).toEqual([{ x: 1 }]);
+    expect(err(() => run('package t\np := data[x].p if x := "t"\n', 'x := 1')).regoMessage).toBe('rule data.t.p is recursive: data.t.p -> data.t.p');
+  });
+});
+
 describe('conflicts, worded as OPA v1.22.3', () => {
   it('a complete rule lists the first value and each later one that differs, with its line', () => {
     const m = 'package test\n\np := 1 if true\np := 2 if true\np := 1 if true\np := 2 if true\np := 3 if true\n';

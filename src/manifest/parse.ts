@@ -39,13 +39,15 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
   const policyIds = uniqueIds(policies.map((p) => p.id), 'policy', (i) => doc.locate(['policies', i, 'id']), faults.dup);
 
   const grants = raw.grants ?? [];
-  const seenGrant = new Map<string, number>();
+  // Per agent, its tools: no key string is built per row (a few hundred thousand of them at scale).
+  const seenGrant = new Map<string, Map<string, number>>();
   grants.forEach((g, i) => {
     if (!agentIds.has(g.agent)) faults.dangling.push({ at: doc.locate(['grants', i, 'agent']), text: `grant names unknown agent ${JSON.stringify(g.agent)}` });
-    const key = `${g.agent}\u0000${g.tool}`;
-    const prev = seenGrant.get(key);
+    let tools = seenGrant.get(g.agent);
+    if (tools === undefined) seenGrant.set(g.agent, (tools = new Map()));
+    const prev = tools.get(g.tool);
     if (prev !== undefined) faults.dup.push({ at: doc.locate(['grants', i]), text: `grant ${g.agent} -> ${g.tool} is listed twice (first at grants[${prev}])` });
-    else seenGrant.set(key, i);
+    else tools.set(g.tool, i);
   });
 
   const dataAccess = raw.data_access ?? [];

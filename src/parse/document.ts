@@ -89,9 +89,13 @@ function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocume
   // its depth (a kept one when it was first parsed): only a whole parse needs the walk.
   if (inPieces === undefined) checkShape(file, value, text);
   const locate = lazyLocator(file, text);
-  if (MAY_OVERFLOW_YAML.test(text)) refuseNonFinite(value, locate, text);
-  if (MAY_HOLD_SURROGATE.test(text)) refuseLoneSurrogates(value, locate);
-  if (MAY_HOLD_NON_ASCII.test(text)) refuseNfcCollisions(value, locate);
+  // Read in pieces, only the text parsed now can hold what these refuse: a kept piece passed them
+  // when it was first parsed. Top-level keys are the one object that spans pieces.
+  const scanned = inPieces && plan ? plan.pieces.filter((p) => p.json === undefined).map((p) => p.text) : [text];
+  const mayHold = (re: RegExp) => scanned.some((t) => re.test(t));
+  if (mayHold(MAY_OVERFLOW_YAML)) refuseNonFinite(value, locate, text);
+  if (mayHold(MAY_HOLD_SURROGATE)) refuseLoneSurrogates(value, locate);
+  if (mayHold(MAY_HOLD_NON_ASCII) || (inPieces && plan?.pieces.some((p) => MAY_HOLD_NON_ASCII.test(p.key)))) refuseNfcCollisions(value, locate);
   const pieces = inPieces?.pieces ?? (plan ? piecesOfValue(plan, value) : undefined);
   return { file, value, locate, ...(pieces ? { pieces } : {}) };
 }

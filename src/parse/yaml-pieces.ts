@@ -228,8 +228,10 @@ export function planPieces(text: string, cache: PieceCache): PiecePlan | undefin
   const add = (key: string, kind: 'section' | 'items', start: number, end: number, items: number) => {
     const pieceText = text.slice(start, end);
     const digest = digestOf(kind, start, end);
-    const cacheable = !NOT_KEPT_AS_JSON.test(pieceText);
-    const json = cacheable ? cache.get(digest) : undefined;
+    // A text the cache knows was cacheable when it was kept (only such pieces are), so it is not scanned again.
+    const known = cache.get(digest);
+    const cacheable = known !== undefined || !NOT_KEPT_AS_JSON.test(pieceText);
+    const json = cacheable ? known : undefined;
     if (json === undefined) unknownChars += pieceText.length;
     pieces.push({ key: keyOf(key), kind, text: pieceText, items, digest, cacheable, ...(json !== undefined ? { json } : {}) });
   };

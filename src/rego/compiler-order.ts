@@ -37,7 +37,9 @@ export function termNeeds(t: Term, bound: Set<number>, outs: Set<number>): numbe
         }
         return;
       case 'call':
-        for (const a of x.args) need(a);
+        // the evaluator runs a call's ref arguments before its plain ones (eval-plans callsFirst)
+        for (const a of x.args) if (a.type !== 'var') need(a);
+        for (const a of x.args) if (a.type === 'var') need(a);
         return;
       case 'arraycompr':
       case 'setcompr':

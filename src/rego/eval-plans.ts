@@ -223,9 +223,15 @@ export function callsFirst(items: readonly Term[], key: object, base?: readonly 
   let o = CALLS_FIRST.get(key);
   if (o === undefined) {
     const calls: number[] = [];
+    const refs: number[] = [];
     const rest: number[] = [];
-    for (const i of base ?? items.map((_t, i) => i)) (holdsCall(items[i] as Term) ? calls : rest).push(i);
-    const order = [...calls, ...rest];
+    // refs come before plain terms (nothing observable) so that a ref binding a var another item
+    // uses runs first (`foo == input.foos[foo]`, which OPA's compiler makes a ref first, then the call)
+    for (const i of base ?? items.map((_t, i) => i)) {
+      const t = items[i] as Term;
+      (holdsCall(t) ? calls : t.type === 'ref' ? refs : rest).push(i);
+    }
+    const order = [...calls, ...refs, ...rest];
     o = order.every((j, i) => j === i) ? null : order;
     CALLS_FIRST.set(key, o);
   }

@@ -85,6 +85,13 @@ describe('terms', () => {
   });
 });
 
+describe('a call whose ref argument binds a var another argument uses', () => {
+  it('runs the ref first (`foo == input.foos[foo]`)', () => {
+    const m = 'package t\np := foo if {\n  some foo\n  foo == input.foos[foo]\n}\n';
+    expect(run(m, 'x := data.t.p', { input: fromJSON({ foos: { a: 'a', b: 1 } }) })).toEqual([{ x: 'a' }]);
+  });
+});
+
 describe('recursion through a ref with a variable key', () => {
   it('counts only the rules its later constant keys reach', () => {
     expect(run('package t\np := data[x].q if x := "t"\nq := 1\n', 'x := data.t.p')).toEqual([{ x: 1 }]);

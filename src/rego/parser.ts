@@ -7,7 +7,7 @@
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
-import { TemplateParser } from './string-interpolation.ts';
+import { TemplateParser, templateParams } from './string-interpolation.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -111,7 +111,8 @@ class Parser extends TemplateParser {
       } else break;
     }
     let args: Term[] | undefined;
-    if (this.isOp('(') && !this.tok.nl) args = this.parseArgs();
+    let paramChecks: Literal[] = [];
+    if (this.isOp('(') && !this.tok.nl) ({ args, checks: paramChecks } = templateParams(this.parseArgs()));
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
@@ -185,7 +186,7 @@ class Parser extends TemplateParser {
         key: undefined,
         value: ev ?? { type: 'value', value: true, loc: this.loc(et) },
         args: args ?? [],
-        body: ebody,
+        body: paramChecks.length ? [...ebody, ...paramChecks.map((l) => ({ ...l }))] : ebody,
         isDefault: false,
         elses: [],
         assign: elseAssign,
@@ -193,6 +194,7 @@ class Parser extends TemplateParser {
       });
     }
     const valueTerm: Term = value ?? { type: 'value', value: true, loc };
+    if (paramChecks.length) bodies.forEach((b, i) => (bodies[i] = [...b, ...paramChecks.map((l) => ({ ...l }))]));
     return bodies.map((body, i) => ({
       kind,
       ref,

@@ -51,3 +51,19 @@ export abstract class TemplateParser extends LogicParser {
     return { type: 'setcompr', term: v, body: [capture], loc: lit.loc };
   }
 }
+
+/**
+ * A function parameter written as a template string (`f($"{x}-{y}") := ...`): OPA builds that
+ * string from the vars the body binds, so the parameter becomes a var and each body ends by
+ * unifying it with the string. Returns the parameters and the literals to append.
+ */
+export function templateParams(args: readonly Term[]): { args: Term[]; checks: Literal[] } {
+  const checks: Literal[] = [];
+  const out = args.map((a, i) => {
+    if (a.type !== 'call' || a.name !== 'internal.template_string') return a;
+    const v: Term = { type: 'var', name: `__template_param_${a.loc.line}_${a.loc.col}_${i}`, loc: a.loc };
+    checks.push({ negated: false, expr: { kind: 'unify', left: v, right: a }, withs: [], loc: a.loc });
+    return v;
+  });
+  return { args: out, checks };
+}

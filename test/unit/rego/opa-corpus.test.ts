@@ -41,8 +41,6 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ['jsonbuiltins/test-jsonbuiltins-0928.yaml#jsonbuiltins/yaml unmarshal error', 'yaml.unmarshal: the error text is go-yaml\'s ("did not find expected ..."); the engine\'s YAML reader words it its own way'],
   ['providers-aws/aws-sign_req-errors.yaml#providers-aws-sign_req/failure-simple-bad timestamp', `${ONE_NUMBER_FORM} (here providers.aws.sign_req's time_ns written -1e9, which OPA refuses as not an integer)`],
   ['baseandvirtualdocs/test-baseandvirtualdocs-0704.yaml#baseandvirtualdocs/base/virtual: conflicts', 'the engine answers as `opa eval` v1.22.3 does here (rego_compile_error: conflicting rule for data path topdown/conflicts/k found); OPA\'s corpus runner puts the base document in its store after compiling, which skips that check'],
-  ['stringinterpolation/test-string_interpolation.yaml#string-interpolation/template-string function arg', 'a template string as a function parameter (f($"{x}") := ...) is not read'],
-  ['stringinterpolation/test-string_interpolation_multi-line.yaml#string-interpolation/multi-line/template-string function arg', 'a template string as a function parameter (f($"{x}") := ...) is not read'],
 ]);
 
 function pinnedOpaVersion(): string {

@@ -62,6 +62,13 @@ describe('template strings', () => {
   });
 });
 
+describe('a template string as a function parameter', () => {
+  it('is built from the vars the body binds', () => {
+    const m = 'package t\np := f("foo bar")\nq := g("a-1")\nr := f("x bar")\nf($"{x} {input.y}") := 42 if { x = "foo" }\ng($"{a}-{b}") := [a, b] if { some a in ["a"]; some b in [1, 2] }\n';
+    expect(run(m, 'x := data.t', { input: fromJSON({ y: 'bar' }) })).toEqual([{ x: { p: 42, q: ['a', 1] } }]);
+  });
+});
+
 describe('keywords as ref heads', () => {
   it('true.foo, not.x and if.a are rules named after keywords', () => {
     const m = 'package t\ntrue.foo := 1\nnot.x := 2\nif.a contains 3\np if {\n  true.foo == 1\n  not.x == 2\n  if.a == {3}\n}\n';

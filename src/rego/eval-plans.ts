@@ -57,13 +57,19 @@ export function dataRefPlan(t: Term & { type: 'ref' }, root: DataNode): DataRefP
  * than the lookup saved); past that, one level of maps per argument.
  */
 export class FuncMemo {
-  private readonly args: (readonly Value[])[] = [];
-  private readonly results: Cached[] = [];
+  // the first call's arguments and result in fields: most functions are called once an evaluation
+  private args0: readonly Value[] | undefined;
+  private result0: Cached | undefined;
+  private args: (readonly Value[])[] | undefined;
+  private results: Cached[] | undefined;
   private tree: ArgMemo | undefined;
 
   get(vals: readonly Value[]): Cached | undefined {
+    if (this.args0 === undefined) return undefined;
+    if (sameArgs(this.args0, vals)) return this.result0;
     const args = this.args;
-    for (let i = 0; i < args.length; i++) if (sameArgs(args[i] as readonly Value[], vals)) return this.results[i];
+    if (args === undefined) return undefined;
+    for (let i = 0; i < args.length; i++) if (sameArgs(args[i] as readonly Value[], vals)) return (this.results as Cached[])[i];
     if (this.tree === undefined) return undefined;
     let m: ArgMemo | undefined = this.tree;
     for (let i = 0; i < vals.length && m !== undefined; i++) m = m.find(vals[i] as Value);
@@ -72,9 +78,15 @@ export class FuncMemo {
 
   /** Records the result for arguments not recorded yet (`vals` must not change afterwards). */
   set(vals: readonly Value[], result: Cached): void {
-    if (this.args.length < MEMO_LIST) {
-      this.args.push(vals);
-      this.results.push(result);
+    if (this.args0 === undefined) {
+      this.args0 = vals;
+      this.result0 = result;
+      return;
+    }
+    const args = (this.args ??= []);
+    if (args.length < MEMO_LIST) {
+      args.push(vals);
+      (this.results ??= []).push(result);
       return;
     }
     let m = (this.tree ??= new ArgMemo());

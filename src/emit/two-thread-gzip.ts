@@ -1,16 +1,22 @@
 /**
  * gzip.ts's member made on two threads: this one and a worker deflate the chunks side by side,
  * each taking the next chunk no one has taken (an atomic counter in shared memory), so a worker
- * slow to start or a busy core costs only the chunks it did not take. A chunk's stream depends on
- * that chunk alone (gzip.ts), so the bytes are those of `gzipInChunks`, whichever thread made
- * which chunk; a worker that cannot start or fails leaves its chunks to this thread.
+ * slow to start or a busy core costs only the chunks it did not take. The worker sends each
+ * chunk's stream as soon as it is made, and this thread, once the counter is spent, makes itself
+ * whatever has not arrived (the chunk the worker is still on, or all of a worker that failed)
+ * rather than wait on a thread a loaded machine may not run. A chunk's stream depends on that
+ * chunk alone (gzip.ts), so the bytes are those of `gzipInChunks`, whichever thread made which.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { chunkRanges, deflateChunk, GZIP_PARAMETERS, gzipMember, type ChunkRange, type DeflatedChunk } from './gzip.ts';
 
-/** Below this much input still to deflate, a worker's start-up (~25 ms) costs more than it saves. */
-export const TWO_THREAD_MIN_BYTES = 2 * 1024 * 1024;
+/**
+ * Below this much input still to deflate, the worker costs more than it saves: besides its start
+ * (~25 ms) it compiles pako afresh, on the compiler threads this thread's own compiles wait for
+ * (a 3 MB tarball, measured: ~160 ms on one thread, ~210-450 ms on two under load).
+ */
+export const TWO_THREAD_MIN_BYTES = 8 * 1024 * 1024;
 
 /**
  * The worker, plain CommonJS so that it runs from src/ under any loader (tests, tsx) and from
@@ -30,32 +36,50 @@ function deflateChunk(chunk, last) {
   return out;
 }
 parentPort.once('message', ({ bytes, jobs, next }) => {
-  const done = [];
   for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
-    done.push({ job: i, deflated: deflateChunk(bytes.subarray(jobs[i].start, jobs[i].end), jobs[i].last) });
+    const deflated = deflateChunk(bytes.subarray(jobs[i].start, jobs[i].end), jobs[i].last);
+    parentPort.postMessage({ job: i, deflated }, [deflated.buffer]);
   }
-  parentPort.postMessage(done, done.map((d) => d.deflated.buffer));
 });
 `;
 
 const pakoPath = createRequire(import.meta.url).resolve('pako');
 
-/** The streams a worker deflated, by job index; empty when it could not start or failed. */
-function deflateInWorker(bytes: Uint8Array, jobs: readonly ChunkRange[], next: Int32Array): { done: Promise<Map<number, Uint8Array>>; stop(): void } {
+/**
+ * A worker deflating `jobs` beside this thread: the streams it has sent so far, by job index (none
+ * if it could not start), and `exited`, settled once it has stopped.
+ */
+function deflateInWorker(bytes: Uint8Array, jobs: readonly ChunkRange[], next: Int32Array): { received: ReadonlyMap<number, Uint8Array>; exited: Promise<void>; stop(): void } {
+  const received = new Map<number, Uint8Array>();
   let worker: Worker;
   try {
     worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pako: pakoPath, parameters: { ...GZIP_PARAMETERS } } });
   } catch {
-    return { done: Promise.resolve(new Map()), stop: () => undefined };
+    return { received, exited: Promise.resolve(), stop: () => undefined };
   }
-  const done = new Promise<Map<number, Uint8Array>>((resolve) => {
-    worker.once('message', (results: { job: number; deflated: Uint8Array }[]) => resolve(new Map(results.map((r) => [r.job, r.deflated]))));
-    worker.once('error', () => resolve(new Map()));
-    worker.once('exit', () => resolve(new Map()));
-  });
+  worker.on('message', (m: { job: number; deflated: Uint8Array }) => received.set(m.job, m.deflated));
+  // A failed worker only leaves its chunks to this thread.
+  worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.postMessage({ bytes, jobs: jobs.map(({ start, end, last }) => ({ start, end, last })), next });
-  return { done, stop: () => void worker.terminate() };
+  return { received, exited, stop: () => void worker.terminate() };
 }
+
+/**
+ * The streams of `ranges` as the worker alone makes them, by index: what `gzipInChunksOnTwoThreads`
+ * takes from it (the test holds them equal to `deflateChunk`'s).
+ */
+export async function deflateOnWorker(bytes: Uint8Array, ranges: readonly ChunkRange[]): Promise<ReadonlyMap<number, Uint8Array>> {
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  const worker = deflateInWorker(shared, ranges, new Int32Array(new SharedArrayBuffer(4)));
+  // The worker exits once it has taken every job; its last message arrives before its exit.
+  await worker.exited;
+  return worker.received;
+}
+
+/** One turn of the event loop, in which the worker's sent streams are received. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * What `gzipInChunks(bytes, reuse)` returns, made on two threads when enough is left to deflate.
@@ -75,14 +99,12 @@ export async function gzipInChunksOnTwoThreads(bytes: Uint8Array, reuse?: Readon
     shared.set(bytes);
     const next = new Int32Array(new SharedArrayBuffer(4));
     const worker = deflateInWorker(shared, jobs, next);
-    let taken = 0;
-    for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1), taken++) {
+    for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
       deflated[jobIndex[i]!] = deflateChunk(bytes.subarray(jobs[i]!.start, jobs[i]!.end), jobs[i]!.last);
     }
-    // A worker that took nothing (still starting when this thread was done) is not waited for.
-    const fromWorker = taken === jobs.length ? new Map<number, Uint8Array>() : await worker.done;
+    await nextTurn();
     worker.stop();
-    for (const [job, stream] of fromWorker) deflated[jobIndex[job]!] = stream;
+    for (const [job, stream] of worker.received) deflated[jobIndex[job]!] ??= stream;
   }
   // Whatever no thread made yet (a small input, or a worker that failed) is deflated here.
   return gzipMember(bytes, ranges, ranges.map((r, i) => deflated[i] ?? deflateChunk(bytes.subarray(r.start, r.end), r.last)));

@@ -1,12 +1,12 @@
 /** The two-thread gzip: the bytes of the one-thread gzip, whichever thread deflates which chunk. */
 import { describe, it, expect } from 'vitest';
 import { gunzipSync } from 'node:zlib';
-import { chunkEnds, chunkIndex, gzipInChunks } from '../../../src/emit/gzip.ts';
-import { gzipInChunksOnTwoThreads, TWO_THREAD_MIN_BYTES } from '../../../src/emit/two-thread-gzip.ts';
+import { chunkEnds, chunkIndex, chunkRanges, deflateChunk, gzipInChunks } from '../../../src/emit/gzip.ts';
+import { deflateOnWorker, gzipInChunksOnTwoThreads, TWO_THREAD_MIN_BYTES } from '../../../src/emit/two-thread-gzip.ts';
 
-/** About 7 MiB of JSON-like text: several chunks, past the size a worker is started for. */
+/** About 11 MiB of JSON-like text: many chunks, past the size a worker is started for. */
 function manyChunks(seed: number): Uint8Array {
-  const rows = Array.from({ length: 120_000 }, (_, i) => `{"agent":"a${(i * seed) % 997}","tool":"s${i % 131}::t${(i * 7 + seed) % 1009}","allow":${i % 3 === 0}}`);
+  const rows = Array.from({ length: 190_000 }, (_, i) => `{"agent":"a${(i * seed) % 997}","tool":"s${i % 131}::t${(i * 7 + seed) % 1009}","allow":${i % 3 === 0}}`);
   return new TextEncoder().encode(`[${rows.join(',')}]`);
 }
 
@@ -25,12 +25,21 @@ describe('gzipInChunksOnTwoThreads', () => {
     expect(gunzipSync(two.bytes).equals(input)).toBe(true);
   });
 
+  it('takes from a worker the very streams this thread makes, the final block of the last chunk included', async () => {
+    const input = manyChunks(11).subarray(0, 3_000_000);
+    const ranges = chunkRanges(input);
+    expect(ranges.length).toBeGreaterThan(2);
+    const streams = await deflateOnWorker(input, ranges);
+    expect(streams.size).toBe(ranges.length);
+    ranges.forEach((r, i) => expect(same(streams.get(i)!, deflateChunk(input.subarray(r.start, r.end), r.last))).toBe(true));
+  });
+
   it('copies reused chunks as gzipInChunks does, and deflates small inputs on this thread alone', async () => {
     const before = manyChunks(9);
     const after = new Uint8Array([...new TextEncoder().encode('[{"edited":1},'), ...before.subarray(1)]);
     const reuse = chunkIndex(gzipInChunks(before).chunks);
     expect(same((await gzipInChunksOnTwoThreads(after, reuse)).bytes, gzipInChunks(after, reuse).bytes)).toBe(true);
-    for (const small of [new Uint8Array(0), new TextEncoder().encode('toolgate'), before.subarray(0, 300_000)]) {
+    for (const small of [new Uint8Array(0), new TextEncoder().encode('toolgate'), before.subarray(0, 3_000_000)]) {
       expect(same((await gzipInChunksOnTwoThreads(small)).bytes, gzipInChunks(small).bytes)).toBe(true);
     }
   });

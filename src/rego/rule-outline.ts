@@ -7,7 +7,7 @@
 import { checkBaseConflicts } from './base-conflicts.ts';
 import type { CRule, DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
-import type { Value } from './value.ts';
+import { ObjectValue, type Value } from './value.ts';
 
 /** A node: `r` when rules or functions end here, then its children below which rules are defined. */
 export interface RuleOutline {
@@ -31,16 +31,29 @@ export function isRuleOutline(v: unknown, depth = 0): v is RuleOutline {
 // base-conflicts.ts only asks whether a node has rules, not what they are.
 const SOME_RULE = [{} as CRule];
 
-function treeOf(o: RuleOutline, path: string[]): DataNode {
+/**
+ * The outline as the rule tree base-conflicts.ts walks. Given the data below it (`under`), only the
+ * children the data has a value at are made, as the walk visits no others (below a value that is not
+ * an object all are: the walk names the first rule under it); undefined makes the whole tree.
+ */
+function treeOf(o: RuleOutline, path: string[], under?: ObjectValue): DataNode {
   const children = new Map<string, DataNode>();
-  for (const [name, child] of o.c) children.set(name, treeOf(child, [...path, name]));
-  return { path, children, rules: o.r ? SOME_RULE : [], funcs: [], hasRules: o.r || children.size > 0 };
+  for (const [name, child] of o.c) {
+    if (under === undefined) {
+      children.set(name, treeOf(child, [...path, name]));
+      continue;
+    }
+    const v = under.get(name);
+    if (v !== undefined) children.set(name, treeOf(child, [...path, name], v instanceof ObjectValue ? v : undefined));
+  }
+  return { path, children, rules: o.r ? SOME_RULE : [], funcs: [], hasRules: o.r || o.c.length > 0 };
 }
 
 /** The error evaluating the whole policy against `data` would give for a rule the data fills, if any. */
 export function outlineConflict(outline: RuleOutline, data: Value): RegoError | undefined {
+  if (!(data instanceof ObjectValue)) return undefined;
   try {
-    checkBaseConflicts(treeOf(outline, []), data);
+    checkBaseConflicts(treeOf(outline, [], data), data);
     return undefined;
   } catch (e) {
     if (e instanceof RegoError) return e;

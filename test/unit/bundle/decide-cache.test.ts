@@ -107,6 +107,13 @@ describe('decide with a compiled-policy cache', () => {
     const want = await decision(bundleDecider(conflicting));
     expect(want).toMatchObject({ message: expect.stringContaining('conflicting rule for data path toolgate/other/q') });
     expect(await decision(Promise.resolve(hit))).toEqual(want);
+    // a value that is not an object where rules lie below it: the refusal names the first rule under it
+    const scalar = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a', other: 'not an object' });
+    const scalarHit = await bundleDecider(scalar, 'b', undefined, cacheOf(store));
+    expect(scalarHit.cached).toBe(true);
+    const scalarWant = await decision(bundleDecider(scalar));
+    expect(scalarWant).toMatchObject({ message: expect.stringContaining('conflicting rule for data path toolgate/other/q') });
+    expect(await decision(Promise.resolve(scalarHit))).toEqual(scalarWant);
   });
 
   it.each([

@@ -13,15 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { listYamlFiles } from '../../../src/cli/commands/rego-conformance.ts';
 import { runCorpusFile, type CaseOutcome } from '../../../src/cli/rego-conformance/runner.ts';
 
-const GRAPHQL =
-  "graphql.* parse with graphql-js (npm graphql 16); OPA's vektah/gqlparser also reads a fragment's own variable definitions (`fragment a($v: Boolean = false) on t`), an experimental syntax graphql-js refuses";
 const NO_NETWORK = 'refused by design: the engine makes no network calls (net.lookup_ip_addr, http.send); mock them with `with`';
 const ONE_NUMBER_FORM =
   'one canonical form per number: OPA keeps a number written 1e2, 100.0, 2e308 or -1e9 as a float by its literal text (sprintf %f / %v format it as one, an integer operand refuses it); the engine holds it as the integer it equals';
 
 /** Cases that fail, keyed `<file>#<note>` (relative to the corpus folder), with the reason. */
 const ALLOWED: ReadonlyMap<string, string> = new Map([
-  ['graphql/test-graphql-parse-query.yaml#graphql_parse_query/success-ast fragment defined variables', GRAPHQL],
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip4 returns that ip4', NO_NETWORK],
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip6 returns that ip6', NO_NETWORK],
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/localhost', NO_NETWORK],

@@ -55,7 +55,8 @@ function parseDocument(text: string): DocumentNode {
   // gqlparser reads a document with no definitions as empty; graphql-js calls it a syntax error.
   if (/^(?:[\s,\uFEFF]|#[^\n\r]*)*$/.test(text)) return { kind: gql().Kind.DOCUMENT, definitions: [] };
   try {
-    return gql().parse(text, { noLocation: false });
+    // gqlparser also reads variable definitions on a fragment (`fragment a($v: Int) on T`)
+    return gql().parse(text, { noLocation: false, allowLegacyFragmentVariables: true });
   } catch (e) {
     if (e instanceof gql().GraphQLError) throw emptyListWording(gqlErrorOf(e), text);
     throw e;

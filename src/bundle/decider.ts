@@ -113,7 +113,7 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
     if (cache && key !== undefined) {
       // only the paths that lead to another of these modules: the same reach, a smaller entry to read and hash
       const reach = depsAmong(parsed.map((m, i) => ({ pkg: m.parsed.pkg.slice(1), deps: deps[i]! })));
-      const modules = parsed.map((m, i): CertifiedModule => ({ entryName: moduleEntries[i]!.entryName, regoVersion: m.regoVersion, source: UTF8_WITH_BOM.decode(moduleEntries[i]!.bytes), package: m.package, pkg: m.parsed.pkg.slice(1), deps: reach[i]! }));
+      const modules = parsed.map((m, i): CertifiedModule => ({ entryName: moduleEntries[i]!.entryName, regoVersion: m.regoVersion, source: utf8Text(moduleEntries[i]!.bytes), package: m.package, pkg: m.parsed.pkg.slice(1), deps: reach[i]! }));
       const fresh: Certificate = { modules, rules: ruleOutlineOf(policy.policy.compiled.root) };
       cache.store.put(key, { format: CERTIFICATE_FORMAT, key, ...fresh });
     }
@@ -177,8 +177,8 @@ function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion,
   }
 }
 
-/** Module bytes as text, a BOM kept: encoding the text again gives the bytes back. */
-const UTF8_WITH_BOM = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** A module's bytes (valid UTF-8: the module parsed) as text, a BOM kept: encoding it gives the bytes back. */
+const utf8Text = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
 
 /**
  * Where a certificate is stored: a CRC-32 of the engine and of each module's name, rego version and

@@ -96,6 +96,21 @@ describe('decide with a compiled-policy cache', () => {
     expect((await bundleDecider(strict.bytes, 'b', undefined, cacheOf(store, 'another build'))).cached).toBe(false);
   });
 
+  it('a module that starts with a BOM is certified byte for byte: the next load hits, one without the BOM misses', async () => {
+    const store = memoryStore();
+    const withBom = await smallBundle('\uFEFFpackage toolgate.other\n\nq := 1\n', { x: 'a' });
+    expect((await bundleDecider(withBom, 'b', undefined, cacheOf(store))).cached).toBe(false);
+    const hit = await bundleDecider(withBom, 'b', undefined, cacheOf(store));
+    expect(hit.cached).toBe(true);
+    expect(hit.decide('a', 't')).toEqual({ allow: true, via: 'lib' });
+    const [key, entry] = [...store.entries][0]!;
+    // the same text without its BOM is other bytes: the entry, even found under its key, is not its certificate
+    const withoutBom = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });
+    const anyKey: PolicyCertificateStore = { get: (k) => ({ ...(entry as object), key: k }), put: () => {} };
+    expect((await bundleDecider(withoutBom, 'b', undefined, cacheOf(anyKey))).cached).toBe(false);
+    expect(key).toMatch(/^[0-9a-f]{8}$/);
+  });
+
   it('compiles only what the decision reaches, and still refuses data filling a rule it does not reach, as the whole policy does', async () => {
     const store = memoryStore();
     const first = await smallBundle('package toolgate.other\n\nq := 1\n', { x: 'a' });

@@ -93,9 +93,16 @@ function yamlToValue(name: string, text: string): Value {
     for (const d of all) if (d.errors.length > 0) throw d.errors[0];
     doc = all.length === 0 ? null : (all[0] as (typeof all)[number]).toJS(opts);
   } catch (e) {
-    throw builtinError(name, (e as Error).message.split('\n')[0] ?? 'invalid YAML');
+    throw builtinError(name, goYamlWording((e as Error).message.split('\n')[0] ?? 'invalid YAML'));
   }
   return fromJSON(normalizeYaml(doc));
+}
+
+/** go-yaml's words for an unclosed flow collection, the faults the two readers place alike; other texts stay the yaml package's. */
+function goYamlWording(message: string): string {
+  const m = /^Flow (sequence|map) must end with a [\]}] at line (\d+), column \d+:?$/.exec(message);
+  if (m === null) return message;
+  return `yaml: line ${m[2]}: did not find expected ',' or '${m[1] === 'map' ? '}' : ']'}'`;
 }
 
 function normalizeYaml(x: unknown): unknown {

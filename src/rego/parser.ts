@@ -157,9 +157,10 @@ class Parser extends TemplateParser {
     }
     if (bodies.length === 0) {
       // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
-      if (converted && this.v1) this.fail('rule must have a body or assignment', start);
+      // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
+      if (converted && this.v1) this.fail('`contains` keyword is required for partial set rules', start);
       if (this.v1 && kind === 'value' && !value && !args) {
-        this.fail(ref.length > 1 && !this.wasDotted(ref[ref.length - 1] as Term) ? '`contains` keyword is required for partial set rules' : 'rule must have a body or assignment', start);
+        this.fail(ref.length === 1 ? 'var cannot be used for rule name' : 'rule must have value assignment and/or body declaration', start);
       }
       bodies.push([]);
     }

@@ -37,10 +37,75 @@ export function parseStrictJson(text: string, source = '<json>'): StrictJsonValu
  * @example parseJsonInput('{"a":1,"a":2}', 'c.json') // throws PARSE_ERROR at c.json:1:8 (first at 1:2)
  */
 export function parseJsonInput(text: string, source: string, options: { readonly line?: number } = {}): unknown {
+  const quick = quickJsonInput(text);
+  if (quick !== undefined) return quick.value;
   const p = new Parser(text, source, true);
   // One line of a JSON Lines file: its faults are reported at that line of the file.
   if (options.line !== undefined) p.firstLine = options.line;
   return parseWith(p);
+}
+
+/**
+ * The value of `text` read by JSON.parse (native, several times faster on a catalog of megabytes),
+ * when it is provably what the strict reader gives: no escaped surrogate (the strict reader refuses
+ * a lone one), every number finite and either a fraction or a safe integer (the strict reader's
+ * rules for the rest need the number's text), no nesting past the limit, and as many members in
+ * the value as `:` written outside strings in the text (a repeated key, which JSON.parse keeps
+ * once, makes one fewer). Undefined otherwise, and the strict reader reads it, saying what is wrong.
+ */
+function quickJsonInput(text: string): { value: unknown } | undefined {
+  if (ESCAPED_SURROGATE.test(text)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const members = plainMembers(value, 0);
+  return members >= 0 && members === colonsOutsideStrings(text) ? { value } : undefined;
+}
+
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+
+/** The number of object members in a JSON.parse value, or -1 where only the strict reader can say what it reads. */
+function plainMembers(v: unknown, depth: number): number {
+  if (depth > STRICT_JSON_MAX_DEPTH) return -1;
+  if (typeof v === 'number') return Number.isFinite(v) && (Number.isSafeInteger(v) || !Number.isInteger(v)) ? 0 : -1;
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const m = plainMembers(v[i], depth + 1);
+      if (m < 0) return -1;
+      n += m;
+    }
+    return n;
+  }
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const m = plainMembers(o[keys[i]!], depth + 1);
+    if (m < 0) return -1;
+    n += m;
+  }
+  return n + keys.length;
+}
+
+/** How many `:` a JSON text holds outside its strings: in valid JSON, one per object member. */
+function colonsOutsideStrings(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 58) n++;
+    else if (c === 34) {
+      for (i++; i < s.length; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    }
+  }
+  return n;
 }
 
 function parseWith(p: Parser): StrictJsonValue {

@@ -9,6 +9,9 @@ import { isKeywordRef } from './keyword-refs.ts';
 import { TokenCursor } from './token-cursor.ts';
 import { ObjectValue, SetValue, valueEquals, type Value } from './value.ts';
 
+/** Keywords and literals OPA's scanner does not give as names (so `-true`, `-if` stay errors). */
+const NOT_NAMES: ReadonlySet<string> = new Set(['true', 'false', 'null', 'package', 'import', 'as', 'default', 'else', 'not', 'some', 'with', 'every', 'if', 'in']);
+
 const INFIX_REL: Record<string, string> = { '==': 'equal', '!=': 'neq', '<': 'lt', '<=': 'lte', '>': 'gt', '>=': 'gte' };
 const INFIX_OR: Record<string, string> = { '|': 'or' };
 const INFIX_AND: Record<string, string> = { '&': 'and' };
@@ -94,6 +97,11 @@ export abstract class TermParser extends TokenCursor {
   protected parseUnary(): Term {
     if (this.isOp('-')) {
       const t = this.next();
+      // OPA v1.22: `-` before a name (a var, a ref, a call) is minus(0, term)
+      if (this.tok.type === 'ident' && !NOT_NAMES.has(this.tok.text)) {
+        const term = this.parsePrimary();
+        return { type: 'call', name: 'minus', args: [{ type: 'value', value: 0, loc: this.loc(t) }, term], loc: this.loc(t) };
+      }
       const frac = this.leadingDot();
       if (this.tok.type !== 'number') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected number`);
       const n = this.next();

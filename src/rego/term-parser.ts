@@ -158,7 +158,8 @@ export abstract class TermParser extends TokenCursor {
         if (t.text === '(') {
           this.next();
           term = this.parseMember3(this.parseInExpr());
-          this.expectOp(')');
+          if (!this.isOp(')')) this.fail('non-terminated expression');
+          this.next();
           break;
         }
         if (t.text === '[') {

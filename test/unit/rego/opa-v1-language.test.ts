@@ -86,6 +86,13 @@ describe('terms', () => {
     expect(run('package t\n', 'x := [.5 + 0, -.25 * 1, 1 + .5]')).toEqual([{ x: [0.5, -0.25, 1.5] }]);
   });
 
+  it('unary minus before a name is minus(0, term); a parenthesized term must close', () => {
+    const m = 'package t\na := x if { b := 1; x := -b }\nc := -input.n\nd := [- 3, 2 - -input.n, -count([1, 2])]\n';
+    expect(run(m, 'x := data.t', { input: fromJSON({ n: 4 }) })).toEqual([{ x: { a: -1, c: -4, d: [-3, 6, -2] } }]);
+    expect(err(() => run('package t\ndefault a = -b\n', 'x := 1')).regoMessage).toBe('illegal default rule (value cannot contain call)');
+    expect(err(() => run('package t\ndefault a = (x = 5)\n', 'x := 1')).regoMessage).toBe('non-terminated expression');
+  });
+
   it('a dot without a name after it is `unexpected <token> token: expected identifier`', () => {
     expect(err(() => run('package foo.', 'x := 1')).regoMessage).toBe('unexpected eof token: expected identifier');
     expect(err(() => run('package t\np := input.[1]\n', 'x := 1')).regoMessage).toBe('unexpected [ token: expected identifier');

@@ -14,6 +14,8 @@ import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import { sameBytes, spanBytes } from '../compile/incremental/fragments.ts';
 import { artifactSha256 } from '../compile/incremental/bytes-digest.ts';
+import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
+import type { Catalog } from '../catalog/types.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { listedSha256, SHA256SUMS_FILE } from '../emit/sha256sums.ts';
 import type { CliIo } from './command.ts';
@@ -81,13 +83,14 @@ function listedDigests(outDir: string): Map<string, string> {
 
 /**
  * The declared connectome's files as the previous compile wrote them into `outDir`, when the state
- * says they are the declared graph alone of a catalog with this `catalogDigest`, their envelope was
+ * says they are the declared graph alone of a catalog that gave it what `catalog` gives it (the
+ * same connectome inputs: src/compile/incremental/connectome-inputs.ts), their envelope was
  * made with `algorithm` and names the state's connectome digest, and each file is, byte for byte
  * (SHA-256), the one SHA256SUMS lists;
  * otherwise undefined, and the caller builds the connectome.
  */
-export function keptConnectomeFiles(outDir: string, state: CompileState, catalogDigest: string, algorithm: DigestAlgorithm): KeptConnectomeFiles | undefined {
-  if (!state.connectome_declared_only || state.catalog_digest !== catalogDigest) return undefined;
+export function keptConnectomeFiles(outDir: string, state: CompileState, catalog: Catalog, algorithm: DigestAlgorithm): KeptConnectomeFiles | undefined {
+  if (!state.connectome_declared_only || state.connectome_inputs !== connectomeInputsDigest(catalog)) return undefined;
   const listed = listedDigests(outDir);
   const read = (name: string): Uint8Array | undefined => {
     const path = join(outDir, name);
@@ -108,7 +111,6 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
   if (json === undefined || dot === undefined || graphml === undefined || (algorithm === 'sha256' ? artifactSha256(json) : digestHex(json, algorithm)) !== state.connectome_digest) return undefined;
   return { json, dot, graphml, edges: JSON.parse(new TextDecoder().decode(spanBytes(state.bytes.data, state.edges))) as DataEdge[] };
 }
-
 
 /**
  * The file of the current set that `file` holds unchanged, so the commit links it rather than

@@ -6,7 +6,6 @@ import type { RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { recompileEstate } from '../../emit/compile-run.ts';
-import { stateWithCatalogDigest } from '../../compile/incremental/recompile.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
@@ -115,11 +114,8 @@ export const compileCommand: Command = {
       io.progress?.report('compiling');
       // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
       const read = keepState && kept === undefined ? readKeptState(outDir, io) : undefined;
-      const loaded = keepState ? (kept ?? (read && 'state' in read ? read.state : undefined)) : undefined;
-      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(loaded) } : {}) });
-      // The catalog is encoded once for its digest: the connectome check below and the compile both need it.
-      const withDigest = loaded && stateWithCatalogDigest(loaded, estate.catalog);
-      const start = withDigest?.state;
+      const start = keepState ? (kept ?? (read && 'state' in read ? read.state : undefined)) : undefined;
+      const estate = loadEstate(source, io, { strictDrift: values['strict-drift'] ?? false, ...(keepState ? { manifestPieces: manifestPieceCache(start) } : {}) });
       // A run killed earlier may have left --out mid-replacement (restored here) and temp folders beside it.
       recoverArtifactSet(outDir, pause ? { pause } : {});
       const recorded = (start && previousFromState(outDir, start)) ?? previousState(outDir, io);
@@ -147,10 +143,10 @@ export const compileCommand: Command = {
           ...(signBundle && final ? { signBundle } : {}),
           ...(keepState && final ? { keepState } : {}),
         });
-      // The declared connectome of an unchanged catalog, as the previous compile wrote it (--incremental).
+      // The declared connectome, as the previous compile wrote it, when the catalog gives it the same inputs (--incremental).
       const keptConnectome = (): ConnectomeArtifacts | undefined => {
-        if (withDigest === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
-        const files = keptConnectomeFiles(outDir, withDigest.state, withDigest.catalogDigest, algorithm);
+        if (start === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
+        const files = keptConnectomeFiles(outDir, start, estate.catalog, algorithm);
         return files && keptConnectomeArtifacts(estate.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
       };
       // Only a watch compiles again in this process; a signer may sign differently each time, so only an unsigned connectome is reused.

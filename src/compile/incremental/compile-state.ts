@@ -98,6 +98,8 @@ export interface CompileState {
   readonly connectome_declared_only: boolean;
   /** What the tools' decision inputs read of the catalog (decision-inputs.ts `catalogShapeDigest`). */
   readonly catalog_shape: string;
+  /** What the declared connectome reads of the catalog (connectome-inputs.ts). */
+  readonly connectome_inputs: string;
   /** What a later compile reads of the artifacts beside the state, so it need not parse them. */
   readonly artifacts: KeptArtifacts;
   /**

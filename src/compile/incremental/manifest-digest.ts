@@ -10,12 +10,15 @@
  */
 import { canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
-import type { Manifest } from '../../manifest/types.ts';
+import type { Estate } from '../../governance/estate.ts';
 import type { ManifestPiece } from './compile-state.ts';
 import { FragmentSlots } from './fragments.ts';
 
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
+
+/** What this reads of a manifest: its value and the YAML pieces it was read in. */
+type Manifest = Estate['manifest'];
 
 export interface ManifestDigest {
   readonly digest: string;

@@ -26,6 +26,7 @@ import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../c
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { artifactSha256 } from './bytes-digest.ts';
+import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
@@ -123,16 +124,6 @@ function digestOf(value: unknown, previous: MemoNode | undefined, keep: boolean)
 function catalogBodyOf(catalog: Catalog): Record<string, unknown> {
   const { crawled_at: _ignored, ...body } = catalog;
   return body;
-}
-
-/**
- * The catalog digest, with `state` holding the catalog's member texts for the compile that
- * follows, so a caller that needs the digest first (to see whether the connectome files can be
- * reused) does not encode the catalog twice.
- */
-export function stateWithCatalogDigest(state: CompileState, catalog: Catalog): { state: CompileState; catalogDigest: string } {
-  const memo = memoisedCanonical(catalogBodyOf(catalog), state.catalog_memo);
-  return { state: { ...state, catalog_memo: memo }, catalogDigest: textDigestHex(memo.text) };
 }
 
 /**
@@ -288,6 +279,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     ];
     const sha256ByName = new Map(files.map((f) => [f.name, artifactSha256(f.bytes)]));
     let piecesFile: CompileState['pieces_file'];
+    let connectomeInputs: string | undefined;
     const state: CompileState = {
       version: COMPILE_STATE_VERSION,
       profile: options.profile,
@@ -322,6 +314,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       connectome_declared_only: options.connectome?.declaredOnly === true,
       get catalog_shape() {
         return catalogShape || catalogShapeDigest(estate.catalog);
+      },
+      get connectome_inputs() {
+        return (connectomeInputs ??= connectomeInputsDigest(estate.catalog));
       },
       artifacts: {
         format: options.format ?? 'toolgate',

@@ -101,6 +101,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     edges: spanRow(state.edges),
     connectome_declared_only: state.connectome_declared_only,
     catalog_shape: state.catalog_shape,
+    connectome_inputs: state.connectome_inputs,
     artifacts: state.artifacts,
     tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
     manifest_pieces: rowsText(manifestPieces),
@@ -188,6 +189,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     inData(index.edges) &&
     typeof index.connectome_declared_only === 'boolean' &&
     isDigest(index.catalog_shape) &&
+    isDigest(index.connectome_inputs) &&
     Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[1] === 'string' && isLengths([r[0], r[2], r[3]], 2)) &&
     Number.isSafeInteger(index.text_bytes) && (index.text_bytes as number) >= 0 && (index.text_bytes as number) <= piecesBytes.length;
@@ -228,6 +230,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       bytes,
       connectome_declared_only: index.connectome_declared_only as boolean,
       catalog_shape: index.catalog_shape as string,
+      connectome_inputs: index.connectome_inputs as string,
       artifacts,
       manifest_pieces: manifestPieces,
       tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], artifacts, beside.tarball),

@@ -118,15 +118,24 @@ describe('the artifact set of a recompile', () => {
     expect(d.code, d.stderr).toBe(0);
     expect(d.json().recompile).toMatchObject({ mode: 'incremental', recomputed: { agents: 0, tools: 1 } });
     expect(statSync(join(out, 'compile-state.pieces')).ino).toBe(pieces);
+    // The connectome reads no description: its files are shared as well; an annotation it reads is written afresh.
+    expect(statSync(join(out, 'connectome.json')).ino).toBe(before);
+    writeFileSync(e.catalog, readFileSync(e.catalog, 'utf8').replace('"readOnlyHint": true', '"readOnlyHint": false'));
+    const a = await runCli(['compile', ...e.args, '--out', out, '--incremental'], { env: ENV });
+    expect(a.code, a.stderr).toBe(0);
     expect(statSync(join(out, 'connectome.json')).ino).not.toBe(before);
+    const rebuilt = join(e.dir, 'rebuilt');
+    expect((await runCli(['compile', ...e.args, '--out', rebuilt], { env: ENV })).code).toBe(0);
+    expect(readFileSync(join(out, 'connectome.json')).equals(readFileSync(join(rebuilt, 'connectome.json')))).toBe(true);
 
     // A kept file changed after it was read is not linked: the set holds the bytes compiled.
     const kept = { path: join(out, 'connectome.json'), identity: fileIdentity(join(out, 'connectome.json'))! };
+    const keptIno = statSync(kept.path).ino;
     const bytes = readFileSync(kept.path);
     writeFileSync(kept.path, 'changed after it was read\n');
     commitArtifactSet(out, [{ name: 'connectome.json', bytes, kept }, { name: 'SHA256SUMS', bytes: new TextEncoder().encode('') }]);
     expect(readFileSync(join(out, 'connectome.json')).equals(bytes)).toBe(true);
-    expect(statSync(join(out, 'connectome.json')).ino).not.toBe(before);
+    expect(statSync(join(out, 'connectome.json')).ino).not.toBe(keptIno);
   });
 });
 

@@ -7,12 +7,13 @@
  *                         key and digest and where its entries lie in policy-bundle.json and
  *                         data.json (`[offset, length]` in bytes), per granted tool the length of
  *                         its decision inputs, per agent the length of its inputs and where its
- *                         decision maps lie, where the connectome edges lie; what the next
- *                         compile reads of the artifacts (format, created_at, the digests of
- *                         policy-bundle.json, data.json and bundle.tar.gz) and the tarball's gzip
- *                         chunks, each as its digest and its compressed length; the manifest's
- *                         YAML pieces by digest with their top-level key (src/parse/yaml-pieces.ts), their JSON and
- *                         canonical text in the pieces file
+ *                         decision maps lie, where the connectome edges lie; the digests of what
+ *                         the tools' decision inputs and the connectome read of the catalog; what
+ *                         the next compile reads of the artifacts (format, created_at, the
+ *                         digests of policy-bundle.json, data.json and bundle.tar.gz) and the
+ *                         tarball's gzip chunks, each as its digest and its compressed length; the
+ *                         manifest's YAML pieces by digest with their top-level key
+ *                         (src/parse/yaml-pieces.ts), their JSON and canonical text in the pieces file
  *   compile-state.pieces  those texts, UTF-8, one after another in the order the index lists them
  *                         (the decision inputs' lengths in UTF-16 units of the text that fills
  *                         the first `text_bytes` bytes, the manifest pieces' in bytes after it)

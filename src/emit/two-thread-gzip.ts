@@ -43,7 +43,8 @@ parentPort.once('message', ({ bytes, jobs, next }) => {
 });
 `;
 
-const pakoPath = createRequire(import.meta.url).resolve('pako');
+// Resolved when a worker is first started, not when this module loads (most commands never start one).
+let pakoPath: string | undefined;
 
 /**
  * A worker deflating `jobs` beside this thread: the streams it has sent so far, by job index (none
@@ -53,6 +54,7 @@ function deflateInWorker(bytes: Uint8Array, jobs: readonly ChunkRange[], next: I
   const received = new Map<number, Uint8Array>();
   let worker: Worker;
   try {
+    pakoPath ??= createRequire(import.meta.url).resolve('pako');
     worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { pako: pakoPath, parameters: { ...GZIP_PARAMETERS } } });
   } catch {
     return { received, exited: Promise.resolve(), stop: () => undefined };

@@ -96,7 +96,7 @@ export function chunkEnds(bytes: Uint8Array): number[] {
   return ends;
 }
 
-export function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
+function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {
   const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) (out.set(p, at), (at += p.length));

@@ -1,7 +1,8 @@
 /**
  * A deterministic OPA bundle tarball (reference/opa-bundle-format.md): gzip-compressed tar with
  * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, compressed by
- * the platform-independent gzip of gzip.ts (on two threads for a large one: two-thread-gzip.ts), so identical inputs give identical bytes everywhere.
+ * the platform-independent gzip of gzip.ts (a large one on two threads: two-thread-gzip.ts), so
+ * identical inputs give identical bytes everywhere.
  */
 import { pack as tarPack } from 'tar-stream';
 import { ToolgateError } from '../errors.ts';

@@ -12,9 +12,9 @@ import { Worker } from 'node:worker_threads';
 import { chunkRanges, deflateChunk, GZIP_PARAMETERS, gzipMember, type ChunkRange, type DeflatedChunk } from './gzip.ts';
 
 /**
- * Below this much input still to deflate, the worker costs more than it saves: besides its start
- * (~25 ms) it compiles pako afresh, on the compiler threads this thread's own compiles wait for
- * (a 3 MB tarball, measured: ~160 ms on one thread, ~210-450 ms on two under load).
+ * Below this much input still to deflate, the worker costs more than it saves: it starts (~25 ms)
+ * and runs pako cold while this thread warms up too (a 3 MB tarball, measured under load: ~160 ms
+ * on one thread, ~210-450 ms on two).
  */
 export const TWO_THREAD_MIN_BYTES = 8 * 1024 * 1024;
 

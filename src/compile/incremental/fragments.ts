@@ -13,6 +13,7 @@
  * next compile can find the fragment in this artifact again.
  */
 import { canonicalString, CanonicalText, quoteString } from '../../canonical/json.ts';
+import { createDigest } from '../../canonical/digest.ts';
 import { ToolgateError } from '../../errors.ts';
 
 /** Where a fragment lies in its artifact's bytes. */
@@ -31,6 +32,7 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const NUL = '\u0000';
+const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;
 
 // eslint-disable-next-line no-control-regex
@@ -61,13 +63,31 @@ export class FragmentSlots {
   }
 
   /**
+   * SHA-256 (hex) of what `assemble(value)` gives, hashed a part at a time: no buffer of the whole
+   * (the manifest's text is tens of megabytes, and only its digest is needed).
+   */
+  sha256Hex(value: unknown): string {
+    const parts = this.split(value, '');
+    const hash = createDigest('sha256');
+    hash.update(encoder.encode(parts[0]!));
+    for (let i = 1; i < parts.length; i += 2) hash.update(this.fragments[Number(parts[i])]!).update(encoder.encode(parts[i + 1]!));
+    return Buffer.from(hash.digest()).toString('hex');
+  }
+
+  /** The encoder's text of `value` and `suffix`, cut at the placeholders: text, slot, text, …, text. */
+  private split(value: unknown, suffix: string): string[] {
+    const parts = `${canonicalString(value, OPTIONS)}${suffix}`.split(NUL);
+    // Text holding a raw NUL besides the placeholders is not canonical (the encoder escapes NUL): refused, not cut.
+    if (parts.length !== 2 * this.fragments.length + 1) throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `fragment assembly: ${(parts.length - 1) / 2} placeholders in the text for ${this.fragments.length} fragments`);
+    return parts;
+  }
+
+  /**
    * The canonical bytes of `value` (holding this set's placeholders) followed by `suffix`, and the
    * offset of each slot's fragment in them. Every slot must appear exactly once.
    */
   assemble(value: unknown, suffix = ''): { bytes: Uint8Array; at: readonly number[] } {
-    const parts = `${canonicalString(value, OPTIONS)}${suffix}`.split(NUL);
-    // Text holding a raw NUL besides the placeholders is not canonical (the encoder escapes NUL): refused, not cut.
-    if (parts.length !== 2 * this.fragments.length + 1) throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `fragment assembly: ${(parts.length - 1) / 2} placeholders in the text for ${this.fragments.length} fragments`);
+    const parts = this.split(value, suffix);
     let total = 0;
     for (let i = 0; i < parts.length; i += 2) total += Buffer.byteLength(parts[i]!, 'utf8');
     for (const f of this.fragments) total += f.length;

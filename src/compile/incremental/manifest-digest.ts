@@ -9,7 +9,6 @@
  * the whole value is hashed as it is encoded.
  */
 import { canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
-import { digestHex } from '../../canonical/digest.ts';
 import type { Estate } from '../../governance/estate.ts';
 import type { ManifestPiece } from './compile-state.ts';
 import { FragmentSlots } from './fragments.ts';
@@ -65,7 +64,7 @@ export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previ
   const members = Object.create(null) as Record<string, CanonicalText>;
   for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.placeholders[0]! : `[${s.placeholders.join(',')}]`);
   const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, key: p.key, json: typeof p.json === 'string' ? encoder.encode(p.json) : p.json, canonical: known.get(p.digest)! }] : []));
-  return { digest: digestHex(slots.assemble(members).bytes), pieces: kept };
+  return { digest: slots.sha256Hex(members), pieces: kept };
 }
 
 /**

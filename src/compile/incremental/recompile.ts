@@ -110,9 +110,9 @@ interface AgentFragments {
 }
 
 /**
- * The canonical digest of the catalog (or of a manifest not read in pieces), with the member texts a later recompile reuses
- * when `keep` (or a previous memo is there to update); otherwise the value is hashed as it is
- * encoded, in one pass, and no text is kept.
+ * The canonical digest of the catalog (or of a manifest not read in pieces), with the member texts
+ * a later recompile reuses when `keep` (or a previous memo is there to update); otherwise the value
+ * is hashed as it is encoded, in one pass, and no text is kept.
  */
 function digestOf(value: unknown, previous: MemoNode | undefined, keep: boolean): { digest: string; memo?: MemoNode } {
   if (!keep && previous === undefined) return { digest: canonicalTextDigestHex(value, OPTIONS) };
@@ -151,7 +151,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const header: BundleHeader = { created_at, profile: options.profile, graph_state: next.graph_state, ...digests };
 
   // Tools: a contract unchanged since the previous compile keeps its digest and entries.
-  const toolkit = options.format !== 'toolgraph-v1';
+  const toolgateFormat = options.format !== 'toolgraph-v1';
   const toolPieces = new Map<string, ToolFragments>();
   const contractKeys = new Map<string, string>();
   const recomputedTools: string[] = [];
@@ -180,7 +180,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     toolPieces.set(t.tool_key, {
       contract_key: key,
       tool_contract_digest: t.tool_contract_digest,
-      ...(toolkit ? { bundle_entry: encoder.encode(canonicalString(bundleToolEntry(t), OPTIONS)) } : {}),
+      ...(toolgateFormat ? { bundle_entry: encoder.encode(canonicalString(bundleToolEntry(t), OPTIONS)) } : {}),
       document: encoder.encode(canonicalString(toolDocument(estate, t), OPTIONS)),
       contract: encoder.encode(canonicalString(contract, OPTIONS)),
     });
@@ -212,7 +212,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const decisions: AgentDecisions = { agent, decisions: keys.map((k) => decide(estate, agent, k, options.profile)) };
     agentPieces.set(agent, {
       inputs: inputs !== undefined ? () => inputs : () => agentInputs(agent, keys),
-      ...(toolkit ? { bundle: encoder.encode(bundleAgentText(decisions).text) } : {}),
+      ...(toolgateFormat ? { bundle: encoder.encode(bundleAgentText(decisions).text) } : {}),
       data: encoder.encode(dataAgentText(decisions).text),
     });
     recomputed.push(agent);
@@ -227,9 +227,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // The two documents, assembled from the fragments (copied as bytes) and the text around them.
   const agentList = [...agentPieces];
   const bundleSlots = new FragmentSlots();
-  const bundleToolSlots = toolkit ? tools.map((t) => bundleSlots.add(toolPieces.get(t.tool_key)!.bundle_entry!)) : [];
-  const bundleAgentSlots = toolkit ? agentList.map(([, p]) => bundleSlots.add(p.bundle!)) : [];
-  const bundleFile = toolkit
+  const bundleToolSlots = toolgateFormat ? tools.map((t) => bundleSlots.add(toolPieces.get(t.tool_key)!.bundle_entry!)) : [];
+  const bundleAgentSlots = toolgateFormat ? agentList.map(([, p]) => bundleSlots.add(p.bundle!)) : [];
+  const bundleFile = toolgateFormat
     ? bundleSlots.assemble(
         compilePolicyBundle(
           header,
@@ -293,7 +293,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
             {
               contract_key: p.contract_key,
               tool_contract_digest: p.tool_contract_digest,
-              ...(toolkit ? { bundle_entry: spanOf(bundleFile, bundleToolSlots[i]!, p.bundle_entry!) } : {}),
+              ...(toolgateFormat ? { bundle_entry: spanOf(bundleFile, bundleToolSlots[i]!, p.bundle_entry!) } : {}),
               document: spanOf(dataFile, documentSlots[i]!, p.document),
               contract: spanOf(dataFile, contractSlots[i]!, p.contract),
             },
@@ -306,7 +306,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       agents: new Map(
         agentList.map(([a, p], i) => [
           a,
-          lazyAgentPieces(p.inputs, toolkit ? spanOf(bundleFile, bundleAgentSlots[i]!, p.bundle!) : undefined, spanOf(dataFile, dataAgentSlots[i]!, p.data)),
+          lazyAgentPieces(p.inputs, toolgateFormat ? spanOf(bundleFile, bundleAgentSlots[i]!, p.bundle!) : undefined, spanOf(dataFile, dataAgentSlots[i]!, p.data)),
         ]),
       ),
       edges: spanOf(dataFile, edgesSlot, edges),

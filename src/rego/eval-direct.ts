@@ -6,7 +6,8 @@
 import { type Frame, GENERAL, type Direct, childOf } from './eval-support.ts';
 import { dataRefPlan, candidateRules, hasOneDefinition, callsFirst, dynamicKeys, objectPlan } from './eval-plans.ts';
 import type { Term } from './ast.ts';
-import { lookupBuiltin } from './builtins/registry.ts';
+import { type BuiltinFn, lookupBuiltin } from './builtins/registry.ts';
+import type { CRule } from './compiler.ts';
 import { funcOutputMarks } from './compiler-order.ts';
 import { ObjectValue, SetValue, type Value } from './value.ts';
 import type { Evaluator } from './eval.ts';
@@ -143,17 +144,54 @@ function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame, keys: re
   return v;
 }
 
-export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Direct {
+/**
+ * What a call term is, worked out on its first direct evaluation and kept (one lookup per call
+ * instead of the registry's, the policy's and each plan's): a builtin the direct path may call, a
+ * function of the policy (`funcs` is the policy's table it was found in), or one for the general path.
+ */
+type CallPlan =
+  | { readonly kind: 'builtin'; readonly fn: BuiltinFn; readonly order: readonly number[] | undefined }
+  | { readonly kind: 'func'; readonly funcs: ReadonlyMap<string, CRule[]>; readonly path: string; readonly rules: readonly CRule[]; readonly order: readonly number[] | undefined }
+  | { readonly kind: 'general'; readonly funcs: ReadonlyMap<string, CRule[]> };
+
+const CALL_PLANS = new WeakMap<Term, CallPlan>();
+
+function callPlan(ev: Evaluator, t: Term & { type: 'call' }): CallPlan {
+  const funcs = ev.policy.funcs;
+  let plan = CALL_PLANS.get(t);
+  // a term is compiled into one policy; another policy's table means the plan is worked out again
+  if (plan !== undefined && (plan.kind === 'builtin' || plan.funcs === funcs)) return plan;
   const target = t.target;
-  if (target?.kind === 'func') return directFunc(ev, t, target.path, f);
-  if (target?.kind !== 'builtin' || ev.s.funcOverrides !== undefined) return GENERAL;
-  const def = lookupBuiltin(target.name);
-  // an output argument, a relation, print and nondeterministic builtins take the general path
-  if (!def?.fn || def.nondeterministic || def.arity < 0 || t.args.length !== def.arity || target.name === 'print') return GENERAL;
-  const vals = directArgs(ev, t, f);
+  plan = { kind: 'general', funcs };
+  if (target?.kind === 'func') {
+    const rules = funcs.get(target.path);
+    if (rules !== undefined && !funcOutputMarks.has(t)) plan = { kind: 'func', funcs, path: target.path, rules, order: callsFirst(t.args, t) };
+  } else if (target?.kind === 'builtin') {
+    const def = lookupBuiltin(target.name);
+    // an output argument, a relation, print and nondeterministic builtins take the general path
+    if (def?.fn && !def.nondeterministic && def.arity >= 0 && t.args.length === def.arity && target.name !== 'print') {
+      plan = { kind: 'builtin', fn: def.fn, order: callsFirst(t.args, t) };
+    }
+  }
+  CALL_PLANS.set(t, plan);
+  return plan;
+}
+
+export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Direct {
+  if (ev.s.funcOverrides !== undefined) return GENERAL;
+  const plan = callPlan(ev, t);
+  if (plan.kind === 'general') return GENERAL;
+  const vals = directArgs(ev, t, f, plan.order);
   if (!Array.isArray(vals)) return vals;
+  if (plan.kind === 'func') {
+    // only the definitions these arguments can match count (the others yield nothing); with several
+    // the caller must run on the first value before the others are checked for a conflict
+    const candidates = candidateRules(plan.rules, vals);
+    if (!hasOneDefinition(candidates)) return GENERAL;
+    return funcValue(ev, plan.path, plan.rules, candidates, vals);
+  }
   try {
-    return def.fn(vals, ev.ctx);
+    return plan.fn(vals, ev.ctx);
   } catch (e) {
     builtinFailed(ev, e, t.loc);
     return undefined;
@@ -161,9 +199,8 @@ export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame):
 }
 
 /** A call's arguments, each direct, in OPA's order (calls first); undefined or GENERAL as soon as one is. */
-function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Value[] | undefined | typeof GENERAL {
+function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, order: readonly number[] | undefined): Value[] | undefined | typeof GENERAL {
   const vals: Value[] = new Array(t.args.length);
-  const order = callsFirst(t.args, t);
   for (let i = 0; i < t.args.length; i++) {
     const j = order === undefined ? i : (order[i] as number);
     const v = direct(ev, t.args[j] as Term, f);
@@ -171,22 +208,4 @@ function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame): Value[
     vals[j] = v;
   }
   return vals;
-}
-
-/**
- * A call of a function with one definition (and its `else` branches), arguments direct: its value
- * is computed whole before the caller goes on, which for one definition is the order `callFunc`
- * keeps anyway (its first value is its only one). With several definitions the caller must run on
- * the first value before the others are checked for a conflict, so those take the general path.
- */
-function directFunc(ev: Evaluator, t: Term & { type: 'call' }, path: string, f: Frame): Direct {
-  if (ev.s.funcOverrides !== undefined || funcOutputMarks.has(t)) return GENERAL;
-  const rules = ev.policy.funcs.get(path);
-  if (rules === undefined) return GENERAL;
-  const vals = directArgs(ev, t, f);
-  if (!Array.isArray(vals)) return vals;
-  // only the definitions these arguments can match count (the others yield nothing)
-  const candidates = candidateRules(rules, vals);
-  if (!hasOneDefinition(candidates)) return GENERAL;
-  return funcValue(ev, path, rules, candidates, vals);
 }

@@ -19,9 +19,10 @@ describe('null-valued documents', () => {
 });
 
 describe("parsing as OPA's parser does", () => {
-  it('unary minus only in front of a numeric literal', () => {
+  it('unary minus in front of a numeric literal or a name (OPA v1.22: minus(0, name)), nothing else', () => {
     expect(run('package t\nx := - 1\ny := -   # c\n  2\n', 'a := [data.t.x, data.t.y]')).toEqual([{ a: [-1, -2] }]);
-    for (const src of ['package t\ny := 1\nx := - y\n', 'package t\nx := - -1\n', 'package t\nx := -(1)\n']) {
+    expect(run('package t\ny := 1\nx := - y\n', 'a := data.t.x')).toEqual([{ a: -1 }]);
+    for (const src of ['package t\nx := - -1\n', 'package t\nx := -(1)\n']) {
       expect(err(() => run(src, 'x := 1')).regoCode).toBe('rego_parse_error');
     }
   });
@@ -65,9 +66,11 @@ h := {({1} | {2})}
 });
 
 describe('compile-time checks OPA makes', () => {
-  it('unifications of literals whose shapes can never match are type errors', () => {
-    for (const body of ['[x] = {"key": 1}', '[x, y] = [1, 2, 3]', '{"a": x, "b": y} = {"a": 1, "c": 2}', '[x, 1] = [2, "a"]']) {
-      expect(err(() => run(`package t\np if { ${body} }\n`, 'x := 1')).regoCode).toBe('rego_type_error');
+  it('unifications of literals whose shapes can never match are type errors, or leave their vars unsafe', () => {
+    expect(err(() => run('package t\np if { [x, 1] = [2, "a"] }\n', 'x := 1')).regoCode).toBe('rego_type_error');
+    // OPA's safety check comes first: these shapes bind nothing (or nothing under the unmatched keys)
+    for (const [body, v] of [['[x] = {"key": 1}', 'x'], ['[x, y] = [1, 2, 3]', 'x'], ['{"a": x, "b": y} = {"a": 1, "c": 2}', 'y']]) {
+      expect(err(() => run(`package t\np if { ${body} }\n`, 'x := 1')).regoMessage).toBe(`var ${v} is unsafe`);
     }
     // shapes that may match are fine, whatever the values
     expect(run('package t\np if { [x, 2] = [1, 3] }\nq if { {"a": x} = {"a": 1} }\n', 'x := data.t')).toEqual([{ x: { q: true } }]);

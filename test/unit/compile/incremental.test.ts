@@ -199,6 +199,18 @@ describe('recompileEstate', () => {
     expect(next.summary.tools).toEqual({ added: [], removed: [], changed: ['git::list'] });
   });
 
+  it('recompiles a toolgraph-v1 bundle to the bytes of a full compile, and keeps its state to that format', async () => {
+    const model = baseModel();
+    const v1 = async (previous?: CompileResult) => ({ ...(await optionsFor(model, 'review', previous)), format: 'toolgraph-v1' as const, agent: 'a0' });
+    const first = await recompileEstate(undefined, estateOfYaml(model, undefined), { ...(await v1()), keepState: true });
+    model.manifest.grants.push({ agent: 'a0', tool: 'web::list' });
+    const options = { ...(await v1(first.result)), keepState: true };
+    const next = await recompileEstate(first.state, estateOfYaml(model, first.state), options);
+    expect(next.summary.mode).toBe('incremental');
+    expect(filesOf(next.result)).toEqual(filesOf((await recompileEstate(undefined, estateOfYaml(model, undefined), options)).result));
+    expect(stateRefusal(next.state, await optionsFor(model, 'review', next.result))).toMatch(/format toolgraph-v1/);
+  });
+
   describe('the state files', () => {
     it('read back to a state that recompiles like the one kept in memory, and refuse damage', async () => {
       const model = baseModel();

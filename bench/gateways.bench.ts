@@ -91,12 +91,18 @@ function quantiles(ms: number[]): { p50: number; p99: number } {
   return { p50: s[Math.floor(s.length * 0.5)]!, p99: s[Math.min(s.length - 1, Math.floor(s.length * 0.99))]! };
 }
 
+/** Milliseconds as microseconds, with a decimal below 100 (a builtin decision takes a few). */
+function micros(ms: number): string {
+  const us = ms * 1000;
+  return (us < 100 ? us.toFixed(1) : us.toFixed(0)).padStart(6);
+}
+
 function report(engine: string, results: Record<string, { p50: number; p99: number }>): void {
   const base = results.plain!;
   for (const [name, q] of Object.entries(results)) {
     const r50 = (q.p50 / base.p50).toFixed(2);
     const r99 = (q.p99 / base.p99).toFixed(2);
-    process.stdout.write(`${engine.padEnd(8)} ${name.padEnd(13)} p50 ${(q.p50 * 1000).toFixed(0).padStart(6)} µs  p99 ${(q.p99 * 1000).toFixed(0).padStart(6)} µs  x plain: p50 ${r50}  p99 ${r99}\n`);
+    process.stdout.write(`${engine.padEnd(8)} ${name.padEnd(13)} p50 ${micros(q.p50)} µs  p99 ${micros(q.p99)} µs  x plain: p50 ${r50}  p99 ${r99}\n`);
   }
 }
 

@@ -67,6 +67,8 @@ export interface ResolveCtx {
   ruleNames: Map<string, Set<Rule['kind']>>;
   /** all function paths (dotted, from data) -> arity */
   funcArity: Map<string, number>;
+  /** Paths of the rules that are not functions, which a call names with OPA's arity 0. */
+  rulePaths?: ReadonlySet<string>;
   nslots: number;
   names: Map<number, string>;
   errors: RegoError[];
@@ -214,11 +216,16 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
       path = [...imp.path.map((p) => (p.type === 'value' ? String(p.value) : '?')), ...parts.slice(1)];
     }
   } else if (ctx.ruleNames.get(first)?.has('func') && parts.length === 1) path = [...ctx.pkg, first];
+  // a rule of the package shadows a builtin of its name, as OPA: calling it is an arity error (an
+  // operator too: with a rule `lt`, `1 < 2` is `function data.pkg.lt has arity 0, got 2 arguments`)
+  else if (parts.length === 1 && ctx.rulePaths?.has(['data', ...ctx.pkg, first].join('.'))) path = [...ctx.pkg, first];
   else if (ctx.funcArity.has(['data', ...ctx.pkg, ...parts].join('.'))) path = [...ctx.pkg, ...parts];
   if (path) {
     const key = ['data', ...path].join('.');
     const arity = ctx.funcArity.get(key);
-    if (arity === undefined) {
+    if (arity === undefined && ctx.rulePaths?.has(key)) {
+      ctx.errors.push(new RegoError('rego_type_error', `function ${key} has arity 0, got ${nargs} argument${nargs === 1 ? '' : 's'}`, t.loc));
+    } else if (arity === undefined) {
       ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
     } else if (nargs !== arity && !(statement && nargs === arity + 1)) {
       ctx.errors.push(

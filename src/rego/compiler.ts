@@ -92,6 +92,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
   const root: DataNode = { path: [], children: new Map(), rules: [], funcs: [], hasRules: false };
   const funcs = new Map<string, CRule[]>();
   const funcArity = new Map<string, number>();
+  const rulePaths = new Set<string>();
   const ruleNamesByPkg = new Map<string, Map<string, Set<Rule['kind']>>>();
   for (const m of modules) {
     const key = m.pkg.join('.');
@@ -108,7 +109,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
         if (prev !== undefined && prev !== r.args.length)
           errors.push(new RegoError('rego_type_error', `conflicting rules ${path} found`, r.loc));
         funcArity.set(path, r.args.length);
-      }
+      } else rulePaths.add(['data', ...m.pkg.slice(1), ...constPrefix(r).consts].join('.'));
     }
   }
   const nodeAt = (path: string[], isFunc = false): DataNode => {
@@ -144,7 +145,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
         const segs = importSegments(i.path);
         return segs[0] === 'future' && segs[1] === 'keywords' && (segs.length === 2 || segs[2] === 'not');
       });
-      const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, nslots: 0, names: new Map(), errors };
+      const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, rulePaths, nslots: 0, names: new Map(), errors };
       const head = ruleHeadName(r);
       if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (${head} cannot be shadowed)`, r.loc));
       if (r.isDefault) checkDefaultValue(r.value, errors);

@@ -35,6 +35,8 @@ export const SKIPS: ReadonlyMap<string, KnownDifference> = new Map([
   ["builtins/numbers/intn.yaml#undefined", { opa: "rego_type_error: rand.intn: invalid argument(s)", why: "regorus evaluates rand.intn with a non-number bound; OPA's type check refuses the module" }],
   ["builtins/objects/json.patch.yaml#reject malformed operation and path types", { opa: "rego_type_error: json.patch: invalid argument(s)", why: "regorus expects no result; OPA's type check refuses the module (a patch whose `op` is a number)" }],
   ["builtins/objects/json.patch.yaml#array-form path rejects an integral float index", { opa: "[[\"a\"]]", why: "a gap of this engine: OPA keeps a number written 1.0 apart from 1 and refuses it as an array index (no result); this engine has one canonical form per number" }],
+  ["arithmetic/tests.yaml#numeric-comparisons", { opa: "rego_type_error: function data.test.lt has arity 0, got 2 arguments", why: "regorus lets rules named lt, gt, ... stand beside the operators; in OPA a rule of the package shadows the builtin of its name, so `1 < 1.0001` calls the rule lt" }],
+  ["basic_001.yaml#arithmetic/basic", { opa: "rego_type_error: function data.test.mul has arity 0, got 2 arguments", why: "regorus lets rules named mul and div stand beside the operators; in OPA a rule of the package shadows the builtin of its name, so `3 * 4` calls the rule mul" }],
 ]);
 
 /**

@@ -113,6 +113,15 @@ describe('recursion through a ref with a variable key', () => {
   });
 });
 
+describe('calling a rule that is not a function', () => {
+  it('is an arity error, also through an import and for a rule named like a builtin, an operator\'s too', () => {
+    const ms = ['package lib\nx := 1\n', 'package t\nimport data.lib\np := lib.x(1)\n'];
+    expect(err(() => run(ms, 'x := 1')).regoMessage).toBe('function data.lib.x has arity 0, got 1 argument');
+    expect(err(() => run('package t3\ncount := 1\np := count([1])\n', 'x := 1')).regoMessage).toBe('function data.t3.count has arity 0, got 1 argument');
+    expect(err(() => run('package t\nlt := 1\np := 1 < 2\n', 'x := 1')).regoMessage).toBe('function data.t.lt has arity 0, got 2 arguments');
+  });
+});
+
 describe('conflicts, worded as OPA v1.22.3', () => {
   it('a complete rule lists the first value and each later one that differs, with its line', () => {
     const m = 'package test\n\np := 1 if true\np := 2 if true\np := 1 if true\np := 2 if true\np := 3 if true\n';

@@ -2,7 +2,8 @@
  * A compiled policy bound to one data document at a time, for many evaluations at data refs (one
  * decision per request, one sign per connectome edge). Rule documents that depend on `data` alone
  * (data-only.ts) are computed once per data document and shared by every evaluation until `setData`
- * replaces it: a sign policy's `violated` set is derived once, not once per edge.
+ * replaces it: a sign policy's `violated` set is derived once, not once per edge. The analysis is
+ * made at the second evaluation: a single one (a CLI decision) has nothing to share.
  *
  *   const bound = bindPolicy([{ name: 'authz.rego', text }]);
  *   bound.setData({ toolgate: { agents: {} } });          // plain JSON, converted once
@@ -34,10 +35,11 @@ export interface BoundPolicy {
 
 export function bindPolicy(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): BoundPolicy {
   const policy = compileModules(modules, options);
-  const dataOnly = dataOnlyNodes(policy.compiled);
-  const sharedFor = (d: Value): SharedDocs | undefined => (dataOnly.size > 0 ? { nodes: dataOnly, data: d, docs: new Map() } : undefined);
+  let dataOnly: ReturnType<typeof dataOnlyNodes> | undefined;
+  let evaluations = 0;
+  const sharedFor = (d: Value): SharedDocs | undefined => (dataOnly !== undefined && dataOnly.size > 0 ? { nodes: dataOnly, data: d, docs: new Map() } : undefined);
   let data: Value = fromJSON({});
-  let shared = sharedFor(data);
+  let shared: SharedDocs | undefined;
   return {
     policy,
     setData(d: unknown) {
@@ -50,6 +52,10 @@ export function bindPolicy(modules: readonly ModuleSource[], options: RegoCompil
       shared = sharedFor(data);
     },
     evaluate(ref: string, o: BoundEvaluation = {}) {
+      if (++evaluations === 2) {
+        dataOnly = dataOnlyNodes(policy.compiled);
+        shared = sharedFor(data);
+      }
       return policy.evalRule(ref, {
         input: o.input === undefined ? undefined : fromJSON(o.input),
         data,

@@ -99,19 +99,7 @@ export class Evaluator {
 
   /** The builtin context, created on the first builtin call. */
   get ctx(): BuiltinContext {
-    if (!this.ctxCache) {
-      const now = this.opts.now ?? 0n;
-      this.ctxCache = {
-        strict: this.strict,
-        now: () => now,
-        random: this.opts.random ?? mulberry32(0),
-        cache: new Map(),
-        print: this.opts.print ?? (() => {}),
-        location: '',
-        budget: this.budget,
-      };
-    }
-    return this.ctxCache;
+    return (this.ctxCache ??= new EvalContext(this.strict, this.opts.now ?? 0n, this.opts.random, this.opts.print, this.budget));
   }
 
   // ------------------------------------------------------------ limits
@@ -591,4 +579,34 @@ export class Evaluator {
     });
   }
 
+}
+
+/**
+ * The builtin context of one evaluation: methods rather than closures made for each evaluation, and
+ * the default random source (a fixed-seed generator) made on its first use.
+ */
+class EvalContext implements BuiltinContext {
+  readonly cache = new Map<string, Value>();
+  readonly location = '';
+  private rng: (() => number) | undefined;
+
+  constructor(
+    readonly strict: boolean,
+    private readonly nowNs: bigint,
+    private readonly randomSource: (() => number) | undefined,
+    private readonly sink: ((line: string) => void) | undefined,
+    readonly budget: Budget,
+  ) {}
+
+  now(): bigint {
+    return this.nowNs;
+  }
+
+  random(): number {
+    return (this.rng ??= this.randomSource ?? mulberry32(0))();
+  }
+
+  print(line: string): void {
+    this.sink?.(line);
+  }
 }

@@ -35,8 +35,11 @@ interface InflateExports {
 /** Where inflate.wat's memory holds the caller's bytes (its tables lie below). */
 const INPUT_AT = 16_384;
 const PAGE = 65_536;
-/** Larger outputs are left to zlib rather than held twice in memory. */
-export const STRICT_INFLATE_MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Larger streams (in or out) are left to zlib: the module's memory never shrinks, so a long-running
+ * process reading a large bundle would keep it, and start-up is what this is for.
+ */
+export const STRICT_INFLATE_MAX_BYTES = 8 * 1024 * 1024;
 /** CRC-32 input is copied into the module's memory this much at a time. */
 const CRC_CHUNK = 1 << 20;
 
@@ -65,7 +68,7 @@ function memoryFor(e: InflateExports, bytes: number): Uint8Array {
  */
 export function strictInflate(deflated: Uint8Array, size: number): { bytes: Buffer; used: number } | undefined {
   const e = instance();
-  if (e === undefined || size > STRICT_INFLATE_MAX_BYTES) return undefined;
+  if (e === undefined || size > STRICT_INFLATE_MAX_BYTES || deflated.length > STRICT_INFLATE_MAX_BYTES) return undefined;
   let memory: Uint8Array;
   let written: number;
   const out = INPUT_AT + deflated.length;

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { constants, crc32 as zlibCrc32, deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import fc from 'fast-check';
-import { crc32, strictInflate } from '../../../src/bundle/gzip-wasm.ts';
+import { crc32, STRICT_INFLATE_MAX_BYTES, strictInflate } from '../../../src/bundle/gzip-wasm.ts';
 import { inflateGo } from '../../../src/bundle/go-gzip.ts';
 import { DEFAULT_TARBALL_LIMITS } from '../../../src/bundle/read-tarball.ts';
 import { REPO } from '../../helpers/processes.ts';
@@ -71,6 +71,14 @@ describe('the WebAssembly inflate', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('leaves streams past its size limit to zlib', () => {
+    const big = Buffer.alloc(STRICT_INFLATE_MAX_BYTES + 1, 1);
+    const deflated = deflateRawSync(big);
+    expect(strictInflate(deflated, big.length)).toBeUndefined();
+    const gz = gzipSync(big);
+    expect(inflateGo(gz, 'b', DEFAULT_TARBALL_LIMITS).bytes.equals(big)).toBe(true);
   });
 
   it('refuses a stream that inflates to another size than the gzip trailer says', () => {

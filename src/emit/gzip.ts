@@ -75,25 +75,34 @@ const GEAR = (() => {
 
 /** The end offset of every chunk of `bytes`, in order (the last is `bytes.length`; none for empty input). */
 export function chunkEnds(bytes: Uint8Array): number[] {
+  const { minBytes, maxBytes, mask } = CHUNKING;
   const ends: number[] = [];
   let start = 0;
   while (start < bytes.length) {
-    const limit = Math.min(bytes.length, start + CHUNKING.maxBytes);
-    let end = limit;
-    let h = 0;
-    // The hash shifts one bit per byte, so only the last 32 bytes decide a boundary; the top bits
-    // are tested because they mix all 32 (the low bits see only the last few).
-    for (let i = start + CHUNKING.minBytes - 32; i < limit; i++) {
-      h = ((h << 1) + GEAR[bytes[i]!]!) | 0;
-      if (i + 1 - start >= CHUNKING.minBytes && (h & CHUNKING.mask) === 0) {
-        end = i + 1;
-        break;
-      }
-    }
+    const limit = Math.min(bytes.length, start + maxBytes);
+    // The hash shifts one bit per byte, so only the last 32 bytes decide a boundary: it starts 32
+    // bytes before the minimum size, and the first place a chunk may end is the minimum itself.
+    const end = boundaryAfter(bytes, start + minBytes - 32, start + minBytes - 1, limit, mask);
     ends.push(end);
     start = end;
   }
   return ends;
+}
+
+/**
+ * The first end in `[first + 1, limit]` where the rolling hash's top bits (`mask`) are all zero,
+ * hashing from `from`; `limit` if none. The top bits are tested because they mix all 32 bytes
+ * (the low bits see only the last few). A function of its own: a small loop is compiled sooner.
+ */
+function boundaryAfter(bytes: Uint8Array, from: number, first: number, limit: number, mask: number): number {
+  let h = 0;
+  const warm = Math.min(first, limit);
+  for (let i = from; i < warm; i++) h = ((h << 1) + GEAR[bytes[i]!]!) | 0;
+  for (let i = first; i < limit; i++) {
+    h = ((h << 1) + GEAR[bytes[i]!]!) | 0;
+    if ((h & mask) === 0) return i + 1;
+  }
+  return limit;
 }
 
 function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n + p.length, 0)): Uint8Array {

@@ -7,7 +7,7 @@
 import { digestEnvelope, envelopeBytes, signedEnvelope, type SignatureMetadata, type Signer } from '../canonical/envelope.ts';
 import type { DigestAlgorithm } from '../canonical/digest.ts';
 import type { Catalog } from '../catalog/types.ts';
-import { buildDeclaredConnectome, encodeGraph, toDot, toGraphML, type Graph, type GraphInput } from '../connectome/index.ts';
+import { buildDeclaredConnectome, encodeGraph, toDot, toGraphMLBytes, type Graph, type GraphInput } from '../connectome/index.ts';
 import type { DataEdge } from './data-document.ts';
 
 export interface ConnectomeArtifacts {
@@ -46,7 +46,7 @@ export async function connectomeArtifacts(catalog: Catalog, options: ConnectomeO
       { name: 'connectome.json', bytes },
       { name: 'connectome.digest.json', bytes: envelopeBytes(envelope) },
       { name: 'connectome.dot', bytes: encoder.encode(toDot(graph)) },
-      { name: 'connectome.graphml', bytes: encoder.encode(toGraphML(graph)) },
+      { name: 'connectome.graphml', bytes: toGraphMLBytes(graph) },
     ],
   };
 }

@@ -16,7 +16,7 @@ export type { EncodeOptions } from './graph-bytes.ts';
 export { decodeGraph, graphFromJSON } from './decode.ts';
 export type { DecodeOptions, DecodedGraph } from './decode.ts';
 export { encodeSidecar, erlangShortFloat } from './sidecar.ts';
-export { toDot, toGraphML } from './render.ts';
+export { toDot, toGraphML, toGraphMLBytes } from './render.ts';
 export { buildDeclaredConnectome } from './declared.ts';
 export { observeFromText, observeFromRecords, parseWindowBound } from './observed.ts';
 export type { ObservationWindow, ObserveResult } from './observed.ts';

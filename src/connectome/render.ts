@@ -77,6 +77,11 @@ function xmlText(s: string, where: string): string {
 
 /** GraphML text. Label keys are declared `l0`, `l1`, ... in rule-4 order with `attr.name` carrying the key. */
 export function toGraphML(graph: Graph | GraphInput): string {
+  return new TextDecoder().decode(toGraphMLBytes(graph));
+}
+
+/** The UTF-8 bytes of `toGraphML`, as they are written (a file needs no text in between). */
+export function toGraphMLBytes(graph: Graph | GraphInput): Uint8Array {
   const g = checkGraph(graph);
   const perNode = g.nodes.map((n) => labelEntries(n.labels));
   const keySet = new Set<string>();
@@ -115,5 +120,5 @@ export function toGraphML(graph: Graph | GraphInput): string {
   }
   out.push('  </graph>\n</graphml>\n');
   sink.write(out.join(''));
-  return new TextDecoder().decode(sink.bytes());
+  return sink.bytes();
 }

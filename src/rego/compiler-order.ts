@@ -124,6 +124,8 @@ function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { o
   if (l.negated) {
     // every var that is also used outside this literal must be bound first
     for (const s of literalSlots(l)) if (outside.has(s) && !bound.has(s)) missing.push(s);
+    // and so must every var of the negated expression itself (a closure inside it has its own), as OPA's safety check
+    for (const s of literalTopSlots(l)) if (!bound.has(s) && !missing.includes(s)) missing.push(s);
     return missing.length ? { missing } : { outs: new Set() };
   }
   const tryUnify = (a: Term, b: Term): boolean => {

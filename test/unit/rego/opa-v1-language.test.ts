@@ -113,6 +113,16 @@ describe('recursion through a ref with a variable key', () => {
   });
 });
 
+describe('negation', () => {
+  it('every var of a negated expression must be bound first (a closure inside it has its own)', () => {
+    const input = fromJSON({ a: [2, 3] });
+    for (const [b, v] of [['not input.a[i] == 1', 'i'], ['not input.a[_] == 1', '_'], ['not input.a[i]', 'i']]) {
+      expect(err(() => run(`package t\np if { ${b} }\n`, 'x := data.t.p', { input })).regoMessage).toBe(`var ${v} is unsafe`);
+    }
+    expect(run('package t\np if { i := 0; not input.a[i] == 1 }\nq if { not [x | x := input.a[i]][0] == 1 }\n', 'x := data.t', { input })).toEqual([{ x: { p: true, q: true } }]);
+  });
+});
+
 describe('calling a rule that is not a function', () => {
   it('is an arity error, also through an import and for a rule named like a builtin, an operator\'s too', () => {
     const ms = ['package lib\nx := 1\n', 'package t\nimport data.lib\np := lib.x(1)\n'];

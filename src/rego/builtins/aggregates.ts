@@ -3,7 +3,7 @@ import { type Value, ObjectValue, SetValue, compareValues, isNumber } from '../v
 import { type NumberValue } from '../number-value.ts';
 import { numAdd, numMul } from '../number.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
-import { arg, elementError, oneOfError, runes } from './args.ts';
+import { arg, elementError, oneOfError, runeCount } from './args.ts';
 
 function collection(name: string, args: Value[]): { whole: Value; items: readonly Value[] } {
   const v = arg(args, 0);
@@ -26,7 +26,7 @@ export const AGGREGATE_BUILTINS: BuiltinDef[] = [
     arity: 1,
     fn: (a) => {
       const v = arg(a, 0);
-      if (typeof v === 'string') return runes(v).length;
+      if (typeof v === 'string') return runeCount(v);
       if (Array.isArray(v)) return v.length;
       if (v instanceof SetValue || v instanceof ObjectValue) return v.size;
       throw oneOfError('count', 1, ['array', 'object', 'set', 'string'], v);

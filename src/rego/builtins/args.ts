@@ -110,3 +110,19 @@ export function bigNum(b: bigint): NumberValue {
 export function runes(s: string): string[] {
   return Array.from(s);
 }
+
+/** How many runes (code points) `s` holds, as runes(s).length counts them, without making them (a request body may be a megabyte). */
+export function runeCount(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}

@@ -3,7 +3,7 @@ import { type Value, SetValue, isNumber } from '../value.ts';
 import { toBigInt } from '../number-value.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import {
-  BuiltinError, arg, arr, builtinError, elementError, int, num, obj, oneOfError, runes, str,
+  BuiltinError, arg, arr, builtinError, elementError, int, num, obj, oneOfError, runeCount, runes, str,
 } from './args.ts';
 import { goSprintf, SprintfTooLong, type GoArg } from './lib/gofmt.ts';
 import { regoText } from './text.ts';
@@ -338,7 +338,7 @@ export const STRING_BUILTINS: BuiltinDef[] = [
     fn: (a) => {
       const s = str('strings.count', a, 0);
       const sub = str('strings.count', a, 1);
-      if (sub === '') return runes(s).length + 1;
+      if (sub === '') return runeCount(s) + 1;
       return s.split(sub).length - 1;
     },
   },

@@ -19,6 +19,9 @@ describe('numbers, aggregates, bits', () => {
     ['product', [[1.5, 2]], 3],
     ['max', [[1, 'a', null]], 'a'],
     ['count', ['héllo'], 5],
+    // runes: a pair of surrogates is one, a lone one is one too (as Array.from counts them)
+    ['count', ['a\u{1f600}b\ud800c\udc00'], 6],
+    ['strings.count', ['a\u{1f600}b', ''], 4],
     ['sort', [[3, 1, 2]], [1, 2, 3]],
     ['bits.and', [5, 3], 1],
     ['bits.negate', [5], -6],

@@ -22,8 +22,6 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip4 returns that ip4', `${NO_NETWORK}; net.lookup_ip_addr is refused whole, also for an IP literal Go answers without a lookup`],
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip6 returns that ip6', `${NO_NETWORK}; net.lookup_ip_addr is refused whole, also for an IP literal Go answers without a lookup`],
   ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/localhost', NO_NETWORK],
-  ['invalidkeyerror/test-invalidkeyerror-0176.yaml#invalidkeyerror/invalid keys', `${NO_NETWORK}; OPA checks the request object's keys before it sends`],
-  ['invalidkeyerror/test-invalidkeyerror-0177.yaml#invalidkeyerror/missing keys', `${NO_NETWORK}; OPA checks the request object's keys before it sends`],
   ['time/test-time-0947.yaml#time/time caching', 'calls test.sleep, a builtin only OPA\'s own test runner registers'],
   ...['positive_basic', 'positive_one', 'empty_delimiter_positive', 'usecase_positive'].map(
     (n) =>

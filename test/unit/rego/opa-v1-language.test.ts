@@ -123,6 +123,15 @@ describe('negation', () => {
   });
 });
 
+describe('http.send, refused, still checks its request first', () => {
+  it("unknown or missing keys are OPA's type errors", () => {
+    const q = (req: string) => err(() => run('package t\n', `x := http.send(${req})`, { strict: true }));
+    expect(q('{"method": "get", "url": "http://x", "bad_key": 1, "a": 2}').regoMessage).toBe('http.send: operand 1 invalid request parameters(s): {"a", "bad_key"}');
+    expect(q('{"method": "get"}').regoMessage).toBe('http.send: operand 1 missing required request parameters(s): {"url"}');
+    expect(q('{"method": "get", "url": "http://x"}').regoMessage).toContain('not supported by the builtin Rego engine');
+  });
+});
+
 describe('calling a rule that is not a function', () => {
   it('is an arity error, also through an import and for a rule named like a builtin, an operator\'s too', () => {
     const ms = ['package lib\nx := 1\n', 'package t\nimport data.lib\np := lib.x(1)\n'];

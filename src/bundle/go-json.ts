@@ -4,6 +4,7 @@
  * Go JSON reader (rego/go-json.ts) building a value tree, not JS objects, so each caller can decode
  * it into OPA's Go structs with their own type rules, and Go's case-insensitive field matching.
  */
+import { wellFormedLength } from '../canonical/utf8.ts';
 import { GoJsonSyntaxError, readGoJson, type GoJsonBuilder } from '../rego/go-json.ts';
 
 export type JNode =
@@ -27,30 +28,9 @@ export function goUtf8(b: Uint8Array): string {
       i++;
       continue;
     }
-    let n = 0;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) n = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      n = 2;
-      if (c === 0xe0) lo = 0xa0;
-      if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 3;
-      if (c === 0xf0) lo = 0x90;
-      if (c === 0xf4) hi = 0x8f;
-    }
-    let ok = n > 0 && i + n < b.length;
-    if (ok) {
-      const b1 = b[i + 1];
-      ok = b1 !== undefined && b1 >= lo && b1 <= hi;
-      for (let k = 2; ok && k <= n; k++) {
-        const bk = b[i + k];
-        ok = bk !== undefined && bk >= 0x80 && bk <= 0xbf;
-      }
-    }
-    if (ok) {
-      i += n + 1;
+    const n = wellFormedLength(b, i);
+    if (n > 0) {
+      i += n;
       continue;
     }
     flush(i);

@@ -4,6 +4,7 @@
  * through here, so a file that is not UTF-8 is refused the same way wherever it is read.
  */
 import { isUtf8 } from 'node:buffer';
+import { wellFormedLength } from '../canonical/utf8.ts';
 import { ToolgateError } from '../errors.ts';
 
 export function utf8Text(bytes: Uint8Array, file: string): string {
@@ -27,38 +28,13 @@ function countNewlines(bytes: Uint8Array, end: number): number {
   return n;
 }
 
-/**
- * Where the first ill-formed or cut-off sequence starts (Unicode's table of well-formed UTF-8: no
- * overlong form, no surrogate, nothing above U+10FFFF); `bytes.length` when there is none.
- */
+/** Where the first ill-formed or cut-off sequence starts; `bytes.length` when there is none. */
 export function firstInvalidOffset(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    // The sequence's length and the range its second byte must fall in.
-    let len: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) len = 2;
-    else if (b >= 0xe0 && b <= 0xef) {
-      len = 3;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      len = 4;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + len > bytes.length) return i;
-    for (let k = 1; k < len; k++) {
-      const c = bytes[i + k]!;
-      if (k === 1 ? c < lo || c > hi : c < 0x80 || c > 0xbf) return i;
-    }
-    i += len;
+    const n = wellFormedLength(bytes, i);
+    if (n === 0) return i;
+    i += n;
   }
   return i;
 }

@@ -10,6 +10,7 @@ import { ObjectValue, SetValue, isNumber, typeName, type Value } from '../value.
 import { toBigInt } from '../number-value.ts';
 import { BuiltinError, builtinError, registerBuiltins, type BuiltinDef } from './registry.ts';
 import { formatValue } from './core.ts';
+import { requestKeysFault } from './http-request.ts';
 import { GoURLError, parseGoURL } from './lib/gourl.ts';
 import { marshalJson } from './lib/json.ts';
 
@@ -27,15 +28,6 @@ function mustBe(n: number, want: string, got: Value): BuiltinError {
 const setText = (names: readonly string[]) => formatValue(new SetValue(names));
 
 const REQUIRED_CONFIG = ['aws_access_key', 'aws_region', 'aws_secret_access_key', 'aws_service'];
-
-/** The request keys http.send knows; sign_req refuses the others as http.send would. */
-const REQUEST_KEYS: ReadonlySet<string> = new Set([
-  'method', 'url', 'body', 'enable_redirect', 'force_json_decode', 'force_yaml_decode', 'headers', 'raw_body',
-  'tls_use_system_certs', 'tls_ca_cert', 'tls_ca_cert_file', 'tls_ca_cert_env_variable', 'tls_client_cert',
-  'tls_client_cert_file', 'tls_client_cert_env_variable', 'tls_client_key', 'tls_client_key_file',
-  'tls_client_key_env_variable', 'tls_insecure_skip_verify', 'tls_server_name', 'timeout', 'cache', 'force_cache',
-  'force_cache_duration_seconds', 'raise_error', 'caching_mode', 'max_retry_attempts', 'cache_ignored_headers',
-]);
 
 /** Headers AWS leaves out of the signature. */
 const UNSIGNED_HEADERS: ReadonlySet<string> = new Set(['authorization', 'user-agent', 'x-amzn-trace-id']);
@@ -57,11 +49,8 @@ function checkConfig(config: ObjectValue): void {
 }
 
 function checkRequest(req: ObjectValue): void {
-  const keys = keysOf(req);
-  const unknown = keys.filter((k) => typeof k !== 'string' || !REQUEST_KEYS.has(k));
-  if (unknown.length > 0) throw operandFault(1, `invalid request parameters(s): ${formatValue(new SetValue(unknown))}`);
-  const missing = ['method', 'url'].filter((k) => req.get(k) === undefined);
-  if (missing.length > 0) throw operandFault(1, `missing required request parameters(s): ${setText(missing)}`);
+  const fault = requestKeysFault(req, formatValue);
+  if (fault !== undefined) throw operandFault(1, fault);
 }
 
 /** Go's time.Format for `20060102T150405Z` of a Unix time in nanoseconds, UTC. */

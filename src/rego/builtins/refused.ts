@@ -3,7 +3,8 @@
  * Their names are registered so that the compiler knows them and `with` can replace them with a
  * mock; calling one unmocked stops evaluation with an error naming it.
  */
-import { ObjectValue, SetValue, type Value } from '../value.ts';
+import { ObjectValue, type Value } from '../value.ts';
+import { requestKeysFault } from './http-request.ts';
 import { regoText } from './text.ts';
 import { BuiltinError, registerBuiltins, type BuiltinDef } from './registry.ts';
 
@@ -26,15 +27,6 @@ function refuse(name: string, arity: number, why: string, check?: (args: Value[]
   };
 }
 
-/** The request keys OPA's http.send accepts, and those it requires. */
-const HTTP_SEND_KEYS: ReadonlySet<string> = new Set([
-  'method', 'url', 'body', 'enable_redirect', 'force_json_decode', 'force_yaml_decode', 'headers', 'raw_body',
-  'tls_use_system_certs', 'tls_ca_cert', 'tls_ca_cert_file', 'tls_ca_cert_env_variable', 'tls_client_cert',
-  'tls_client_cert_file', 'tls_client_cert_env_variable', 'tls_client_key', 'tls_client_key_file',
-  'tls_client_key_env_variable', 'tls_insecure_skip_verify', 'tls_server_name', 'timeout', 'cache', 'force_cache',
-  'force_cache_duration_seconds', 'raise_error', 'caching_mode', 'max_retry_attempts', 'cache_ignored_headers',
-]);
-
 /**
  * OPA checks a request's keys before it would send it: an unknown or missing key is its type error
  * (undefined unless builtin errors are strict), whatever the network. With `raise_error: false` OPA
@@ -42,13 +34,9 @@ const HTTP_SEND_KEYS: ReadonlySet<string> = new Set([
  */
 function checkHttpRequest([req]: Value[]): void {
   if (!(req instanceof ObjectValue) || req.get('raise_error') === false) return;
-  const keys = req.keys();
-  const invalid = keys.filter((k) => typeof k !== 'string' || !HTTP_SEND_KEYS.has(k));
-  if (invalid.length > 0) throw new BuiltinError('eval_type_error', `http.send: operand 1 invalid request parameters(s): ${regoText(new SetValue(invalid))}`);
-  const missing = ['method', 'url'].filter((k) => req.get(k) === undefined);
-  if (missing.length > 0) throw new BuiltinError('eval_type_error', `http.send: operand 1 missing required request parameters(s): ${regoText(new SetValue(missing))}`);
+  const fault = requestKeysFault(req, regoText);
+  if (fault !== undefined) throw new BuiltinError('eval_type_error', `http.send: operand 1 ${fault}`);
 }
-
 
 export const REFUSED_BUILTINS: BuiltinDef[] = [
   refuse('http.send', 1, 'no network access', checkHttpRequest),

@@ -52,42 +52,24 @@ export function unify(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): boolean 
 
 /**
  * `x := term` / `x = term` (either side) with x an unbound local and the term direct, or two
- * direct sides: bound without continuation closures. Undefined when the general path decides.
+ * direct sides: directUnify, then the continuation with its binding. Undefined when the general
+ * path decides.
  */
 export function unifyDirect(ev: Evaluator, a: Term, b: Term, f: Frame, k: K): boolean | undefined {
-  let slot: number | undefined;
-  let other: Term;
-  if (a.type === 'var' && a.slot !== undefined && f[a.slot] === undefined) {
-    slot = a.slot;
-    other = b;
-  } else if (b.type === 'var' && b.slot !== undefined && f[b.slot] === undefined) {
-    slot = b.slot;
-    other = a;
-  } else {
-    if (isPattern(a, f) || isPattern(b, f)) return undefined;
-    const x = direct(ev, a, f);
-    if (x === GENERAL) return undefined;
-    if (x === undefined) return false;
-    const y = direct(ev, b, f);
-    if (y === GENERAL) return undefined;
-    return y !== undefined && valueEquals(x, y) ? k() : false;
-  }
-  if (isPattern(other, f)) return undefined;
-  const v = direct(ev, other, f);
-  if (v === GENERAL) return undefined;
-  if (v === undefined) return false;
-  f[slot] = v;
+  const mark = ev.trailMark();
   try {
-    return k();
+    const r = directUnify(ev, a, b, f);
+    if (r === GENERAL) return undefined;
+    return r ? k() : false;
   } finally {
-    f[slot] = undefined;
+    ev.unbindTo(mark, f);
   }
 }
 
 /**
- * unifyDirect without its continuation, for a body's direct prefix: true when the two sides agree
- * (an unbound local on one side bound to the other, through `ev.bind`, which the caller undoes),
- * false when they do not, GENERAL when the general path decides (nothing bound then). An array of
+ * A unification with at most one solution, without a continuation (a body's direct prefix): true
+ * when the two sides agree (an unbound local on one side bound to the other, through `ev.bind`,
+ * which the caller undoes), false when they do not, GENERAL when the general path decides (nothing bound then). An array of
  * unbound locals and direct terms (`[src] := f(x)`) is matched against a direct array too.
  */
 export function directUnify(ev: Evaluator, a: Term, b: Term, f: Frame): boolean | typeof GENERAL {

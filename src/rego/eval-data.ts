@@ -14,17 +14,18 @@ import type { Evaluator } from './eval.ts';
 import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
 import { callFunc } from './eval-calls.ts';
+import { walk } from './eval-refs.ts';
 
 export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
   const over = ev.s.nodeOverrides?.get(node);
-  if (over !== undefined) return ev.walk(over, path, i, f, k);
+  if (over !== undefined) return walk(ev, over, path, i, f, k);
   if (node.rules.length) {
     const doc = nodeDoc(ev, node, base);
-    return doc === undefined ? false : ev.walk(doc, path, i, f, k);
+    return doc === undefined ? false : walk(ev, doc, path, i, f, k);
   }
   if (node.funcs.length && !node.hasRules && node.funcs[0]?.args.length === 0) {
     // a zero-argument function named by reference evaluates to its value
-    return callFunc(ev, ['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => ev.walk(v, path, i, f, k), true);
+    return callFunc(ev, ['data', ...node.path].join('.'), [], node.funcs[0].loc, (v) => walk(ev, v, path, i, f, k), true);
   }
   if (i === path.length) {
     const v = nodeValue(ev, node, base);
@@ -35,7 +36,7 @@ export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined,
     const child = typeof key === 'string' ? node.children.get(key) : undefined;
     const b = base === undefined ? undefined : childOf(base, key, true);
     if (child && (child.hasRules || child.funcs.length > 0)) return evalData(ev, child, b, path, i + 1, f, k);
-    return b === undefined ? false : ev.walk(b, path, i + 1, f, k, true);
+    return b === undefined ? false : walk(ev, b, path, i + 1, f, k, true);
   };
   if (p.type === 'value') return step(p.value);
   if (isUnboundVar(p, f) || isPattern(p, f)) {
@@ -44,7 +45,7 @@ export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined,
     if (base instanceof ObjectValue) for (const [key] of base.unordered()) keys.add(key);
     else if (base !== undefined) {
       // non-object base: iterate it plainly
-      return ev.walk(base, path, i, f, k);
+      return walk(ev, base, path, i, f, k);
     }
     return ev.iterate(keys, (key) => {
       const child = typeof key === 'string' ? node.children.get(key) : undefined;

@@ -13,6 +13,7 @@ import { ObjectValue, SetValue, type Value } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { nodeValue, nodeDoc } from './eval-data.ts';
 import { builtinFailed, funcValue } from './eval-calls.ts';
+import { comprehension } from './eval-composites.ts';
 
 /**
  * The value of a term that can have at most one, computed without continuations: a constant, a
@@ -53,7 +54,7 @@ export function direct(ev: Evaluator, t: Term, f: Frame): Direct {
     case 'setcompr':
     case 'objectcompr':
       // one value each, built by running the body (as evalTerm does)
-      return ev.comprehension(t, f);
+      return comprehension(ev, t, f);
     default:
       return GENERAL;
   }

@@ -4,62 +4,35 @@
  * it found it. A continuation returns `true` to stop the enumeration early.
  *
  * This file holds the evaluator's state (limits, the current `with` state, builtin context), queries,
- * bodies, literals, negation, expressions and terms. The rest are functions taking the evaluator, one
- * concept a file: `eval-with.ts`, `eval-unify.ts`, `eval-direct.ts` (single-valued terms without
- * continuations), `eval-data.ts` (documents under `data`, computed once per evaluation and again under
- * `with`, which swaps the caches), `eval-calls.ts`; shapes and helpers in `eval-support.ts` and
- * `eval-plans.ts`. So the members those read are not private.
+ * bodies (their direct prefix on a trail, the rest with continuations), literals, negation,
+ * expressions and terms. The rest are functions taking the evaluator, one concept a file:
+ * `eval-with.ts`, `eval-unify.ts`, `eval-refs.ts`, `eval-composites.ts` (comprehensions and
+ * collection literals), `eval-direct.ts` (single-valued terms without continuations), `eval-data.ts`
+ * (documents under `data`, computed once per evaluation and again under `with`, which swaps the
+ * caches), `eval-calls.ts`; the builtin context in `eval-context.ts`, shapes and helpers in
+ * `eval-support.ts` and `eval-plans.ts`, the options in `eval-options.types.ts`. So the members those
+ * read are not private. Bodies, literals, expressions and terms stay in this file: they recurse
+ * through one another and share the trail and the negation flag.
  */
-import { type K, type VK, type Frame, type WithState, GENERAL, EMPTY_OBJECT, childOf, isPattern } from './eval-support.ts';
-import { dataRefPlan, callsFirst, dynamicKeys, objectPlan } from './eval-plans.ts';
+import { type K, type VK, type Frame, type WithState, GENERAL, EMPTY_OBJECT, childOf } from './eval-support.ts';
 import { checkBaseConflicts } from './base-conflicts.ts';
-import { mulberry32 } from './prng.ts';
+import { EvalContext } from './eval-context.ts';
+import { evalRef } from './eval-refs.ts';
+import { comprehension, evalComposite } from './eval-composites.ts';
 import type { Expr, Literal, Term } from './ast.ts';
 import type { BuiltinContext } from './builtins/registry.ts';
 import type { CompiledPolicy, CompiledQuery, DataNode } from './compiler.ts';
+import type { EvalOptions, SharedDocs } from './eval-options.types.ts';
 import { RegoError } from './errors.ts';
-import { Budget, mergeLimits, type RegoLimits } from './limits.ts';
-import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
+import { Budget, mergeLimits } from './limits.ts';
+import { ObjectValue, SetValue, type Value } from './value.ts';
 import { evalWith } from './eval-with.ts';
 import { directUnify, unify, unifyDirect, unifyValue } from './eval-unify.ts';
 import { direct, directCall } from './eval-direct.ts';
 import { evalData, nodeValue, nodeDoc } from './eval-data.ts';
 import { evalCall } from './eval-calls.ts';
 
-export interface EvalOptions {
-  readonly input?: Value;
-  /** Base document (`data` from the store), already converted with `fromJSON`. */
-  readonly data?: Value;
-  readonly strict?: boolean;
-  /** Step budget; evaluation stops with REGO_LIMIT_EXCEEDED when exceeded. */
-  readonly maxSteps?: number;
-  /** Wall-clock budget in milliseconds from the start of the evaluation. */
-  readonly deadlineMs?: number;
-  /** Deadline, steps and bytes built by builtins (wins over `maxSteps` / `deadlineMs`); see limits.ts. */
-  readonly limits?: RegoLimits;
-  /** Clock for time.now_ns, in ns since the epoch. */
-  readonly now?: bigint;
-  /** Random source in [0, 1) (defaults to a fixed-seed generator). */
-  readonly random?: () => number;
-  /** Sink of print() output. */
-  readonly print?: (line: string) => void;
-  /** A query made of one expression yields its value even when false (regorus's convention). */
-  readonly keepSingleFalse?: boolean;
-  /** Rule documents shared across evaluations with the same `data` (see `SharedDocs`). */
-  readonly shared?: SharedDocs;
-}
-
-/**
- * Rule documents shared across evaluations: the documents of `nodes` (rule nodes whose value depends on
- * `data` alone; data-only.ts finds them) are computed once and reused by every evaluation whose
- * `data` is this same `data` value (by identity), outside any `with`. A new data document needs a new
- * SharedDocs.
- */
-export interface SharedDocs {
-  readonly nodes: ReadonlySet<DataNode>;
-  readonly data: Value;
-  readonly docs: Map<DataNode, Value | undefined>;
-}
+export type { EvalOptions, SharedDocs } from './eval-options.types.ts';
 
 export class Evaluator {
   s: WithState;
@@ -136,7 +109,7 @@ export class Evaluator {
       // gives data.p's value, not true).
       const term = l.expr.term;
       const statement = (next: K): boolean =>
-        this.termStatement(term, f, (v) => {
+        this.evalTerm(term, f, (v) => {
           if (v === false && !(this.keepSingleFalse && body.length === 1)) return false;
           exprs[i] = v;
           return next();
@@ -203,7 +176,7 @@ export class Evaluator {
       const j = this.directPrefix(body, i, f);
       if (j < 0) return false;
       if (j === body.length) return k();
-      return this.generalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
+      return this.evalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
     } finally {
       this.unbindTo(mark, f);
     }
@@ -264,7 +237,7 @@ export class Evaluator {
 
   /** Evaluates body[j..] then k where body[j] is a literal directPrefix left to the general path. */
   evalBodyAt(body: Literal[], j: number, f: Frame, k: K): boolean {
-    return this.generalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
+    return this.evalLiteral(body[j] as Literal, f, this.restOf(body, j + 1, f, k));
   }
 
   /** Unbinds the slots the trail holds above `mark`. */
@@ -275,8 +248,8 @@ export class Evaluator {
 
   /**
    * The continuation that evaluates body[i..] then k. The continuation of each literal left to the
-   * general path is made on its first solution and reused for the rest: a literal iterating 100,000
-   * elements used to make a closure per element for every literal after it.
+   * general path is made on its first solution and reused for the rest, so a literal iterating many
+   * elements does not make a closure per element for every literal after it.
    */
   private restOf(body: Literal[], i: number, f: Frame, k: K): K {
     if (i === body.length) return k;
@@ -287,16 +260,11 @@ export class Evaluator {
         const j = this.directPrefix(body, i, f);
         if (j < 0) return false;
         if (j === body.length) return k();
-        return this.generalLiteral(body[j] as Literal, f, (nexts[j] ??= this.restOf(body, j + 1, f, k)));
+        return this.evalLiteral(body[j] as Literal, f, (nexts[j] ??= this.restOf(body, j + 1, f, k)));
       } finally {
         this.unbindTo(mark, f);
       }
     };
-  }
-
-  /** A literal the direct path left alone: ticked and evaluated with its continuation. */
-  private generalLiteral(l: Literal, f: Frame, k: K): boolean {
-    return this.evalLiteral(l, f, k);
   }
 
   private evalLiteral(l: Literal, f: Frame, k: K): boolean {
@@ -344,7 +312,7 @@ export class Evaluator {
       case 'term': {
         const v = direct(this, e.term, f);
         if (v !== GENERAL) return v === undefined || v === false ? false : k();
-        return this.termStatement(e.term, f, (x) => (x === false ? false : k()));
+        return this.evalTerm(e.term, f, (x) => (x === false ? false : k()));
       }
       case 'unify':
       case 'assign': {
@@ -400,11 +368,6 @@ export class Evaluator {
     return false;
   }
 
-  /** A term used as a statement; calls with an output argument unify it with the result. */
-  private termStatement(t: Term, f: Frame, k: VK): boolean {
-    return this.evalTerm(t, f, k);
-  }
-
   // ------------------------------------------------------------ terms
   evalTerm(t: Term, f: Frame, k: VK): boolean {
     switch (t.type) {
@@ -424,76 +387,24 @@ export class Evaluator {
         return k(v);
       }
       case 'ref':
-        return this.evalRef(t, f, k);
+        return evalRef(this, t, f, k);
       case 'array':
       case 'set':
       case 'object': {
         const v = direct(this, t, f);
         if (v !== GENERAL) return v === undefined ? false : k(v);
-        return this.evalComposite(t, f, k);
+        return evalComposite(this, t, f, k);
       }
       case 'arraycompr':
       case 'setcompr':
       case 'objectcompr':
-        return k(this.comprehension(t, f));
+        return k(comprehension(this, t, f));
       case 'call': {
         const v = directCall(this, t, f);
         if (v !== GENERAL) return v === undefined ? false : k(v);
         return evalCall(this, t, f, k);
       }
     }
-  }
-
-  /** The value of a comprehension: its body run to the end, each solution's term collected. */
-  comprehension(t: Term & { type: 'arraycompr' | 'setcompr' | 'objectcompr' }, f: Frame): Value {
-    if (t.type === 'arraycompr') {
-      const out: Value[] = [];
-      this.evalBody(t.body, 0, f, () =>
-        this.evalTerm(t.term, f, (v) => {
-          out.push(v);
-          return false;
-        }),
-      );
-      return out;
-    }
-    if (t.type === 'setcompr') {
-      const out = new SetValue();
-      this.evalBody(t.body, 0, f, () =>
-        this.evalTerm(t.term, f, (v) => {
-          out.add(v);
-          return false;
-        }),
-      );
-      return out.seal();
-    }
-    const out = new ObjectValue();
-    const put = (key: Value, v: Value): boolean => {
-      const prev = out.get(key);
-      if (prev !== undefined && !valueEquals(prev, v)) {
-        throw new RegoError('eval_conflict_error', 'object keys must be unique', t.loc);
-      }
-      out.set(key, v);
-      return false;
-    };
-    const valueFirst = callsFirst([t.key, t.value], t) !== undefined;
-    this.evalBody(t.body, 0, f, () =>
-      valueFirst
-        ? this.evalTerm(t.value, f, (v) => this.evalTerm(t.key, f, (key) => put(key, v)))
-        : this.evalTerm(t.key, f, (key) => this.evalTerm(t.value, f, (v) => put(key, v))),
-    );
-    return out;
-  }
-
-  /** An array, set or object literal some of whose items have several values or need unifying. */
-  private evalComposite(t: Term & { type: 'array' | 'set' | 'object' }, f: Frame, k: VK): boolean {
-    if (t.type === 'array') return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(vals.slice()), callsFirst(t.items, t.items));
-    if (t.type === 'set') return this.evalItems(t.items, f, 0, new Array(t.items.length), (vals) => k(new SetValue(vals)), callsFirst(t.items, t.items));
-    const { flat, order } = objectPlan(t);
-    return this.evalItems(flat, f, 0, new Array(flat.length), (vals) => {
-      const o = new ObjectValue();
-      for (let i = 0; i < vals.length; i += 2) o.set(vals[i] as Value, vals[i + 1] as Value);
-      return k(o);
-    }, order);
   }
 
   /** Evaluates items into acc[0..]; `order` (from callsFirst) is the order to evaluate them in. */
@@ -506,107 +417,4 @@ export class Evaluator {
     });
   }
 
-  private evalRef(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
-    const dyn = dynamicKeys(t);
-    if (dyn !== undefined) {
-      // OPA's compiler hoists refs and calls out of a ref's keys, so they are evaluated before the
-      // head is read (`input.missing[f(x)]` still calls f)
-      const terms = dyn.map((i) => t.path[i] as Term);
-      return this.evalItems(terms, f, 0, new Array(terms.length), (vals) => {
-        const path = t.path.slice();
-        dyn.forEach((i, j) => (path[i] = { type: 'value', value: vals[j] as Value, loc: (t.path[i] as Term).loc }));
-        return this.evalRefFrom({ type: 'ref', head: t.head, path, loc: t.loc }, f, k);
-      });
-    }
-    return this.evalRefFrom(t, f, k);
-  }
-
-  private evalRefFrom(t: Term & { type: 'ref' }, f: Frame, k: VK): boolean {
-    const head = t.head;
-    if (head.type === 'var' && head.slot === undefined) {
-      if (head.name === 'data') {
-        const plan = this.s.nodeOverrides === undefined ? dataRefPlan(t, this.policy.root) : undefined;
-        if (plan === undefined || plan.kind === 'general') return evalData(this, this.policy.root, this.s.base, t.path, 0, f, k);
-        // jump to where the constant prefix leads instead of descending from the root on every read
-        let base: Value | undefined = this.s.base;
-        for (let i = 0; i < plan.depth && base !== undefined; i++) base = childOf(base, (t.path[i] as Term & { type: 'value' }).value, true);
-        if (plan.kind === 'base') return base === undefined ? false : this.walk(base, t.path, plan.depth, f, k, true);
-        return evalData(this, plan.node, base, t.path, plan.depth, f, k);
-      }
-      if (head.name === 'input') {
-        if (this.s.input === undefined) return false;
-        return this.walk(this.s.input, t.path, 0, f, k);
-      }
-    }
-    if (head.type === 'var' && head.slot !== undefined) {
-      // a bound local (the common `item.risk`): no continuation closure for the head
-      const v = f[head.slot];
-      if (v === undefined) throw new RegoError('rego_unsafe_var_error', `var ${head.name} is unsafe`, head.loc);
-      return this.walk(v, t.path, 0, f, k);
-    }
-    return this.evalTerm(head, f, (v) => this.walk(v, t.path, 0, f, k));
-  }
-
-  walk(v: Value, path: Term[], i: number, f: Frame, k: VK, store = false): boolean {
-    if (i === path.length) return k(v);
-    const p = path[i] as Term;
-    if (p.type === 'value') {
-      const c = childOf(v, p.value, store);
-      return c === undefined ? false : this.walk(c, path, i + 1, f, k, store);
-    }
-    if (p.type === 'var' && p.slot !== undefined) {
-      const cur = f[p.slot];
-      if (cur !== undefined) {
-        const c = childOf(v, cur, store);
-        return c === undefined ? false : this.walk(c, path, i + 1, f, k, store);
-      }
-      const slot = p.slot;
-      return this.iterate(v, (key, val) => {
-        f[slot] = key;
-        try {
-          return this.walk(val, path, i + 1, f, k);
-        } finally {
-          f[slot] = undefined;
-        }
-      });
-    }
-    if (isPattern(p, f)) {
-      return this.iterate(v, (key, val) => unifyValue(this, p, key, f, () => this.walk(val, path, i + 1, f, k)));
-    }
-    return this.evalTerm(p, f, (key) => {
-      const c = childOf(v, key);
-      return c === undefined ? false : this.walk(c, path, i + 1, f, k);
-    });
-  }
-
-}
-
-/**
- * The builtin context of one evaluation: methods rather than closures made for each evaluation, and
- * the default random source (a fixed-seed generator) made on its first use.
- */
-class EvalContext implements BuiltinContext {
-  readonly cache = new Map<string, Value>();
-  readonly location = '';
-  private rng: (() => number) | undefined;
-
-  constructor(
-    readonly strict: boolean,
-    private readonly nowNs: bigint,
-    private readonly randomSource: (() => number) | undefined,
-    private readonly sink: ((line: string) => void) | undefined,
-    readonly budget: Budget,
-  ) {}
-
-  now(): bigint {
-    return this.nowNs;
-  }
-
-  random(): number {
-    return (this.rng ??= this.randomSource ?? mulberry32(0))();
-  }
-
-  print(line: string): void {
-    this.sink?.(line);
-  }
 }

@@ -113,7 +113,7 @@ function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n +
 }
 
 /** A chunk's raw deflate stream: sync-flushed (byte-aligned, not final) unless it is the last. */
-export function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
+function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
   if (last) return deflateRaw(chunk, { ...GZIP_PARAMETERS });
   const d = new Deflate({ ...GZIP_PARAMETERS, raw: true });
   d.push(chunk, Z_SYNC_FLUSH);
@@ -121,7 +121,7 @@ export function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
 }
 
 /** One chunk of the input: its byte range, whether it ends the member, and its digest key. */
-export interface ChunkRange {
+interface ChunkRange {
   readonly start: number;
   readonly end: number;
   readonly last: boolean;
@@ -132,7 +132,7 @@ export interface ChunkRange {
  * The chunks of `bytes` (see `chunkEnds`), each keyed by the SHA-256 of its bytes; the key of the
  * last says so, as its stream ends differently.
  */
-export function chunkRanges(bytes: Uint8Array): ChunkRange[] {
+function chunkRanges(bytes: Uint8Array): ChunkRange[] {
   const ends = chunkEnds(bytes);
   return ends.map((end, i) => {
     const start = i === 0 ? 0 : ends[i - 1]!;
@@ -142,7 +142,7 @@ export function chunkRanges(bytes: Uint8Array): ChunkRange[] {
 }
 
 /** The gzip member of `bytes` from the deflated stream of each of its chunks (`chunkRanges`, in order). */
-export function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: readonly Uint8Array[]): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: readonly Uint8Array[]): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
   const chunks = ranges.map((r, i) => ({ digest: r.digest, deflated: deflated[i]! }));
   // Empty input: the empty final block, as zlib writes it.
   const body = chunks.length === 0 ? [deflateRaw(bytes, { ...GZIP_PARAMETERS })] : deflated;
@@ -158,8 +158,7 @@ export function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], def
 /**
  * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
  * digest `reuse` holds is copied from there instead of deflated again (the key includes whether it
- * is the last chunk, whose stream ends differently). emit/two-thread-gzip.ts makes the same bytes
- * with a worker thread deflating chunks beside this one.
+ * is the last chunk, whose stream ends differently).
  *
  * @example
  * const first = gzipInChunks(tarBytes);

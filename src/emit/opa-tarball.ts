@@ -1,13 +1,11 @@
 /**
  * A deterministic OPA bundle tarball (reference/opa-bundle-format.md): gzip-compressed tar with
  * entries sorted by name, fixed mtime (0), mode 0644, uid/gid 0 and no owner names, compressed by
- * the platform-independent gzip of gzip.ts (a large one on two threads: two-thread-gzip.ts), so
- * identical inputs give identical bytes everywhere.
+ * the platform-independent gzip of gzip.ts, so identical inputs give identical bytes everywhere.
  */
 import { pack as tarPack } from 'tar-stream';
 import { ToolgateError } from '../errors.ts';
-import type { DeflatedChunk } from './gzip.ts';
-import { gzipInChunksOnTwoThreads } from './two-thread-gzip.ts';
+import { gzipInChunks, type DeflatedChunk } from './gzip.ts';
 
 export interface TarEntry {
   /** Entry name without a leading `/` or `./`, e.g. `toolgate/data.json`. */
@@ -45,5 +43,5 @@ export async function emitTarGzInChunks(entries: readonly TarEntry[], reuse?: Re
   }
   p.finalize();
   await done;
-  return gzipInChunksOnTwoThreads(Buffer.concat(chunks), reuse);
+  return gzipInChunks(Buffer.concat(chunks), reuse);
 }

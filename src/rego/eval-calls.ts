@@ -3,7 +3,7 @@
  * user functions (every definition and `else` branch tried, conflicting outputs an error, results
  * memoised per argument).
  */
-import { type VK, type Frame, UNDEF, GENERAL, type WithState, printValue } from './eval-support.ts';
+import { type VK, type Frame, UNDEF, type WithState, printValue } from './eval-support.ts';
 import { FuncMemo, bindArgs, candidateRules, callsFirst } from './eval-plans.ts';
 import type { CallTarget, Loc, Term } from './ast.ts';
 import { lookupBuiltin, BuiltinError } from './builtins/registry.ts';
@@ -14,8 +14,7 @@ import { conflictError, type ConflictingValue } from './conflicts.ts';
 import { type Value, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { unifyValue, unifyItems } from './eval-unify.ts';
-import { indexed, agreeOnConstant } from './eval-data.ts';
-import { direct } from './eval-direct.ts';
+import { agreeOnConstant, eachBranchValue, indexed } from './eval-branch.ts';
 
 /** A builtin threw: raised at the call when strict (or for a halting error), else the call is undefined. */
 export function builtinFailed(ev: Evaluator, e: unknown, loc: Loc): void {
@@ -107,30 +106,16 @@ function callTargetRaw(ev: Evaluator, target: CallTarget, vals: Value[], loc: Lo
 
 /**
  * A function branch's value with its parameters bound: undefined when its body fails, an error when
- * its solutions disagree. A body whose literals are all direct, with a direct value, has one
- * solution and is computed without continuations.
+ * its solutions disagree.
  */
 function branchValue(ev: Evaluator, br: CRule, fr: Frame): Value | undefined {
-  const mark = ev.trailMark();
-  try {
-    const j = ev.directPrefix(br.body, 0, fr);
-    if (j < 0) return undefined;
-    if (j === br.body.length) {
-      const v = direct(ev, br.value, fr);
-      if (v !== GENERAL) return v;
-    }
-    let got: Value | undefined;
-    const onValue = (v: Value): boolean => {
-      if (got === undefined) got = v;
-      else if (!valueEquals(got, v)) throw conflictError('function', br.path.join('.'), [[got, br.loc], [v, br.loc]]);
-      return false;
-    };
-    if (j === br.body.length) ev.evalTerm(br.value, fr, onValue);
-    else ev.evalBodyAt(br.body, j, fr, () => ev.evalTerm(br.value, fr, onValue));
-    return got;
-  } finally {
-    ev.unbindTo(mark, fr);
-  }
+  let got: Value | undefined;
+  eachBranchValue(ev, br, fr, (v) => {
+    if (got === undefined) got = v;
+    else if (!valueEquals(got, v)) throw conflictError('function', br.path.join('.'), [[got, br.loc], [v, br.loc]]);
+    return false;
+  });
+  return got;
 }
 
 /** The value of one definition (its body or the first `else` branch that holds) for these arguments. */

@@ -1,19 +1,19 @@
 /**
  * Documents under `data`: walking rule nodes and the base document, a node's document (complete
  * values with their conflict check and default, partial sets and objects, ref-head objects, child
- * nodes) computed once per evaluation or shared, and which rule bodies OPA's rule index runs.
+ * nodes) computed once per evaluation or shared. Each branch is run through eval-branch.ts.
  */
 import { type VK, type Frame, UNDEF, GENERAL, childOf, isUnboundVar, isPattern } from './eval-support.ts';
 import type { Loc, Term } from './ast.ts';
 import { conflictError, type ConflictingValue } from './conflicts.ts';
 import type { CRule, DataNode } from './compiler.ts';
 import { RegoError } from './errors.ts';
-import { branchConditions } from './ruleindex.ts';
 import { ObjectValue, SetValue, type Value, valueEquals } from './value.ts';
 import type { Evaluator } from './eval.ts';
 import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
 import { callFunc } from './eval-calls.ts';
+import { agreeOnConstant, eachBranchValue, indexed } from './eval-branch.ts';
 import { walk } from './eval-refs.ts';
 
 export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
@@ -304,87 +304,15 @@ function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => vo
   }
 }
 
-/**
- * Calls onValue per solution of one branch (only the first when `firstOnly`); whether there was one.
- * A body whose literals are all direct, with a direct value, has at most one solution and is
- * computed without continuations.
- */
+/** Calls onValue per solution of one branch (only the first when `firstOnly`); whether there was one. */
 function branchValues(ev: Evaluator, br: CRule, f: Frame, onValue: (v: Value, r: CRule) => void, firstOnly: boolean): boolean {
-  const mark = ev.trailMark();
-  try {
-    const j = ev.directPrefix(br.body, 0, f);
-    if (j < 0) return false;
-    if (j === br.body.length) {
-      const v = direct(ev, br.value, f);
-      if (v !== GENERAL) {
-        if (v === undefined) return false;
-        onValue(v, br);
-        return true;
-      }
-    }
-    let any = false;
-    const each = (v: Value): boolean => {
-      any = true;
-      onValue(v, br);
-      return firstOnly;
-    };
-    if (j === br.body.length) ev.evalTerm(br.value, f, each);
-    else ev.evalBodyAt(br.body, j, f, () => ev.evalTerm(br.value, f, each));
-    return any;
-  } finally {
-    ev.unbindTo(mark, f);
-  }
-}
-
-/**
- * Whether OPA's rule index would hand this branch to evaluation (ruleindex.ts): every ref its
- * conditions read is defined and holds the value or affix they name. `args`: a function's arguments.
- */
-export function indexed(ev: Evaluator, r: CRule, args?: readonly Value[]): boolean {
-  const conds = branchConditions(r, ev.policy.root);
-  for (const c of conds) {
-    const root = c.ref.root;
-    let v: Value | undefined = root === 'input' ? ev.s.input : root === 'data' ? ev.s.base : args?.[root];
-    const store = root === 'data';
-    for (const key of c.ref.path) {
-      if (v === undefined) break;
-      v = childOf(v, key, store);
-    }
-    if (v === undefined) return false;
-    switch (c.kind) {
-      case 'eq':
-        if (!valueEquals(v, c.value as Value)) return false;
-        break;
-      case 'prefix':
-        if (typeof v !== 'string' || !v.startsWith(c.value as string)) return false;
-        break;
-      case 'suffix':
-        if (typeof v !== 'string' || !v.endsWith(c.value as string)) return false;
-        break;
-      default:
-        break;
-    }
-  }
-  return true;
-}
-
-/**
- * OPA's index result may exit early (ast/index.go resultMayEarlyExit): when every branch it hands
- * out has the same constant value, the first that holds decides and the others are not evaluated
- * (`r if { true }` and `r if { to_number("a") }` is true even with strict builtin errors).
- */
-export function agreeOnConstant(ev: Evaluator, rules: readonly CRule[], args?: readonly Value[]): boolean {
-  let val: Value | undefined;
-  for (const r of rules) {
-    if (r.isDefault) continue;
-    for (const br of [r, ...r.elses]) {
-      if (!indexed(ev, br, args)) continue;
-      if (br.value.type !== 'value') return false;
-      if (val !== undefined && !valueEquals(val, br.value.value)) return false;
-      val = br.value.value;
-    }
-  }
-  return true;
+  let any = false;
+  eachBranchValue(ev, br, f, (v) => {
+    any = true;
+    onValue(v, br);
+    return firstOnly;
+  });
+  return any;
 }
 
 function applyObjectDefault(ev: Evaluator, r: CRule, obj: ObjectValue): void {

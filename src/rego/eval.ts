@@ -5,14 +5,14 @@
  *
  * This file holds the evaluator's state (limits, the current `with` state, builtin context), queries,
  * bodies (their direct prefix on a trail, the rest with continuations), literals, negation,
- * expressions and terms. The rest are functions taking the evaluator, one concept a file:
- * `eval-with.ts`, `eval-unify.ts`, `eval-refs.ts`, `eval-composites.ts` (comprehensions and
- * collection literals), `eval-direct.ts` (single-valued terms without continuations), `eval-data.ts`
- * (documents under `data`, computed once per evaluation and again under `with`, which swaps the
- * caches), `eval-calls.ts`; the builtin context in `eval-context.ts`, shapes and helpers in
+ * expressions and terms: they recurse through one another and share the trail and the negation flag.
+ * The rest are functions taking the evaluator, one concept a file: `eval-with.ts`, `eval-unify.ts`,
+ * `eval-refs.ts`, `eval-composites.ts` (comprehensions and collection literals), `eval-direct.ts`
+ * (single-valued terms without continuations), `eval-data.ts` (documents under `data`, computed once
+ * per evaluation and again under `with`, which swaps the caches), `eval-branch.ts` (one branch of a
+ * rule or function), `eval-calls.ts`; the builtin context in `eval-context.ts`, shapes and helpers in
  * `eval-support.ts` and `eval-plans.ts`, the options in `eval-options.types.ts`. So the members those
- * read are not private. Bodies, literals, expressions and terms stay in this file: they recurse
- * through one another and share the trail and the negation flag.
+ * read are not private.
  */
 import { type K, type VK, type Frame, type WithState, GENERAL, EMPTY_OBJECT, childOf } from './eval-support.ts';
 import { checkBaseConflicts } from './base-conflicts.ts';

@@ -1,11 +1,12 @@
-;; Raw deflate (RFC 1951) and CRC-32, for gzip-inflate.ts: a strict decoder that traps on anything
+;; Raw deflate (RFC 1951) and CRC-32, for gzip-wasm.ts: a strict decoder that traps on anything
 ;; zlib could read differently (over-subscribed or incomplete codes, reserved block types and
 ;; symbols, distances before the output's start, output past its capacity, input cut short), so a
-;; stream it accepts is one zlib inflates to the same bytes; the caller then falls back to zlib.
+;; stream it accepts is one zlib inflates to the same bytes; on a trap the caller falls back to zlib.
 ;;
 ;; Memory: [0, 1024) the CRC table, [1024, 8320) Huffman tables, code lengths and the RFC's
 ;; constants, [8448, 11520) the CRC's slicing tables, from 16384 (INPUT_AT in gzip-wasm.ts) the
-;; caller's input and output.
+;; caller's input and output. One file past ~400 lines: a WebAssembly text module cannot be split
+;; across files, and its functions share the one memory layout above.
 (module
   (memory (export "memory") 1)
 

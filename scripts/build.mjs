@@ -28,8 +28,8 @@ const COMMAND_BUNDLES = ['decide', 'check-access'];
 const BUNDLE_URL = '__toolgateBundleUrl';
 /**
  * A command's bundle is written as the function CommonJS wraps a module in, so the bin compiles
- * the file's text as it is read (measured: wrapping it at each run copied the ~470 KB source once
- * more, ~0.3 ms and half a MB of heap of every decide). bin/toolgate.cjs relies on this prefix.
+ * the file's text as it is read: wrapping it at each run would copy the whole source once more, in
+ * time and heap, on every decide. bin/toolgate.cjs relies on this prefix.
  */
 const CJS_WRAPPER = ['(function (exports, require, module, __filename, __dirname) {', '\n})'];
 

@@ -1,9 +1,9 @@
 /**
  * Inflate and CRC-32 in WebAssembly (inflate.wat, compiled into inflate-wasm.ts), so that reading
  * an ordinary bundle and keying decide's certificates load no node:zlib: loading it and the streams
- * it pulls in, then making its first inflate stream, was ~2.6 ms of a ~38 ms decide (measured: the
- * same decide with zlib's results replayed), where compiling and running this module costs well
- * under one. A pure-JS inflate runs cold in so short a process (measured: pako, ~3.5 ms).
+ * it pulls in, then making its first inflate stream, costs a CLI decide milliseconds, where
+ * compiling and running this module costs well under one. A pure-JS inflate, run cold in so short a
+ * process, costs more than zlib.
  *
  * The inflate is strict: it refuses (undefined) any stream zlib might read otherwise, and whatever
  * it refuses the caller hands to zlib, whose reading (and errors) are the reference. Without

@@ -78,7 +78,7 @@ export abstract class LogicParser extends KeywordRefParser {
     const loc = this.loc(start);
     if (this.logicOps && this.isOp('{')) {
       const save = this.pos;
-      const body = this.attempt(() => this.braceOperandBody());
+      const body = this.attempt(() => this.parseBraceBody());
       if (body !== undefined && this.isLogicOp()) return this.withTail(this.chain({ body, explicit: true, loc }));
       this.pos = save;
     }
@@ -100,19 +100,10 @@ export abstract class LogicParser extends KeywordRefParser {
     return this.withTail(this.chain({ body: [lit], explicit: false, loc }));
   }
 
-  /** `{ literals }` as an operand body (the opening brace is the current token). */
-  private braceOperandBody(): Literal[] {
-    this.expectOp('{');
-    const body = this.parseLiterals('}');
-    this.expectOp('}');
-    if (body.length === 0) this.fail('found empty body');
-    return body;
-  }
-
   /** After `not`: `{ body }` or `(group)` as one negated operand, or undefined when it is neither. */
   private negatedOperand(loc: Loc): Operand | undefined {
     if (this.isOp('{')) {
-      const body = this.braceOperandBody();
+      const body = this.parseBraceBody();
       return { body: [closedBody(body, loc, true)], explicit: false, loc };
     }
     const g = this.tryGroup(true);
@@ -156,7 +147,7 @@ export abstract class LogicParser extends KeywordRefParser {
     const loc = this.loc(start);
     if (this.isOp('{')) {
       const save = this.pos;
-      const body = this.attempt(() => this.braceOperandBody());
+      const body = this.attempt(() => this.parseBraceBody());
       if (body !== undefined) return { body, explicit: true, loc };
       this.pos = save;
       if (this.isOp('}', this.peek())) this.fail('found empty body');

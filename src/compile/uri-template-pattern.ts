@@ -47,9 +47,13 @@ function quote(s: string): string {
   return s.replace(/[\\^$.|?*+()[\]{}/-]/g, (c) => `\\${c}`);
 }
 
-/** Characters a value may expand to, plus `extra` (separators inside one variable's value). */
+/**
+ * Characters a value may expand to, plus `extra` (separators inside one variable's value). A
+ * reserved expansion also takes a `%` that starts no triplet: url-template (3.1.1) passes a value's
+ * trailing `%` or `%X` through unencoded, and the pattern must match what such servers produce.
+ */
 function valueChars(op: Operator, extra: string): string {
-  return `(?:[${UNRESERVED}${op.reserved ? RESERVED : ''}${quote(extra)}]|${PCT})*`;
+  return `(?:[${UNRESERVED}${op.reserved ? `${RESERVED}%` : ''}${quote(extra)}]|${PCT})*`;
 }
 
 interface VarSpec {

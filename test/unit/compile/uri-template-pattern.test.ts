@@ -35,6 +35,11 @@ describe('uriTemplatePattern', () => {
     );
   });
 
+  it("matches a reserved expansion's stray % as url-template writes it", () => {
+    for (const t of ['{#a}', 'file:///{+a}']) expect(matches(t, parseTemplate(t).expand({ a: ['x%0'] })), t).toBe(true);
+    expect(matches('{a}', '%0')).toBe(false);
+  });
+
   it('never matches a URI whose literal text differs from the template', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{1,8}$/), fc.string({ maxLength: 8 }), (seg, v) => {

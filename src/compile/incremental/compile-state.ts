@@ -24,7 +24,7 @@ export interface TarballChunk {
 export const COMPILE_STATE_VERSION = 4;
 
 export interface ToolPieces {
-  /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged (a text: hashing 20,000 of them costs more than keeping them). */
+  /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged (kept as the text: hashing every tool's would cost more than keeping it). */
   readonly contract_key: string;
   readonly tool_contract_digest: string;
   /** The policy bundle's `tools` entry in policy-bundle.json (absent when the bundle is toolgraph-v1). */

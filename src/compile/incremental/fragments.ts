@@ -42,7 +42,7 @@ const NON_ASCII = /[^\u0000-\u007f]/;
  * The canonical text of an object from its keys and members' texts (placeholders, say). Keys that
  * are ASCII and already ascending are in canonical order as they come and need no normalising, so
  * the text is written directly; any other object goes through the encoder, which sorts and
- * normalises. Tens of thousands of keys (one per tool) cost several times more through the encoder.
+ * normalises. An object keyed by tool is the one where the encoder's sorting and checking cost most.
  */
 export function objectText(entries: readonly (readonly [string, CanonicalText])[]): CanonicalText {
   let plain = true;

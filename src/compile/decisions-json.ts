@@ -55,7 +55,7 @@ export function dataAgentText(a: AgentDecisions): CanonicalText {
 }
 
 /** The `agents` object from each agent's text (the one encoder sorts and normalises the keys). */
-export function agentsObjectText(entries: Iterable<readonly [string, CanonicalText]>): CanonicalText {
+function agentsObjectText(entries: Iterable<readonly [string, CanonicalText]>): CanonicalText {
   return new CanonicalText(canonicalString(Object.fromEntries(entries)));
 }
 

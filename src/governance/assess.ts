@@ -59,7 +59,7 @@ function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefi
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What the risk table and the profiles read of an assessment (`assess` gives it with each DENY row's evidence). */
-export interface DecisionFacts {
+interface DecisionFacts {
   readonly granted: boolean;
   readonly exposed: boolean;
   readonly mapped: boolean;
@@ -70,7 +70,7 @@ export interface DecisionFacts {
 }
 
 /** The facts of an assessment with its DENY rows as they are, and the exception classifying each row (if any). */
-export interface DenyRows extends DecisionFacts {
+interface DenyRows extends DecisionFacts {
   readonly deny_evidence: readonly DenyReach[];
   readonly exceptions: readonly (ExpectedException | undefined)[];
 }

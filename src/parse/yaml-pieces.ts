@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
-export type PieceJson = string | Uint8Array;
+type PieceJson = string | Uint8Array;
 
 /** The JSON texts a previous compile kept, by piece digest. */
 export type PieceCache = ReadonlyMap<string, PieceJson>;

@@ -19,7 +19,7 @@ const encoder = new TextEncoder();
 /** What this reads of a manifest: its value and the YAML pieces it was read in. */
 type Manifest = Estate['manifest'];
 
-export interface ManifestDigest {
+interface ManifestDigest {
   readonly digest: string;
   /** The pieces to keep for the next compile (those with JSON), with their canonical texts. */
   readonly pieces: readonly ManifestPiece[];

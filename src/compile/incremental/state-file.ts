@@ -113,7 +113,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
 export type StateRead = { readonly state: CompileState } | { readonly refused: string };
 
 /** The files beside a state that it reads from: its spans point into policy-bundle.json and data.json. */
-export interface BesideState {
+interface BesideState {
   readonly policyBundle?: Uint8Array;
   readonly data?: Uint8Array;
   readonly tarball?: Uint8Array;

@@ -8,6 +8,7 @@ import { exceptionFor } from './exceptions.ts';
 import { isBacked, scrubUri } from './provenance.ts';
 import type { ExpectedException } from '../manifest/types.ts';
 import type { DenyEvidence, DenyReach, Profile, RejectReason } from './types.ts';
+import type { Writable } from './writable.types.ts';
 
 export interface Assessment {
   readonly agent: string;
@@ -55,8 +56,6 @@ function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefi
   if (x) e.exception_reason = x.reason;
   return e as DenyEvidence;
 }
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** What the risk table and the profiles read of an assessment (`assess` gives it with each DENY row's evidence). */
 interface DecisionFacts {

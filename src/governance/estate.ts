@@ -13,6 +13,7 @@ import type { Catalog, CatalogTool } from '../catalog/types.ts';
 import { toolKey } from '../catalog/types.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from '../manifest/types.ts';
 import type { DenyReach, ToolResolution } from './types.ts';
+import type { Writable } from './writable.types.ts';
 import { reportProvenance } from './provenance.ts';
 import { resourceKey } from './resource-uri.ts';
 
@@ -82,8 +83,6 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 // The two below copy the schema's fields one by one: a spread of the parsed row was most of the
 // index build's time at 200,000 grants. An optional field stays absent when the row has none.
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
-
 function resolvedGrant(g: Grant, tool_key: string, index: number): ResolvedGrant {
   const rg: Writable<ResolvedGrant> = { agent: g.agent, tool: g.tool, tool_key, index };
   if (g.granted_by !== undefined) rg.granted_by = g.granted_by;

@@ -10,9 +10,8 @@ import type { ExpectedException } from '../manifest/types.ts';
 import type { DenyEvidence, DenyReach, Profile, RejectReason } from './types.ts';
 import type { Writable } from './writable.types.ts';
 
-export interface Assessment {
-  readonly agent: string;
-  readonly tool_key: string;
+/** What the risk table and the profiles read of an assessment (`assess` gives it with each DENY row's evidence). */
+interface DecisionFacts {
   readonly granted: boolean;
   readonly exposed: boolean;
   readonly mapped: boolean;
@@ -23,8 +22,15 @@ export interface Assessment {
    * (`unbacked-edges --include-grants`).
    */
   readonly unbacked: boolean;
-  readonly deny_evidence: readonly DenyEvidence[];
+  /** Only its length is read: one evidence per DENY row. */
+  readonly deny_evidence: { readonly length: number };
   readonly violations: number;
+}
+
+export interface Assessment extends DecisionFacts {
+  readonly agent: string;
+  readonly tool_key: string;
+  readonly deny_evidence: readonly DenyEvidence[];
 }
 
 export function evidencePath(agent: string, e: { tool_key: string; resource: string | null; via: string; policy: string }): string {
@@ -40,7 +46,8 @@ function pathAfterAgent(e: { tool_key: string; resource: string | null; via: str
 // tool, so the part of its evidence path after the agent is written once per reach.
 const tailByReach = new WeakMap<DenyReach, string>();
 
-function reachPath(agent: string, reach: DenyReach): string {
+/** The evidence path of a DENY row for `agent`, as its evidence carries it. */
+export function denyRowPath(agent: string, reach: DenyReach): string {
   let tail = tailByReach.get(reach);
   if (tail === undefined) tailByReach.set(reach, (tail = pathAfterAgent(reach)));
   return `(${agent})${tail}`;
@@ -51,21 +58,10 @@ function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefi
   const e: Writable<DenyReach> & Partial<Writable<DenyEvidence>> = { tool_key: reach.tool_key, resource: reach.resource, via: reach.via, policy: reach.policy, scope: reach.scope, provenance: reach.provenance };
   if (reach.policy_provenance !== undefined) e.policy_provenance = reach.policy_provenance;
   e.agent = agent;
-  e.path = reachPath(agent, reach);
+  e.path = denyRowPath(agent, reach);
   e.classification = x ? 'authorized_but_governed' : 'violation';
   if (x) e.exception_reason = x.reason;
   return e as DenyEvidence;
-}
-
-/** What the risk table and the profiles read of an assessment (`assess` gives it with each DENY row's evidence). */
-interface DecisionFacts {
-  readonly granted: boolean;
-  readonly exposed: boolean;
-  readonly mapped: boolean;
-  readonly unbacked: boolean;
-  /** Only its length is read: one evidence per DENY row. */
-  readonly deny_evidence: { readonly length: number };
-  readonly violations: number;
 }
 
 /** The facts of an assessment with its DENY rows as they are, and the exception classifying each row (if any). */
@@ -104,11 +100,6 @@ export function denyRows(estate: Estate, agent: string, toolKey: string): DenyRo
     exceptions,
     violations,
   };
-}
-
-/** The evidence path of a DENY row for `agent`, as its evidence carries it. */
-export function denyRowPath(agent: string, reach: DenyReach): string {
-  return reachPath(agent, reach);
 }
 
 export function assess(estate: Estate, agent: string, toolKey: string): Assessment {

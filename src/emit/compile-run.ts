@@ -34,6 +34,14 @@ export async function recompileEstate(previous: CompileState | undefined, estate
   return { result: { ...done.result, files: [...done.files, sha256SumsFile(done.files, done.sha256)] }, state: done.state, summary: done.summary };
 }
 
+/**
+ * data.json's bytes alone, for a reader of the data document: the plan's (reusing what `previous`
+ * kept, as `recompileEstate` does), with no tarball deflated and no file hashed.
+ */
+export async function compileDataJson(estate: Estate, options: EstateCompileOptions, previous?: CompileState): Promise<Uint8Array> {
+  return (await planRecompile(previous, estate, options)).dataDocument;
+}
+
 /** A full compile: every piece computed. */
 export async function compileEstate(estate: Estate, options: EstateCompileOptions): Promise<CompileResult> {
   return (await recompileEstate(undefined, estate, options)).result;

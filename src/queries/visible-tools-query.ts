@@ -40,11 +40,10 @@ Unknown AGENT: AGENT_NOT_FOUND on stderr, exit 1.`,
       modules = loaded.modules.map((m) => ({ name: m.id, text: m.text }));
       data = loaded.data as Record<string, unknown>;
     } else {
-      const { compileEstate } = await import('../emit/compile-run.ts');
+      const { compileDataJson } = await import('../emit/compile-run.ts');
       // The data document does not depend on created_at; a fixed one keeps the answer a function of the estate.
-      const compiled = await compileEstate(env.estate(), { profile: profileOf(a), createdAt: '1970-01-01T00:00:00Z', regoModules: [] });
-      const file = compiled.files.find((f) => f.name === 'data.json')!;
-      data = JSON.parse(new TextDecoder().decode(file.bytes)) as Record<string, unknown>;
+      const bytes = await compileDataJson(env.estate(), { profile: profileOf(a), createdAt: '1970-01-01T00:00:00Z', regoModules: [] });
+      data = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
       modules = env.enforcementRego().map((m) => ({ name: m.path, text: m.text }));
     }
     const policy = compileModules(modules);

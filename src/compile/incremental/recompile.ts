@@ -44,6 +44,8 @@ export interface RecompileResult {
 export interface PlannedCompile {
   /** The tarball's files, and the previous tarball's gzip chunks for the new one to copy where its bytes repeat. */
   readonly tarball: { readonly files: readonly CompiledArtifact[]; readonly previousChunks: readonly TarballChunk[] };
+  /** data.json's bytes (the OPA data document), which are made before the tarball and need nothing of it. */
+  readonly dataDocument: Uint8Array;
   finish(tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile;
 }
 
@@ -342,5 +344,5 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
     return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
-  return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, finish };
+  return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, dataDocument: dataBytes, finish };
 }

@@ -7,7 +7,7 @@ import { parseCatalog } from '../../../src/catalog/parse.ts';
 import { buildEstate } from '../../../src/governance/estate.ts';
 import type { EstateCompileOptions, CompileResult } from '../../../src/compile/compile.ts';
 import { stateRefusal } from '../../../src/compile/incremental/recompile.ts';
-import { compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
+import { compileDataJson, compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
@@ -197,6 +197,17 @@ describe('recompileEstate', () => {
     const next = await recompileEstate(first.state, estateOf(model), await optionsFor(model, 'review', first.result));
     expect(next.summary.recomputed).toEqual({ agents: 0, tools: 1 });
     expect(next.summary.tools).toEqual({ added: [], removed: [], changed: ['git::list'] });
+  });
+
+  it('gives data.json alone with the bytes the whole compile writes, from scratch and from a kept state', async () => {
+    const model = baseModel();
+    const options = await optionsFor(model, 'strict', undefined);
+    const first = await recompileEstate(undefined, estateOf(model), options);
+    expect(Buffer.from(await compileDataJson(estateOf(model), options)).equals(Buffer.from(fileOf(first.result, 'data.json')))).toBe(true);
+    model.manifest.grants.push({ agent: 'a2', tool: 'fs::read' });
+    const nextOptions = await optionsFor(model, 'strict', first.result);
+    const next = await recompileEstate(first.state, estateOf(model), nextOptions);
+    expect(Buffer.from(await compileDataJson(estateOf(model), nextOptions, first.state)).equals(Buffer.from(fileOf(next.result, 'data.json')))).toBe(true);
   });
 
   it('recompiles a toolgraph-v1 bundle to the bytes of a full compile, and keeps its state to that format', async () => {

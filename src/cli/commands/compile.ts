@@ -2,10 +2,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
-import type { RegoModuleFile } from '../../compile/compile.ts';
+import type { EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
-import { recompileEstate } from '../../emit/compile-run.ts';
+import { compileDataJson, recompileEstate } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
@@ -130,19 +130,18 @@ export const compileCommand: Command = {
           ...(values.signer !== undefined ? { signer: commandSigner(io, values.signer) } : {}),
           ...(signedGraph ? { signedGraph } : {}),
         });
-      // The first compile (--signs only) just gives the sign policy its data document: it is not signed.
-      const compileWith = (connectome: ConnectomeArtifacts, consumerRego: readonly RegoModuleFile[] = [], final = true) =>
-        recompileEstate(start, estate, {
-          connectome,
-          profile,
-          createdAt,
-          ...(previous ? { previous } : {}),
-          format,
-          ...(values.agent !== undefined ? { agent: values.agent } : {}),
-          regoModules: [...enforcement, ...consumerRego],
-          ...(signBundle && final ? { signBundle } : {}),
-          ...(keepState && final ? { keepState } : {}),
-        });
+      // The first plan (--signs only) just gives the sign policy its data document: it is not signed.
+      const optionsWith = (connectome: ConnectomeArtifacts, consumerRego: readonly RegoModuleFile[] = [], final = true): EstateCompileOptions => ({
+        connectome,
+        profile,
+        createdAt,
+        ...(previous ? { previous } : {}),
+        format,
+        ...(values.agent !== undefined ? { agent: values.agent } : {}),
+        regoModules: [...enforcement, ...consumerRego],
+        ...(signBundle && final ? { signBundle } : {}),
+        ...(keepState && final ? { keepState } : {}),
+      });
       // The declared connectome, as the previous compile wrote it, when the catalog gives it the same inputs (--incremental).
       const keptConnectome = (): ConnectomeArtifacts | undefined => {
         if (start === undefined || values['host-graph'] !== undefined || values.signer !== undefined || values.signs !== undefined) return undefined;
@@ -155,12 +154,11 @@ export const compileCommand: Command = {
       if (key !== undefined) connectomeMemo = { key, value: connectome };
       // --signs: the consumer's policy sees this compile's own data document (signs still unset).
       const signed = await signsFromOptions(io, values, usage, () => connectome.graph, async () => {
-        const first = await compileWith(connectome, [], false);
-        const data = first.result.files.find((f) => f.name === 'data.json')!;
-        return JSON.parse(new TextDecoder().decode(data.bytes)) as unknown;
+        const data = await compileDataJson(estate, optionsWith(connectome, [], false), start);
+        return JSON.parse(new TextDecoder().decode(data)) as unknown;
       }, enforcement);
       if (signed) connectome = await connectomeOf(signed.graph);
-      const compiled = await compileWith(connectome, signed?.regoModules);
+      const compiled = await recompileEstate(start, estate, optionsWith(connectome, signed?.regoModules));
       const result = await withDeltaFrom(io, values['delta-from'], compiled.result);
       // A state refused as it was read (damaged, or beside other artifacts) is the reason a compile is full.
       const summary = compiled.summary.mode === 'full' && read && 'refused' in read ? { ...compiled.summary, reason: read.refused } : compiled.summary;

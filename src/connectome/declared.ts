@@ -8,7 +8,8 @@
  */
 import { hintsSent, type Catalog, type CatalogTool } from '../catalog/types.ts';
 import { ToolgateError } from '../errors.ts';
-import { buildGraph, checkGraph, describeValue, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph, type GraphInput, type LabelValue } from './graph.ts';
+import { buildGraph, checkGraph, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph, type GraphInput, type LabelValue } from './graph.ts';
+import { describeValue } from './describe-value.ts';
 import { canonicalString } from '../canonical/json.ts';
 
 type MutableLabels = { [key: string]: LabelValue };

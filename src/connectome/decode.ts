@@ -8,7 +8,8 @@ import { isJsonObject } from '../canonical/json-object.ts';
 import { JsonFloat, parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
 import { rootAt } from '../parse/source-names.ts';
 import { ToolgateError } from '../errors.ts';
-import { buildGraph, describeValue, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
+import { buildGraph, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
+import { describeValue } from './describe-value.ts';
 import { NODE_KINDS_V3, READABLE_SCHEMA_VERSIONS } from './vocabulary.ts';
 
 export interface DecodeOptions {

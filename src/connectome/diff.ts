@@ -13,7 +13,8 @@
 import { assertDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
 import { canonicalString, compareUtf16 } from '../canonical/json.ts';
 import { ToolgateError } from '../errors.ts';
-import { checkGraph, describeValue, graphCodes, KINDS_BY_RANK, type Graph, type GraphCodes, type GraphInput } from './graph.ts';
+import { checkGraph, graphCodes, KINDS_BY_RANK, type Graph, type GraphCodes, type GraphInput } from './graph.ts';
+import { describeValue } from './describe-value.ts';
 import { mergeIdTables, type IdTable } from './id-table.ts';
 import { compareCodePoints, hasHighUnit } from './strings.ts';
 import { SIGNS, type EdgeKind, type Sign } from './vocabulary.ts';

@@ -9,13 +9,16 @@
  * edges with the sign it wants and builds again.
  *
  * Past 400 lines, one concept: the build is one pass that collects every refusal, sorts, and
- * makes the integer codes (GraphCodes) the encoder and the diff read, so they stay together.
+ * makes the integer codes (GraphCodes) the encoder and the diff read, so they stay together; the
+ * edge sort (edge-order.ts) and the rendering of a refused value (describe-value.ts) stand apart.
  */
 import { canonicalString } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { nodeId, kindOf, levelOf, type Identity } from './identity.ts';
 import { quoteIdTable, type IdTable } from './id-table.ts';
 import { compareCodePoints, hasHighUnit, isAscii, isWellFormedString, nfc } from './strings.ts';
+import { describeValue, isPlainObject } from './describe-value.ts';
+import { edgeOrder } from './edge-order.ts';
 import {
   EDGE_KINDS,
   PROVENANCES,
@@ -137,36 +140,6 @@ class Faults {
       details: this.list.length > 1 ? this.list.map((f) => `${f.path}: ${f.text}`) : [],
     });
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const p = Object.getPrototypeOf(v) as unknown;
-  return p === Object.prototype || p === null;
-}
-
-/** Renders a value for an error message (bigints as digits, anything else as it can). */
-export function describeValue(v: unknown): string {
-  const seen = new Set<unknown>();
-  const walk = (x: unknown): string => {
-    if (typeof x === 'bigint') return x.toString();
-    if (typeof x === 'string') return JSON.stringify(x);
-    if (typeof x === 'number') return Number.isFinite(x) ? String(x) : String(x);
-    if (x === null || typeof x === 'boolean') return String(x);
-    if (x === undefined) return 'undefined';
-    if (typeof x === 'function') return '<function>';
-    if (typeof x === 'symbol') return x.toString();
-    if (seen.has(x)) return '<cycle>';
-    seen.add(x);
-    if (Array.isArray(x)) return `[${x.map(walk).join(',')}]`;
-    if (!isPlainObject(x)) {
-      const name = (x as { constructor?: { name?: string } }).constructor?.name ?? 'object';
-      const s = (x as { toString(): string }).toString?.();
-      return typeof s === 'string' && s !== '[object Object]' ? `${name}(${s})` : `<${name}>`;
-    }
-    return `{${Object.keys(x).map((k) => `${JSON.stringify(k)}:${walk(x[k])}`).join(',')}}`;
-  };
-  return walk(v);
 }
 
 const NODE_KEYS = new Set(['id', 'kind', 'level', 'labels', 'identity']);
@@ -454,40 +427,6 @@ const PROVENANCES_BY_RANK: readonly ConnectomeProvenance[] = [...PROVENANCES].so
 const EDGE_KIND_RANK = new Map<unknown, number>(KINDS_BY_RANK.map((k, i) => [k, i] as const));
 const PROVENANCE_RANK = new Map<unknown, number>(PROVENANCES_BY_RANK.map((k, i) => [k, i] as const));
 const SIGN_RANK = new Map<unknown, number>(SIGNS.map((k, i) => [k, i] as const));
-
-/**
- * The order that sorts edges by (from position, rest), or undefined when they are sorted
- * already (strictly: a repeated edge always goes through the sort, where repeats are found).
- * Two stable counting sorts (rest, then from) keep it linear; a handful of edges over many
- * nodes uses a comparison sort instead of counting arrays sized by the node count.
- */
-function edgeOrder(fromAt: Int32Array, rest: Int32Array, count: number, nodeCount: number): Int32Array | undefined {
-  let sorted = true;
-  for (let i = 1; i < count && sorted; i++) {
-    const a = fromAt[i - 1]!;
-    const b = fromAt[i]!;
-    if (a > b || (a === b && rest[i - 1]! >= rest[i]!)) sorted = false;
-  }
-  if (sorted) return undefined;
-  const order = new Int32Array(count);
-  if (count < 64 || count * 2 < nodeCount) {
-    for (let i = 0; i < count; i++) order[i] = i;
-    return order.sort((x, y) => fromAt[x]! - fromAt[y]! || rest[x]! - rest[y]!);
-  }
-  const byRest = new Int32Array(count);
-  const restCounts = new Int32Array(nodeCount * 8 + 1);
-  for (let i = 0; i < count; i++) restCounts[rest[i]! + 1]!++;
-  for (let v = 1; v < restCounts.length; v++) restCounts[v]! += restCounts[v - 1]!;
-  for (let i = 0; i < count; i++) byRest[restCounts[rest[i]!]!++] = i;
-  const fromCounts = new Int32Array(nodeCount + 1);
-  for (let i = 0; i < count; i++) fromCounts[fromAt[i]! + 1]!++;
-  for (let v = 1; v < fromCounts.length; v++) fromCounts[v]! += fromCounts[v - 1]!;
-  for (let k = 0; k < count; k++) {
-    const i = byRest[k]!;
-    order[fromCounts[fromAt[i]!]!++] = i;
-  }
-  return order;
-}
 
 /**
  * @internal What buildGraph learnt of a graph, as arrays parallel to `nodes` and to `edges` (the

@@ -14,7 +14,8 @@
 import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
-import { buildGraph, describeValue, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
+import { buildGraph, nodeFromIdentity, type ConnectomeEdge, type ConnectomeNode, type Graph } from './graph.ts';
+import { describeValue } from './describe-value.ts';
 import type { NamedIdentity } from './identity.ts';
 
 export interface ObservationWindow {

@@ -9,7 +9,8 @@
  * cap, the graph check, then the ids given as arguments. Enumerating all paths is always refused.
  */
 import { ToolgateError } from '../errors.ts';
-import { checkGraph, describeValue, isGraph, type ConnectomeEdge, type Graph, type GraphInput } from './graph.ts';
+import { checkGraph, isGraph, type ConnectomeEdge, type Graph, type GraphInput } from './graph.ts';
+import { describeValue } from './describe-value.ts';
 import { nfc } from './strings.ts';
 import { EDGE_KINDS, isEdgeKind, type EdgeKind } from './vocabulary.ts';
 

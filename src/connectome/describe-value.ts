@@ -1,0 +1,35 @@
+/**
+ * What a graph refusal says of a value it was given: whether it is a plain object (what a node, an
+ * edge or a labels map must be), and the value itself as text a message can quote, whatever it is
+ * (bigints as digits, cycles and class instances named rather than walked).
+ */
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const p = Object.getPrototypeOf(v) as unknown;
+  return p === Object.prototype || p === null;
+}
+
+/** Renders a value for an error message (bigints as digits, anything else as it can). */
+export function describeValue(v: unknown): string {
+  const seen = new Set<unknown>();
+  const walk = (x: unknown): string => {
+    if (typeof x === 'bigint') return x.toString();
+    if (typeof x === 'string') return JSON.stringify(x);
+    if (typeof x === 'number') return Number.isFinite(x) ? String(x) : String(x);
+    if (x === null || typeof x === 'boolean') return String(x);
+    if (x === undefined) return 'undefined';
+    if (typeof x === 'function') return '<function>';
+    if (typeof x === 'symbol') return x.toString();
+    if (seen.has(x)) return '<cycle>';
+    seen.add(x);
+    if (Array.isArray(x)) return `[${x.map(walk).join(',')}]`;
+    if (!isPlainObject(x)) {
+      const name = (x as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+      const s = (x as { toString(): string }).toString?.();
+      return typeof s === 'string' && s !== '[object Object]' ? `${name}(${s})` : `<${name}>`;
+    }
+    return `{${Object.keys(x).map((k) => `${JSON.stringify(k)}:${walk(x[k])}`).join(',')}}`;
+  };
+  return walk(v);
+}

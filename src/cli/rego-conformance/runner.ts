@@ -162,10 +162,10 @@ function checkOpaError(e: unknown, wantCode: string | undefined, wantText: strin
   return { status: 'pass' };
 }
 
-/** `newerErrorText`: the text v1.22.3's copy of the case expects instead (V1_22_3_ERROR_TEXTS). */
 /** 2025-06-15T15:06:40Z in nanoseconds, the time `time.now_ns` and certificate checks see in an OPA case. */
 const OPA_CASE_NOW = 1_750_000_000_000_000_000n;
 
+/** `newerErrorText`: the text v1.22.3's copy of the case expects instead (V1_22_3_ERROR_TEXTS). */
 function runOpaCase(c: RawCase, opts: RunOptions, newerErrorText?: string): Verdict {
   const wantError = newerErrorText ?? (typeof c.want_error === 'string' ? c.want_error : undefined);
   const wantCode = typeof c.want_error_code === 'string' ? c.want_error_code : undefined;

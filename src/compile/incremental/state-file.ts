@@ -38,7 +38,6 @@ export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';
 export const STATE_KIND = 'toolgate.compile-state';
 
-
 const byKey = <V>(m: ReadonlyMap<string, V>): [string, V][] => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 
 /** The UTF-8 bytes of the texts, then the byte strings, one after another in one buffer (no joined string of tens of MB). */

@@ -2,7 +2,6 @@
  * Reading the Rego conformance corpus files (`rego-conformance/`, formats described in its README):
  * OPA's topdown case format and regorus's interpreter case format share a YAML shape.
  */
-import * as jsyaml from 'js-yaml';
 import { parseDocument } from 'yaml';
 
 export type CorpusFormat = 'opa' | 'regorus';

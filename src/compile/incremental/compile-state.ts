@@ -23,16 +23,20 @@ export interface TarballChunk {
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
 export const COMPILE_STATE_VERSION = 4;
 
-export interface ToolPieces {
+/**
+ * A tool's pieces. Each encoded entry is a `Span` of the artifact in a state; while a compile
+ * assembles the artifacts (`ToolPieces<Uint8Array>`), it is the entry's bytes, fresh or copied.
+ */
+export interface ToolPieces<Entry = Span> {
   /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged (kept as the text: hashing every tool's would cost more than keeping it). */
   readonly contract_key: string;
   readonly tool_contract_digest: string;
   /** The policy bundle's `tools` entry in policy-bundle.json (absent when the bundle is toolgraph-v1). */
-  readonly bundle_entry?: Span;
+  readonly bundle_entry?: Entry;
   /** The data document's `tools` entry in data.json. */
-  readonly document: Span;
+  readonly document: Entry;
   /** The data document's `contracts` entry in data.json. */
-  readonly contract: Span;
+  readonly contract: Entry;
 }
 
 export interface AgentPieces {

@@ -29,7 +29,7 @@ import { artifactSha256 } from './bytes-digest.ts';
 import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
 import { agentDecisionInputs, catalogShapeDigest, grantedKeys, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
@@ -95,15 +95,6 @@ function lazyAgentPieces(inputsOf: () => string, bundle: Span | undefined, data:
   };
 }
 
-/** A tool's pieces while a compile assembles its documents: the encoded entries, fresh or copied from the previous artifacts. */
-interface ToolFragments {
-  readonly contract_key: string;
-  readonly tool_contract_digest: string;
-  readonly bundle_entry?: Uint8Array;
-  readonly document: Uint8Array;
-  readonly contract: Uint8Array;
-}
-
 /** An agent's pieces while a compile assembles its documents. */
 interface AgentFragments {
   readonly inputs: () => string;
@@ -154,7 +145,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
 
   // Tools: a contract unchanged since the previous compile keeps its digest and entries.
   const toolgateFormat = options.format !== 'toolgraph-v1';
-  const toolPieces = new Map<string, ToolFragments>();
+  const toolPieces = new Map<string, ToolPieces<Uint8Array>>();
   const contractKeys = new Map<string, string>();
   const recomputedTools: string[] = [];
   const tools = exposedTools(estate, (server, tool) => {

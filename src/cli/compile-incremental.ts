@@ -13,7 +13,7 @@ import type { PreviousState } from '../compile/graph-state.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import { sameBytes, spanBytes } from '../compile/incremental/fragments.ts';
-import { artifactSha256 } from '../compile/incremental/bytes-digest.ts';
+import { artifactSha256 } from '../compile/incremental/artifact-sha256.ts';
 import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
 import type { Catalog } from '../catalog/types.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';

@@ -1,7 +1,7 @@
 /**
  * toolgate against the real OPA binary on the same bundles (`npm run bench -- opa`):
- * (1) `toolgate decide` vs `opa eval -b` as whole processes on the quickstart (median of 12 each,
- *     interleaved, alternating which goes first).
+ * (1) `toolgate decide` and `opa eval -b` agree on the quickstart (whole-process start-up is the
+ *     startup bench's, which times the compiled bin).
  * (2) Decisions per second in-process: the builtin engine through bundleDecider (as `toolgate decide`
  *     loads a bundle) over N mixed inputs, against OPA on the same bundle: `opa bench` per input class
  *     (ns/op), one `opa eval` over the same N inputs (`with input as`), and an `opa run --server` loop
@@ -30,7 +30,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OPA = OPA_BINARY;
 const BIN = TOOLGATE;
 const QUERY = 'data.toolgate.authz.decision';
-const PROCESS_RUNS = 12;
 const INPROC_INPUTS = 20_000;
 const HTTP_REQUESTS = 2_000;
 const ACTIVATIONS = 3;
@@ -429,8 +428,13 @@ async function builtinOnBundle(bytes: Uint8Array, pairs: readonly Pair[]): Promi
   return { loadMs, perSec: (pairs.length / bestMs) * 1000, answers };
 }
 
-// ------------------------------------------------------------------ (1) whole processes
-function benchProcesses(tmp: string): string {
+// ------------------------------------------------------------------ (1) one decision, both engines
+/**
+ * The quickstart bundle, with one granted pair answered alike by `toolgate decide` and `opa eval -b`.
+ * Whole-process start-up is the startup bench's (`npm run bench -- startup`): it times the compiled
+ * bin, where this bench's CLI runs src/ through tsx.
+ */
+function quickstartBundle(tmp: string): string {
   const out = join(tmp, 'quickstart');
   const bundle = compileBundle(['--example', 'quickstart'], out);
   const data = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')) as { toolgate: DataDoc };
@@ -443,35 +447,12 @@ function benchProcesses(tmp: string): string {
   }
   const input = join(tmp, 'input.json');
   writeFileSync(input, JSON.stringify({ agent, tool }));
-  const tg = (): { ms: number; v: string } => {
-    const r = run(process.execPath, [BIN, 'decide', agent, tool, '--bundle', bundle]);
-    return { ms: r.ms, v: canonical((JSON.parse(r.stdout) as { decision: unknown }).decision) };
-  };
-  const opa = (): { ms: number; v: string } => {
-    const r = run(OPA, ['eval', '-b', bundle, '--format', 'json', QUERY, '--input', input]);
-    return { ms: r.ms, v: canonical((JSON.parse(r.stdout) as { result: { expressions: { value: unknown }[] }[] }).result[0]!.expressions[0]!.value) };
-  };
-  // Warm-up (page cache, tsx's transform cache) and the two answers compared.
-  if (tg().v !== opa().v) throw new Error('toolgate decide and opa eval disagree');
-  const tgMs: number[] = [];
-  const opaMs: number[] = [];
-  for (let i = 0; i < PROCESS_RUNS; i++) {
-    const order = i % 2 === 0 ? [tg, opa] : [opa, tg];
-    for (const f of order) {
-      (f === tg ? tgMs : opaMs).push(f().ms);
-    }
-  }
-  const a = median(tgMs);
-  const b = median(opaMs);
-  console.log(`(1) one decision as a whole process, quickstart, input ${JSON.stringify({ agent, tool })}, median of ${PROCESS_RUNS} each, interleaved`);
-  table(
-    ['command', 'median', 'min', 'max'],
-    [
-      ['toolgate decide (node bin/toolgate.cjs)', `${a.toFixed(0)} ms`, `${Math.min(...tgMs).toFixed(0)} ms`, `${Math.max(...tgMs).toFixed(0)} ms`],
-      ['opa eval -b bundle.tar.gz', `${b.toFixed(0)} ms`, `${Math.min(...opaMs).toFixed(0)} ms`, `${Math.max(...opaMs).toFixed(0)} ms`],
-    ],
+  const tg = canonical((JSON.parse(run(process.execPath, [BIN, 'decide', agent, tool, '--bundle', bundle]).stdout) as { decision: unknown }).decision);
+  const opa = canonical(
+    (JSON.parse(run(OPA, ['eval', '-b', bundle, '--format', 'json', QUERY, '--input', input]).stdout) as { result: { expressions: { value: unknown }[] }[] }).result[0]!.expressions[0]!.value,
   );
-  console.log(`    ratio toolgate / opa: ${(a / b).toFixed(1)}x`);
+  if (tg !== opa) throw new Error('toolgate decide and opa eval disagree');
+  console.log(`(1) quickstart, input ${JSON.stringify({ agent, tool })}: toolgate decide and opa eval -b agree (whole-process start-up: npm run bench -- startup)`);
   return bundle;
 }
 
@@ -688,7 +669,7 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'tg-bench-opa-'));
   try {
     const t0 = performance.now();
-    const quickstart = benchProcesses(tmp);
+    const quickstart = quickstartBundle(tmp);
     const qs = await benchInProcess('quickstart', quickstart, tmp);
     console.log(`\n    layouts with signs: ${await checkLayoutsWithSigns(quickstart, tmp)}`);
     // Idle OPA: the quickstart's smallest layout with only authz.rego (no gateway modules), so "net" is the data's share.

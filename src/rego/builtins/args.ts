@@ -1,6 +1,6 @@
 /** Operand checks shared by the builtin families, with OPA's error wording. */
 import { type Value, ObjectValue, SetValue, isNumber, typeName } from '../value.ts';
-import { type NumberValue, toBigInt, normBigInt, parseNumber } from '../number-value.ts';
+import { type NumberValue, toBigInt, parseNumber } from '../number-value.ts';
 import { BuiltinError, builtinError, operandError } from './registry.ts';
 
 export { BuiltinError, builtinError, operandError };
@@ -31,15 +31,6 @@ export function int(name: string, args: Value[], i: number): bigint {
     throw new BuiltinError('eval_type_error', `${name}: operand ${i + 1} must be integer number but got floating-point number`);
   }
   return b;
-}
-
-/** An integral number operand that fits a JS number. */
-export function smallInt(name: string, args: Value[], i: number): number {
-  const b = int(name, args, i);
-  if (b > BigInt(Number.MAX_SAFE_INTEGER) || b < -BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw builtinError(name, `operand ${i + 1} out of range`);
-  }
-  return Number(b);
 }
 
 export function bool(name: string, args: Value[], i: number): boolean {
@@ -86,24 +77,10 @@ export function elements(name: string, args: Value[], i: number): readonly Value
   throw oneOfError(name, i + 1, ['array', 'set'], v);
 }
 
-/** Strings of an array-or-set-of-strings operand. */
-export function stringElements(name: string, args: Value[], i: number): string[] {
-  const v = arg(args, i);
-  const items = elements(name, args, i);
-  return items.map((x) => {
-    if (typeof x !== 'string') throw elementError(name, i + 1, v, 'string', x);
-    return x;
-  });
-}
-
 export function numberFromDecimalText(text: string): NumberValue {
   const n = parseNumber(text);
   if (n === undefined) throw new Error(`internal: bad decimal ${text}`);
   return n;
-}
-
-export function bigNum(b: bigint): NumberValue {
-  return normBigInt(b);
 }
 
 /** Code points of a string (Rego strings index by rune). */

@@ -4,38 +4,46 @@
  */
 import type { Literal, Term } from './ast.ts';
 
+/** Calls `fn` on each term directly inside a ref, collection or call (a comprehension's are its own). */
+export function forEachChild(t: Term, fn: (child: Term) => void): void {
+  switch (t.type) {
+    case 'ref':
+      fn(t.head);
+      for (const p of t.path) fn(p);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) fn(i);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) {
+        fn(k);
+        fn(v);
+      }
+      return;
+    case 'call':
+      for (const a of t.args) fn(a);
+      return;
+    default:
+      return;
+  }
+}
+
 export function walkTerms(t: Term, fn: (t: Term) => void): void {
   fn(t);
   switch (t.type) {
-    case 'ref':
-      walkTerms(t.head, fn);
-      for (const p of t.path) walkTerms(p, fn);
-      break;
-    case 'array':
-    case 'set':
-      for (const i of t.items) walkTerms(i, fn);
-      break;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        walkTerms(k, fn);
-        walkTerms(v, fn);
-      }
-      break;
-    case 'call':
-      for (const a of t.args) walkTerms(a, fn);
-      break;
     case 'arraycompr':
     case 'setcompr':
       walkTerms(t.term, fn);
       for (const l of t.body) walkLiteral(l, fn);
-      break;
+      return;
     case 'objectcompr':
       walkTerms(t.key, fn);
       walkTerms(t.value, fn);
       for (const l of t.body) walkLiteral(l, fn);
-      break;
+      return;
     default:
-      break;
+      forEachChild(t, (c) => walkTerms(c, fn));
   }
 }
 
@@ -78,32 +86,11 @@ export function varSlots(t: Term, out: Set<number>): Set<number> {
   return out;
 }
 
-/** Slots used by a term outside comprehension bodies (comprehension locals are not visible outside). */
+/** Slots used by a term outside comprehensions (comprehension locals are not visible outside). */
 export function topSlots(t: Term, out: Set<number>): Set<number> {
-  switch (t.type) {
-    case 'var':
-      if (t.slot !== undefined) out.add(t.slot);
-      break;
-    case 'ref':
-      topSlots(t.head, out);
-      for (const p of t.path) topSlots(p, out);
-      break;
-    case 'array':
-    case 'set':
-      for (const i of t.items) topSlots(i, out);
-      break;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        topSlots(k, out);
-        topSlots(v, out);
-      }
-      break;
-    case 'call':
-      for (const a of t.args) topSlots(a, out);
-      break;
-    default:
-      break;
-  }
+  if (t.type === 'var') {
+    if (t.slot !== undefined) out.add(t.slot);
+  } else forEachChild(t, (c) => topSlots(c, out));
   return out;
 }
 

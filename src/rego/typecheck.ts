@@ -15,6 +15,7 @@ import { pinnedOpaCapabilities } from './builtins/capabilities.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, SetValue, typeName, type Value } from './value.ts';
 import { valueKey } from './value-key.ts';
+import { forEachChild } from './term-walk.ts';
 
 type Shape =
   | { k: 'any' }
@@ -314,23 +315,6 @@ export function checkBodyTypes(body: readonly Literal[], errors: RegoError[], he
 /** Calls `visit` on the literals of comprehensions inside a term (not inside their bodies: visit recurses). */
 function nestedBodies(t: Term, visit: (l: Literal) => void): void {
   switch (t.type) {
-    case 'ref':
-      nestedBodies(t.head, visit);
-      for (const p of t.path) nestedBodies(p, visit);
-      return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) nestedBodies(i, visit);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) {
-        nestedBodies(k, visit);
-        nestedBodies(v, visit);
-      }
-      return;
-    case 'call':
-      for (const a of t.args) nestedBodies(a, visit);
-      return;
     case 'arraycompr':
     case 'setcompr':
       nestedBodies(t.term, visit);
@@ -342,6 +326,6 @@ function nestedBodies(t: Term, visit: (l: Literal) => void): void {
       for (const l of t.body) visit(l);
       return;
     default:
-      return;
+      forEachChild(t, (c) => nestedBodies(c, visit));
   }
 }

@@ -7,7 +7,7 @@
  * One file past 400 lines: every construct that opens a scope is resolved by one walk over one
  * scope stack, and its parts call one another as the constructs nest.
  */
-import { walkTerms } from './term-walk.ts';
+import { refName, walkTerms } from './term-walk.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
@@ -445,15 +445,3 @@ function resolveWithTarget(t: Term, ctx: ResolveCtx): Term {
   return t;
 }
 
-export function refName(t: Term): string | undefined {
-  if (t.type === 'var') return t.name;
-  if (t.type === 'ref' && t.head.type === 'var') {
-    const parts = [t.head.name];
-    for (const p of t.path) {
-      if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
-      parts.push(p.value);
-    }
-    return parts.join('.');
-  }
-  return undefined;
-}

@@ -4,8 +4,8 @@
  * (`compiler-resolve.ts`), OPA's safety reordering (`compiler-order.ts`), the checks over rules and the
  * rule tree and their reporting order (`compiler-checks.ts`), constant folding (`compiler-fold.ts`).
  */
-import { varSlots, topSlots } from './term-walk.ts';
-import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments, refName } from './compiler-resolve.ts';
+import { refName, varSlots, topSlots } from './term-walk.ts';
+import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
 import { typeCheck, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion } from './compiler-checks.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';

@@ -8,6 +8,7 @@ import type { Literal, Loc, Term } from './ast.ts';
 import { parseNumber } from './number-value.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { TokenCursor } from './token-cursor.ts';
+import { refName } from './term-walk.ts';
 import { ObjectValue, SetValue, valueEquals, type Value } from './value.ts';
 
 /** Keywords and literals OPA's scanner does not give as names (so `-true`, `-if` stay errors). */
@@ -204,7 +205,7 @@ export abstract class TermParser extends TokenCursor {
         this.expectOp(']');
         term = extend(k);
       } else if (this.isOp('(')) {
-        const name = callName(term);
+        const name = refName(term);
         if (name === undefined) this.fail('invalid function name');
         term = { type: 'call', name, args: this.parseArgs(), loc: term.loc };
         own = undefined;
@@ -370,19 +371,6 @@ function sameTerm(a: Term, b: Term): boolean {
     default:
       return false;
   }
-}
-
-function callName(term: Term): string | undefined {
-  if (term.type === 'var') return term.name;
-  if (term.type === 'ref' && term.head.type === 'var') {
-    const parts = [term.head.name];
-    for (const p of term.path) {
-      if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
-      parts.push(p.value);
-    }
-    return parts.join('.');
-  }
-  return undefined;
 }
 
 /** Turns composite literals whose parts are all constants into a single value term. */

@@ -1,6 +1,7 @@
 /**
- * Walking compiled terms and literals, and the frame slots they use (all of them, or only those
- * outside comprehension bodies). Shared by the compiler stages and the analyses that read its output.
+ * Walking terms and literals, the frame slots they use (all of them, or only those outside
+ * comprehension bodies), and a ref's dotted name. Shared by the parser, the compiler stages and the
+ * analyses that read its output.
  */
 import type { Literal, Term } from './ast.ts';
 
@@ -129,4 +130,16 @@ export function literalSlots(l: Literal): Set<number> {
     if (x.type === 'var' && x.slot !== undefined) out.add(x.slot);
   });
   return out;
+}
+
+/** A var or a ref of constant string keys as a dotted name (`a.b.c`), else undefined. */
+export function refName(t: Term): string | undefined {
+  if (t.type === 'var') return t.name;
+  if (t.type !== 'ref' || t.head.type !== 'var') return undefined;
+  const parts = [t.head.name];
+  for (const p of t.path) {
+    if (p.type !== 'value' || typeof p.value !== 'string') return undefined;
+    parts.push(p.value);
+  }
+  return parts.join('.');
 }

@@ -19,8 +19,8 @@
  */
 import { crc32 } from './gzip-wasm.ts';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
-import { bindPolicy, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
-import { depsAmong, moduleDataDeps, reachableModules } from '../rego/module-deps.ts';
+import { AstCodecError, bindPolicy, decodeModule, encodeModule, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type Module, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
+import { depsAmong, moduleDataDeps, reachableModules, reachableRules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
 import { readTarball, type TarballLimits } from './read-tarball.ts';
@@ -61,6 +61,12 @@ interface CertifiedModule {
   readonly package: string;
   readonly pkg: readonly string[];
   readonly deps: readonly (readonly string[])[];
+  /**
+   * For a module the decision reaches, its parsed tree (rego/ast-codec.ts) with only the rules the
+   * decision can reach, so that a later load compiles them without parsing the module: parsing
+   * and compiling are most of what a certified load costs.
+   */
+  readonly ast?: unknown;
 }
 
 interface Certificate {
@@ -68,7 +74,7 @@ interface Certificate {
   readonly rules: RuleOutline;
 }
 
-const CERTIFICATE_FORMAT = 'toolgate-policy-certificate/2';
+const CERTIFICATE_FORMAT = 'toolgate-policy-certificate/3';
 
 /**
  * Loads a bundle's Rego (builtin engine) with the bundle's own data, once, for many decisions: the
@@ -95,8 +101,9 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   let dataValue: Value | undefined;
   if (certificate) {
     const reached = reachableModules(certificate.modules, DECISION_PATH);
+    const part = loaded.modules.flatMap((m, i) => (reached[i] ? [withTree(m, certificate!.modules[i]!)] : []));
     // the certificate says the whole set compiled, so this part does: the checks that only report are not run again
-    policy = compilePart(loaded.modules.filter((_, i) => reached[i]), regoVersion, source);
+    policy = compilePart(part, regoVersion, source);
     if (policy) {
       dataValue = fromJSON(loaded.data);
       conflict = outlineConflict(certificate.rules, dataValue);
@@ -108,13 +115,10 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   if (!policy) {
     const parsed = loaded.modules.map((m) => ({ ...m, parsed: m.parsed ?? parseModule(m.text, m.id, m.regoVersion) }));
     // read before compiling: the compiler takes the trees over and may rewrite them
-    const deps = cache ? parsed.map((m) => moduleDataDeps(m.parsed)) : [];
+    const certified = cache && key !== undefined ? certifiedModules(parsed, moduleEntries) : undefined;
     policy = compile(parsed, regoVersion, source);
-    if (cache && key !== undefined) {
-      // only the paths that lead to another of these modules: the same reach, a smaller entry to read and hash
-      const reach = depsAmong(parsed.map((m, i) => ({ pkg: m.parsed.pkg.slice(1), deps: deps[i]! })));
-      const modules = parsed.map((m, i): CertifiedModule => ({ entryName: moduleEntries[i]!.entryName, regoVersion: m.regoVersion, source: utf8Text(moduleEntries[i]!.bytes), package: m.package, pkg: m.parsed.pkg.slice(1), deps: reach[i]! }));
-      const fresh: Certificate = { modules, rules: ruleOutlineOf(policy.policy.compiled.root) };
+    if (cache && key !== undefined && certified) {
+      const fresh: Certificate = { modules: certified, rules: ruleOutlineOf(policy.policy.compiled.root) };
       cache.store.put(key, { format: CERTIFICATE_FORMAT, key, ...fresh });
     }
   }
@@ -174,6 +178,41 @@ function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion,
     return compile(modules, regoVersion, source, true);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * What a certificate records of each parsed module (before the compiler rewrites the trees): its
+ * package, the data paths it reads that lead to another of these modules (a smaller entry to read,
+ * the same reach), and the tree of each module the decision reaches, cut to the rules it reaches.
+ */
+function certifiedModules(parsed: readonly (BundleModule & { parsed: Module })[], entries: readonly ModuleEntry[]): CertifiedModule[] {
+  const reach = depsAmong(parsed.map((m) => ({ pkg: m.parsed.pkg.slice(1), deps: moduleDataDeps(m.parsed) })));
+  const reached = reachableModules(parsed.map((m, i) => ({ pkg: m.parsed.pkg.slice(1), deps: reach[i]! })), DECISION_PATH);
+  const rules = reachableRules(parsed.map((m) => m.parsed), DECISION_PATH);
+  return parsed.map((m, i) => {
+    const ast = reached[i] ? encodedTree({ ...m.parsed, rules: m.parsed.rules.filter((_, j) => rules[i]![j]) }) : undefined;
+    return { entryName: entries[i]!.entryName, regoVersion: m.regoVersion, source: utf8Text(entries[i]!.bytes), package: m.package, pkg: m.parsed.pkg.slice(1), deps: reach[i]!, ...(ast !== undefined ? { ast } : {}) };
+  });
+}
+
+/** The tree in a certificate's form, or undefined for one the codec cannot keep exactly (the module is then parsed). */
+function encodedTree(m: Module): unknown {
+  try {
+    return encodeModule(m);
+  } catch (e) {
+    if (e instanceof AstCodecError) return undefined;
+    throw e;
+  }
+}
+
+/** The module with the tree its certificate holds, when it holds one that decodes; else as it is (it is parsed). */
+function withTree(m: BundleModule, c: CertifiedModule): BundleModule {
+  if (c.ast === undefined) return m;
+  try {
+    return { ...m, parsed: decodeModule(c.ast) };
+  } catch {
+    return m;
   }
 }
 

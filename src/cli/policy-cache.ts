@@ -11,8 +11,8 @@
  * toolgate never trusts another's entry. Run from the sources there is no build digest: the cache
  * is then used only when TOOLGATE_CACHE_DIR names it.
  *
- * An entry is trusted (it decides which modules are compiled), so a folder someone else could write
- * to is not used: it must belong to the user running toolgate and be writable by nobody else. A
+ * An entry is trusted (it decides which modules are compiled, and holds the parsed trees of those
+ * the decision reaches), so a folder someone else could write to is not used: it must belong to the user running toolgate and be writable by nobody else. A
  * write also removes entries nobody has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow
  * with every bundle ever decided.
  *

@@ -126,9 +126,11 @@ function isMetadataCall(t: Term): t is Term & { type: 'call' } {
 
 /**
  * Replaces `rego.metadata.rule()` and `rego.metadata.chain()` in every rule by their values.
- * Modules without those calls are left untouched (and their text is not scanned).
+ * Modules without those calls are left untouched (their annotations are not read).
  */
 export function rewriteMetadataCalls(modules: readonly Module[], texts: readonly string[]): void {
+  // a call's name is spelled out in its module's text: without the word, no module holds one
+  if (!texts.some((t) => t.includes('metadata'))) return;
   const calls: { m: Module; r: Rule; t: Term & { type: 'call' } }[] = [];
   for (const m of modules) {
     for (const r of m.rules) {

@@ -11,6 +11,7 @@ export type { EvalOptions } from './eval.ts';
 export { parseModule } from './parser.ts';
 export type { RegoVersion } from './parser.ts';
 export type { Module } from './ast.ts';
+export { AstCodecError, decodeModule, encodeModule } from './ast-codec.ts';
 export { RegoError, faultOf } from './errors.ts';
 export type { RegoErrorAt, RegoErrorCode, RegoFault } from './errors.ts';
 export { RegoLimitError, UNTRUSTED_LIMITS, mergeLimits, wallClockNs } from './limits.ts';

@@ -19,16 +19,31 @@ export interface ModuleReach {
 /** The data paths (below `data`) a module may read; `[]` is all of `data`. */
 export function moduleDataDeps(m: Module): string[][] {
   const pkg = m.pkg.slice(1);
+  const deps = importDeps(m);
+  for (const r of m.rules) addRuleDeps(pkg, r, deps);
+  return distinct(deps);
+}
+
+/** The constant prefix of a ref's path: its keys up to the first that is not a string constant. */
+function constPrefix(path: readonly Term[]): string[] {
+  const out: string[] = [];
+  for (const p of path) {
+    if (p.type !== 'value' || typeof p.value !== 'string') break;
+    out.push(p.value);
+  }
+  return out;
+}
+
+/** The paths of a module's `data` imports. */
+function importDeps(m: Module): string[][] {
   const deps: string[][] = [];
+  for (const i of m.imports) if (i.path.type === 'ref' && i.path.head.type === 'var' && i.path.head.name === 'data') deps.push(constPrefix(i.path.path));
+  return deps;
+}
+
+/** Adds to `deps` the data paths one rule (its else branches with it) may read. */
+function addRuleDeps(pkg: readonly string[], r: Rule, deps: string[][]): void {
   const heads = new Set<Term>();
-  const constPrefix = (path: readonly Term[]): string[] => {
-    const out: string[] = [];
-    for (const p of path) {
-      if (p.type !== 'value' || typeof p.value !== 'string') break;
-      out.push(p.value);
-    }
-    return out;
-  };
   const visit = (t: Term): void => {
     if (t.type === 'ref' && t.head.type === 'var') {
       heads.add(t.head);
@@ -39,21 +54,61 @@ export function moduleDataDeps(m: Module): string[][] {
       else if (t.name !== 'input') deps.push([...pkg, t.name]);
     } else if (t.type === 'call') deps.push(t.name.startsWith('data.') ? t.name.split('.').slice(1) : [...pkg, ...t.name.split('.')]);
   };
-  for (const i of m.imports) if (i.path.type === 'ref' && i.path.head.type === 'var' && i.path.head.name === 'data') deps.push(constPrefix(i.path.path));
-  const rule = (r: Rule): void => {
-    for (const t of r.ref) walkTerms(t, visit);
-    if (r.key) walkTerms(r.key, visit);
-    walkTerms(r.value, visit);
-    for (const a of r.args) walkTerms(a, visit);
-    for (const l of r.body) walkLiteral(l, visit);
-    for (const e of r.elses) rule(e);
+  const rule = (x: Rule): void => {
+    for (const t of x.ref) walkTerms(t, visit);
+    if (x.key) walkTerms(x.key, visit);
+    walkTerms(x.value, visit);
+    for (const a of x.args) walkTerms(a, visit);
+    for (const l of x.body) walkLiteral(l, visit);
+    for (const e of x.elses) rule(e);
   };
-  for (const r of m.rules) rule(r);
+  rule(r);
+}
+
+function distinct(paths: string[][]): string[][] {
   const seen = new Set<string>();
-  return deps.filter((d) => {
+  return paths.filter((d) => {
     const k = JSON.stringify(d);
     return !seen.has(k) && (seen.add(k), true);
   });
+}
+
+/** A rule's path below `data`: its package, its name, and the constant keys of its head ref after the name. */
+function rulePath(pkg: readonly string[], r: Rule): string[] {
+  const [first, ...rest] = r.ref;
+  const name = first?.type === 'var' ? first.name : first?.type === 'value' && typeof first.value === 'string' ? first.value : undefined;
+  return name === undefined ? [...pkg] : [...pkg, name, ...constPrefix(rest)];
+}
+
+/**
+ * For each module, which of its rules a query of `entry` (a data path below `data`) can reach, by
+ * the same reading as reachableModules, one rule at a time: a rule is reached when its path and a
+ * path a reached rule may read (or the entry) are one a prefix of the other; a reached rule adds
+ * the paths it may read, and the first reached rule of a module adds its `data` imports (an
+ * alias is read as a name of the package, which does not lead to the import).
+ */
+export function reachableRules(modules: readonly Module[], entry: readonly string[]): boolean[][] {
+  const paths = modules.map((m) => m.rules.map((r) => rulePath(m.pkg.slice(1), r)));
+  const reached = modules.map((m) => m.rules.map(() => false));
+  const moduleReached = modules.map(() => false);
+  const queue: (readonly string[])[] = [entry];
+  for (let q = queue.shift(); q !== undefined; q = queue.shift()) {
+    for (let i = 0; i < modules.length; i++) {
+      const m = modules[i]!;
+      for (let j = 0; j < m.rules.length; j++) {
+        if (reached[i]![j] || !related(paths[i]![j]!, q)) continue;
+        reached[i]![j] = true;
+        const deps: string[][] = [];
+        addRuleDeps(m.pkg.slice(1), m.rules[j]!, deps);
+        if (!moduleReached[i]) {
+          moduleReached[i] = true;
+          deps.push(...importDeps(m));
+        }
+        queue.push(...distinct(deps));
+      }
+    }
+  }
+  return reached;
 }
 
 const related = (a: readonly string[], b: readonly string[]): boolean => {

@@ -164,10 +164,12 @@ describe('decide with a compiled-policy cache', () => {
     expect(want).toMatchObject({ code: 'BUNDLE_INVALID' });
     // an entry found under this key (a colliding key) but made for other module bytes is a miss
     expect(await refusal(bundleDecider(bad, 'bundle.tar.gz', undefined, cacheOf(anyKey)))).toEqual(want);
-    // a forged entry naming exactly these modules, bytes and all: the part that does not compile exposes it
-    const modules = (entry as { modules: { entryName: string; source: string }[] }).modules;
+    // a forged entry naming exactly these modules, bytes and all, but not their parsed trees: the
+    // part, parsed from its bytes, does not compile and exposes it (the trees an entry holds are
+    // trusted as the code cache beside them is: the folder is private to the user)
+    const modules = (entry as { modules: { entryName: string; source: string; ast?: unknown }[] }).modules;
     const badSource = 'package toolgate.authz\n\ndecision := unknown_fn(1)\n';
-    const forged = { ...(entry as object), modules: modules.map((m) => (m.entryName.endsWith('authz.rego') ? { ...m, source: badSource } : m)) };
+    const forged = { ...(entry as object), modules: modules.map(({ ast: _, ...m }) => (m.entryName.endsWith('authz.rego') ? { ...m, source: badSource } : m)) };
     expect(modules.some((m) => m.entryName.endsWith('authz.rego'))).toBe(true);
     const forging: PolicyCertificateStore = { get: (k) => ({ ...forged, key: k }), put: () => {} };
     expect(await refusal(bundleDecider(bad, 'bundle.tar.gz', undefined, cacheOf(forging)))).toEqual(want);
@@ -281,7 +283,7 @@ describe('decide with a compiled-policy cache', () => {
     }
     const files = readdirSync(join(cache, 'policy'));
     expect(files).toHaveLength(1);
-    expect(folderStore(join(cache, 'policy')).get(files[0]!.replace(/\.json$/, ''))).toMatchObject({ format: 'toolgate-policy-certificate/2' });
+    expect(folderStore(join(cache, 'policy')).get(files[0]!.replace(/\.json$/, ''))).toMatchObject({ format: 'toolgate-policy-certificate/3' });
     const again = await run();
     expect(JSON.parse(again.stdout).decision).toEqual({ allow: true, via: 'lib' });
     expect(readdirSync(join(cache, 'policy'))).toEqual(files);

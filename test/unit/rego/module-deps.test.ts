@@ -2,7 +2,9 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { parseModule } from '../../../src/rego/parser.ts';
-import { depsAmong, moduleDataDeps, reachableModules } from '../../../src/rego/module-deps.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { depsAmong, moduleDataDeps, reachableModules, reachableRules } from '../../../src/rego/module-deps.ts';
 
 const deps = (text: string) => moduleDataDeps(parseModule(text, 'm.rego', 'v1'));
 
@@ -74,5 +76,38 @@ describe('depsAmong', () => {
       { pkg: ['t', 'lib'], deps: [['t', 'lib', 'h']] },
     ]);
     expect(cut).toEqual([[['t', 'lib', 'f']], []]);
+  });
+});
+
+describe('reachableRules', () => {
+  const kept = (texts: string[], entry: string[]) => {
+    const mods = texts.map((t, i) => parseModule(t, `m${i}.rego`, 'v1'));
+    const keep = reachableRules(mods, entry);
+    return mods.map((m, i) => m.rules.filter((_, j) => keep[i]![j]).map((r) => (r.ref[0] as { name: string }).name));
+  };
+
+  it("keeps of toolgate's authz.rego only what the decision reads", () => {
+    const text = readFileSync(join(import.meta.dirname, '../../../rego/toolgate/authz.rego'), 'utf8');
+    const [names] = kept([text], ['toolgate', 'authz', 'decision']);
+    expect(new Set(names)).toEqual(new Set(['decision', 'allow', 'entry', 'reason', 'sign_reason', 'tool_signs']));
+  });
+
+  it('follows names, calls and data refs across modules, with every definition and default of a name', () => {
+    const got = kept(
+      [
+        'package a\nimport data.lib\np if { q; lib.f(1) }\nq if { data.b.r }\ndefault q := false\nunused := 1',
+        'package b\nr := data.lib.g(2)\ns := 3',
+        'package lib\nf(x) := x\ng(x) := x if { x > 1 } else := 0\nh := 1',
+      ],
+      ['a', 'p'],
+    );
+    expect(got).toEqual([['p', 'q', 'q'], ['r'], ['f', 'g', 'h']]);
+  });
+
+  it('keeps everything a dynamic or whole read may reach', () => {
+    expect(kept(['package a\np if { data.a[input.k] }\nq := 1', 'package b\nr := 1'], ['a', 'p'])).toEqual([['p', 'q'], []]);
+    expect(kept(['package a\np if { data[input.k] }\nq := 1', 'package b\nr := 1'], ['a', 'p'])).toEqual([['p', 'q'], ['r']]);
+    expect(kept(['package a\np := count(data)\nq := 1', 'package b\nr := 1'], ['a', 'p'])).toEqual([['p', 'q'], ['r']]);
+    expect(kept(['package a\np[k] := 1 if { some k in ["x"] }\nq := 1'], ['a'])).toEqual([['p', 'q']]);
   });
 });

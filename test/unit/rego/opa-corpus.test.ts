@@ -6,12 +6,11 @@
  * with its reason; an allowed case that starts to pass fails the test too, so the list only shrinks.
  * In CI a missing corpus fails; elsewhere the suite skips and its name says why.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { listYamlFiles } from '../../../src/cli/commands/rego-conformance.ts';
 import { runCorpusFile, type CaseOutcome } from '../../../src/cli/rego-conformance/runner.ts';
+import { opaCorpusDir, pinnedOpaVersion } from '../../helpers/opa-corpus.ts';
 
 const NO_NETWORK = 'refused by design: the engine makes no network calls (net.lookup_ip_addr, http.send); mock them with `with`';
 const ONE_NUMBER_FORM =
@@ -37,26 +36,7 @@ const ALLOWED: ReadonlyMap<string, string> = new Map([
   ['baseandvirtualdocs/test-baseandvirtualdocs-0704.yaml#baseandvirtualdocs/base/virtual: conflicts', 'the engine answers as `opa eval` v1.22.3 does here (rego_compile_error: conflicting rule for data path topdown/conflicts/k found); OPA\'s corpus runner puts the base document in its store after compiling, which skips that check'],
 ]);
 
-function pinnedOpaVersion(): string {
-  const text = readFileSync(join(import.meta.dirname, '../../../scripts/go-tools.txt'), 'utf8');
-  const m = /^opa\s+github\.com\/open-policy-agent\/opa@(\S+)/m.exec(text);
-  if (m === null) throw new Error('scripts/go-tools.txt names no opa module');
-  return m[1] as string;
-}
-
-function corpusDir(): { dir: string } | { missing: string } {
-  const version = pinnedOpaVersion();
-  let modcache: string;
-  try {
-    modcache = execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8', timeout: 30_000 }).trim();
-  } catch (e) {
-    return { missing: `\`go env GOMODCACHE\` failed (${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
-  }
-  const dir = join(modcache, `github.com/open-policy-agent/opa@${version}`, 'v1/test/cases/testdata/v1');
-  return existsSync(dir) ? { dir } : { missing: `${dir} is missing (build opa ${version} with scripts/install-go-tools.sh)` };
-}
-
-const where = corpusDir();
+const where = opaCorpusDir();
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 
 function runAll(dir: string): CaseOutcome[] {

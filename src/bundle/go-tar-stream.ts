@@ -60,12 +60,22 @@ function parseNumeric(b: Buffer): number | undefined {
     if (x >> 63n > 0n) return undefined;
     return neg ? -Number(x) - 1 : Number(x);
   }
-  let s = b.toString('latin1').replace(/^[ \0]+|[ \0]+$/g, '');
-  if (s === '') return 0;
-  const z = s.indexOf('\0');
-  if (z >= 0) s = s.slice(0, z);
-  if (!/^[0-7]+$/.test(s)) return undefined;
-  return Number.parseInt(s, 8);
+  // read off the bytes: a field is at most 12 octal digits, exact in a double
+  const pad = (c: number): boolean => c === 0x20 || c === 0;
+  let start = 0;
+  let end = b.length;
+  while (start < end && pad(b[start]!)) start++;
+  while (end > start && pad(b[end - 1]!)) end--;
+  if (start === end) return 0;
+  const z = b.indexOf(0, start);
+  if (z >= 0 && z < end) end = z;
+  let x = 0;
+  for (let i = start; i < end; i++) {
+    const d = b[i]! - 0x30;
+    if (d < 0 || d > 7) return undefined;
+    x = x * 8 + d;
+  }
+  return x;
 }
 
 export interface RawHeader {

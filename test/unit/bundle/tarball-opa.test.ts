@@ -26,6 +26,9 @@ interface HeaderOptions {
   linkname?: string;
   prefix?: string;
   badChecksum?: boolean;
+  /** Raw text written over the size and mode fields (12 and 8 bytes), instead of the octal Go writes. */
+  sizeField?: string;
+  modeField?: string;
 }
 
 function header(name: string, o: HeaderOptions = {}): Buffer {
@@ -42,6 +45,8 @@ function header(name: string, o: HeaderOptions = {}): Buffer {
   b.write(o.linkname ?? '', 157, 100);
   b.write('ustar\u000000', 257, 8, 'latin1');
   b.write(o.prefix ?? '', 345, 155);
+  if (o.sizeField !== undefined) b.write(o.sizeField.padEnd(12, '\0'), 124, 12, 'latin1');
+  if (o.modeField !== undefined) b.write(o.modeField.padEnd(8, '\0'), 100, 8, 'latin1');
   let sum = 0;
   for (const c of b) sum += c;
   if (o.badChecksum) sum += 1;
@@ -119,6 +124,11 @@ const cases: Case[] = [
   { name: 'a plain (uncompressed) tar', bytes: Buffer.concat([ent('/data.json', '{"a":1}'), END]) },
   { name: 'a raw deflate stream without gzip framing', bytes: deflateRawSync(Buffer.concat([ent('/data.json', '{"a":1}'), END])) },
   { name: 'file data cut short', bytes: gz(ent('/data.json', '{"a":1}'), header('/b/data.json', { size: 4000 }), Buffer.from('{"z":')) },
+  { name: 'a size field padded with spaces and NULs around its digits', bytes: gz(ent('/data.json', '{"a":1}', { sizeField: '  7 \0 ' }), END) },
+  { name: 'a size field cut at a NUL inside it', bytes: gz(ent('/data.json', '{"a":1}', { sizeField: '7\0 99' }), END) },
+  { name: 'a size field with a digit that is not octal', bytes: gz(ent('/data.json', '{"a":1}', { sizeField: '00000000008' }), END) },
+  { name: 'a mode field of spaces only', bytes: gz(ent('/data.json', '{"a":1}', { modeField: '        ' }), END) },
+  { name: 'a mode field with a sign', bytes: gz(ent('/data.json', '{"a":1}', { modeField: '+644' }), END) },
   { name: 'a header with a bad checksum', bytes: gz(ent('/data.json', '{"a":1}'), ent('/b/data.json', '{"z":1}', { badChecksum: true }), END) },
   { name: 'symbolic and hard links are skipped', bytes: gz(ent('/l', '', { type: '2', linkname: '/etc/passwd' }), ent('/h', '', { type: '1', linkname: '/data.json' }), ent('/data.json', '{"a":1}'), END) },
   { name: 'a symlink header claiming a size carries no data', bytes: gz(header('/l', { type: '2', size: 600 }), ent('/data.json', '{"a":1}'), END) },

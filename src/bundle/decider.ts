@@ -6,10 +6,10 @@
  * With a compiled-policy cache, the first load of a set of modules parses and compiles all of
  * them, as OPA does when it activates the bundle, and stores a certificate under a digest of their
  * bytes: every module parses and the whole set compiles, each module's package and the data paths
- * it reads that lead to other modules, and the outline of the compiled rule tree. A later load of
- * the same modules (the data may differ) parses and compiles only the modules the decision can
- * reach, and checks the data against the outline, so it answers and refuses as the whole policy
- * would.
+ * it reads that lead to other modules, the parsed rules the decision can reach, and the outline of
+ * the compiled rule tree. A later load of the same modules (the data may differ) compiles only
+ * those rules, from their stored trees, and checks the data against the outline, so it answers and
+ * refuses as the whole policy would.
  *
  * A certificate holds the modules it was made for (name, rego version and bytes) and is trusted
  * only for a bundle whose modules are those, byte for byte; its key, a CRC-32 of the same, only

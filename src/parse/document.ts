@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
-import { piecesOfValue, planPieces, readInPieces, type PieceCache, type YamlPiece } from './yaml-pieces.ts';
+import { mayHoldAlias, piecesOfValue, planPieces, readInPieces, type PieceCache, type YamlPiece } from './yaml-pieces.ts';
 
 export { pointer, type PathSegment } from './locator.ts';
 
@@ -85,9 +85,10 @@ function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocume
     }
     throw new ToolgateError('PARSE_ERROR', `invalid YAML: ${(e as Error).message}`, { at: [{ file }] });
   }
-  // Read in pieces, the text holds no alias (so nothing expands) and every piece was parsed within
-  // its depth (a kept one when it was first parsed): only a whole parse needs the walk.
-  if (inPieces === undefined) checkShape(file, value, text);
+  // Only an alias can make the value larger or deeper than its text: js-yaml's maxDepth refuses
+  // deeper nesting first, and without aliases every value costs a character of source, so a text
+  // with none (pieces hold none either) needs no walk.
+  if (inPieces === undefined && mayHoldAlias(text)) checkShape(file, value, text);
   const locate = lazyLocator(file, text);
   // Read in pieces, only the text parsed now can hold what these refuse: a kept piece passed them
   // when it was first parsed. Top-level keys are the one object that spans pieces.

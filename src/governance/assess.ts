@@ -65,7 +65,7 @@ function evidence(reach: DenyReach, agent: string, x: ExpectedException | undefi
 }
 
 /** The facts of an assessment with its DENY rows as they are, and the exception classifying each row (if any). */
-interface DenyRows extends DecisionFacts {
+export interface DenyRows extends DecisionFacts {
   readonly deny_evidence: readonly DenyReach[];
   readonly exceptions: readonly (ExpectedException | undefined)[];
 }

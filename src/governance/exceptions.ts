@@ -68,6 +68,11 @@ export function exceptionFor(estate: Estate, agent: string, reach: DenyReach): E
 // once per estate so classifying a row does not scan every exception of every agent.
 const byAgentCache = new WeakMap<Estate, Map<string, readonly ExpectedException[]>>();
 
+/** Whether any expected exception can apply to this agent (one naming it, or one for `*`). */
+export function exceptionsCanApply(estate: Estate, agent: string): boolean {
+  return exceptionsFor(estate, agent).length > 0;
+}
+
 function exceptionsFor(estate: Estate, agent: string): readonly ExpectedException[] {
   let index = byAgentCache.get(estate);
   if (!index) {

@@ -66,7 +66,7 @@ gateway_identity(gateway) := g if {
 # The first branch is the common case, one source that names someone; identity_verdict decides
 # the rest (and would answer the same for it).
 identify(gateway, proofs) := {"ok": true, "agent": agent_of(c.principal), "reason": null} if {
-	[src] := gateway_identity(gateway).sources
+	[src] := data.toolgate.identity.by_gateway[gateway].sources
 	c := claim(src.kind, src, proofs)
 	is_string(c.principal)
 } else := identity_verdict([c |
@@ -101,7 +101,9 @@ claim("header", src, proofs) := c if {
 	c := string_claim(proofs.headers[src.name])
 }
 
-claim("jwt", src, proofs) := c if {
+claim("jwt", src, proofs) := {"principal": p} if {
+	p := bearer_principal(src, proofs.headers.authorization)
+} else := c if {
 	src.from == "authorization"
 	proofs.headers.authorization != null
 	c := bearer_claim(src, proofs.headers.authorization)
@@ -162,6 +164,20 @@ bearer_claim(src, header) := c if {
 	lower(parts[0]) == "bearer"
 	c := string_claim(object.get(jwt_payload(src, parts[1]), src.claim, null))
 } else := {"invalid": true}
+
+# bearer_principal(src, header): the claim a bearer token names, in one function, for the common
+# source (the Authorization header, verified_by: gateway) when the token decodes and the claim is
+# a non-empty string; otherwise undefined, and bearer_claim says why (it answers the same for it).
+bearer_principal(src, header) := p if {
+	src.from == "authorization"
+	src.verified_by == "gateway"
+	[scheme, token] := split(header, " ")
+	lower(scheme) == "bearer"
+	[_, payload, _] := split(token, ".")
+	p := object.get(json.unmarshal(base64url.decode(payload)), src.claim, null)
+	is_string(p)
+	p != ""
+}
 
 # A JWT's payload: decoded only when a filter before OPA verified the token (verified_by: gateway,
 # e.g. Kong's jwt plugin or Envoy's jwt_authn), verified with io.jwt.decode_verify when OPA holds

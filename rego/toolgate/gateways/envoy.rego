@@ -62,21 +62,19 @@ body := input.parsed_body if {
 # within the size limit, is one JSON-RPC 2.0 request, whose Mcp-Method / Mcp-Name headers, when
 # sent, agree with it, and with no MCP filter metadata to compare. It passes every check of
 # request_error, so its call {method, name, contract} is read here, in one rule reading each value
-# once (in OPA each rule evaluated costs a cache entry and bindings of its own). Anything else,
-# including a body given only as text, goes through request_error and the rules below.
-ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
+# once by direct lookup (in OPA each rule and function evaluated costs a cache entry and bindings
+# of its own). Anything else, including a body given only as text, goes through request_error and
+# the rules below, which answer the same for it.
+ordinary_call := {"method": m, "name": n, "contract": contract} if {
 	req := input.attributes.request.http
 	req.method == "POST"
-	object.get(input, "truncated_body", false) != true
-	hs := object.get(req, "headers", {})
+	input.truncated_body == false
+	hs := req.headers
 	is_object(hs)
-	object.get(hs, "x-envoy-auth-partial-body", null) != "true"
+	not hs["x-envoy-auth-partial-body"]
 	not req.rawBody
-	text := object.get(req, "body", "")
-	is_string(text)
-	count(text) <= core.max_body
+	count(req.body) <= data.toolgate.identity.max_body_bytes
 	b := input.parsed_body
-	is_object(b)
 	b.jsonrpc == "2.0"
 	m := b.method
 	is_string(m)
@@ -85,8 +83,19 @@ ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
 	n := core.target_name(m, p)
 	object.get(hs, "mcp-method", m) == m
 	object.get(hs, "mcp-name", n) == n
-	metadata("envoy.filters.http.mcp") == null
+	not input.attributes.metadataContext.filterMetadata["envoy.filters.http.mcp"]
+	not input.attributes.metadata_context.filter_metadata["envoy.filters.http.mcp"]
+	contract := core.contract_in(p)
 }
+
+# The caller, resolved once. The first branch is the common configuration, one JWT source read
+# from the Authorization header and decoded here; core.identify decides every other (and would
+# answer the same for it).
+identity := {"ok": true, "agent": core.agent_of(p), "reason": null} if {
+	[src] := data.toolgate.identity.by_gateway.envoy.sources
+	src.kind == "jwt"
+	p := core.bearer_principal(src, input.attributes.request.http.headers.authorization)
+} else := core.identify("envoy", proofs)
 
 # Why the request cannot be decided as one MCP call, or undefined.
 request_error := "NOT_EXT_AUTHZ" if {
@@ -187,11 +196,11 @@ qualified(n) := concat("::", [server, n]) if {
 	not contains(n, "::")
 } else := n
 
-verdict := core.verdict(core.identify("envoy", proofs), ordinary_call.method, qualified(ordinary_call.name), ordinary_call.contract) if {
-	ordinary_call
+verdict := core.verdict(identity, c.method, qualified(c.name), c.contract) if {
+	c := ordinary_call
 } else := core.refused(request_error) if {
 	request_error
-} else := core.verdict(core.identify("envoy", proofs), method, qualified(name), contract) if {
+} else := core.verdict(identity, method, qualified(name), contract) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 
@@ -220,15 +229,17 @@ status_for(reason) := s if {
 } else := 403
 
 # JSON-RPC error codes: -32700 parse error, -32600 invalid request, -32020 MCP HeaderMismatch,
-# -32001 refused by policy.
-rpc_code_for(reason) := -32700 if {
-	reason == "BODY_NOT_JSON"
-} else := -32600 if {
-	status_for(reason) in {400, 405, 413}
-	reason != "HEADER_MISMATCH"
-} else := -32020 if {
-	reason == "HEADER_MISMATCH"
-} else := -32001
+# -32001 refused by policy (every reason answered 403).
+rpc_code_for(_, 403) := -32001
+
+rpc_code_for("BODY_NOT_JSON", 400) := -32700
+
+rpc_code_for("HEADER_MISMATCH", 400) := -32020
+
+rpc_code_for(reason, status) := -32600 if {
+	status != 403
+	not reason in {"BODY_NOT_JSON", "HEADER_MISMATCH"}
+}
 
 rpc_id := id if {
 	id := body.id
@@ -236,20 +247,23 @@ rpc_id := id if {
 	not is_array(id)
 } else := null
 
-error_body := json.marshal({
+# The denial's JSON-RPC error body, for the verdict v answered with HTTP status.
+error_body(v, status) := json.marshal({
 	"jsonrpc": "2.0",
 	"id": rpc_id,
 	"error": {
-		"code": rpc_code_for(verdict.reason),
-		"message": concat(": ", ["toolgate denied the request", verdict.reason]),
-		"data": {"reason": verdict.reason, "tool": verdict.tool, "method": verdict.method},
+		"code": rpc_code_for(v.reason, status),
+		"message": concat(": ", ["toolgate denied the request", v.reason]),
+		"data": {"reason": v.reason, "tool": v.tool, "method": v.method},
 	},
 })
 
-dynamic_metadata := {"agent": verdict.agent, "method": verdict.method, "tool": verdict.tool, "reason": verdict.reason, "visible_tools": core.visible_for(verdict.agent)} if {
-	verdict.allow == true
-	verdict.method == "tools/list"
-} else := {"agent": verdict.agent, "method": verdict.method, "tool": verdict.tool, "reason": verdict.reason}
+# What a later filter may read of the verdict v: the verdict without allow, and for an allowed
+# tools/list the tools the agent may see.
+dynamic_metadata(v) := {"agent": v.agent, "method": v.method, "tool": v.tool, "reason": v.reason, "visible_tools": core.visible_for(v.agent)} if {
+	v.allow == true
+	v.method == "tools/list"
+} else := object.remove(v, {"allow"})
 
 default response := {
 	"allowed": false,
@@ -258,16 +272,21 @@ default response := {
 	"body": "{\"error\":{\"code\":-32001,\"message\":\"toolgate denied the request: INTERNAL_UNDEFINED\"},\"id\":null,\"jsonrpc\":\"2.0\"}",
 }
 
+# The verdict is read once, into v, for each branch.
 response := {
 	"allowed": true,
-	"headers": {"x-toolgate-decision": "allow", "x-toolgate-agent": verdict.agent},
-	"dynamic_metadata": {"toolgate": dynamic_metadata},
+	"headers": {"x-toolgate-decision": "allow", "x-toolgate-agent": v.agent},
+	"dynamic_metadata": {"toolgate": dynamic_metadata(v)},
 } if {
-	verdict.allow == true
+	v := verdict
+	v.allow == true
 } else := {
 	"allowed": false,
-	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": verdict.reason},
-	"http_status": status_for(verdict.reason),
-	"body": error_body,
-	"dynamic_metadata": {"toolgate": dynamic_metadata},
+	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": v.reason},
+	"http_status": status,
+	"body": error_body(v, status),
+	"dynamic_metadata": {"toolgate": dynamic_metadata(v)},
+} if {
+	v := verdict
+	status := status_for(v.reason)
 }

@@ -35,6 +35,15 @@ envoy_requests := [
 	envoy_request({}, rpc("tools/call", {"name": "read_file"})),
 	envoy_request({"authorization": "Bearer good"}, rpc("ping", {})),
 	envoy_request({"authorization": "Bearer forged"}, rpc("tools/call", {"name": "read_file"})),
+	object.remove(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "read_file"})), {"truncated_body"}),
+	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "read_file"})), {"truncated_body": true}),
+	envoy_request({"x-agent": "planner", "x-envoy-auth-partial-body": "false"}, rpc("tools/call", {"name": "read_file"})),
+	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "read_file"})), {"attributes": {"request": {"http": {"body": 5}}}}),
+	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "read_file"})), {"attributes": {"metadataContext": {"filterMetadata": {"envoy.filters.http.mcp": {"method": "tools/call", "params": {"name": "write_file"}}}}}}),
+	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "read_file"})), {"attributes": {"metadata_context": {"filter_metadata": {"envoy.filters.http.mcp": {"method": "tools/list"}}}}}),
+	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "stat"})), {"attributes": {"contextExtensions": {"toolgate_server": "s3"}}}),
+	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": 8, "method": "ping"}),
+	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": [1], "method": "tools/call", "params": {"name": "fs::write_file"}}),
 ]
 
 envoy_verdict(inp, fast) := v if {
@@ -63,11 +72,74 @@ test_envoy_ordinary_call_answers_as_the_request_checks if {
 	}
 }
 
+# The whole answer too: the response a gateway gets is the same with the first branch off.
+test_envoy_response_answers_as_the_request_checks if {
+	every inp in envoy_requests {
+		r := envoy.response with input as inp
+			with data.toolgate.agents as core_test.agents
+			with data.toolgate.tools as core_test.tools
+			with data.toolgate.tools_by_name as core_test.by_name
+			with data.toolgate.identity as core_test.identity
+			with data.toolgate.signs_by_tool as core_test.signs
+			with io.jwt.decode_verify as core_test.mock_verify
+		g := envoy.response with input as inp
+			with envoy.ordinary_call as false
+			with data.toolgate.agents as core_test.agents
+			with data.toolgate.tools as core_test.tools
+			with data.toolgate.tools_by_name as core_test.by_name
+			with data.toolgate.identity as core_test.identity
+			with data.toolgate.signs_by_tool as core_test.signs
+			with io.jwt.decode_verify as core_test.mock_verify
+		r == g
+	}
+}
+
 test_envoy_ordinary_call_is_taken if {
-	c := envoy.ordinary_call with input as envoy_requests[1]
+	c := envoy.ordinary_call with input as envoy_requests[1] with data.toolgate.identity as core_test.identity
 	c == {"method": "tools/call", "name": "fs::write_file", "contract": null}
-	not envoy.ordinary_call with input as envoy_requests[3]
-	not envoy.ordinary_call with input as envoy_requests[7]
+	not envoy.ordinary_call with input as envoy_requests[3] with data.toolgate.identity as core_test.identity
+	not envoy.ordinary_call with input as envoy_requests[7] with data.toolgate.identity as core_test.identity
+}
+
+# envoy.identity's first branch (one JWT source on the Authorization header, decoded by
+# core.bearer_principal) against core.identify over the same request, and core.claim's first
+# branch against bearer_claim.
+jwt_source := {"kind": "jwt", "from": "authorization", "claim": ["sub"], "verified_by": "gateway", "constraints": {}, "metadata_key": "jwt_payload", "gateways": ["envoy"]}
+
+jwt_identity := {"by_gateway": {"envoy": {"sources": [jwt_source], "headers": ["authorization"]}}, "principals": {"svc-planner": "planner"}, "max_body_bytes": 4096}
+
+token(payload) := concat(".", [base64url.encode_no_pad("{\"alg\":\"none\"}"), base64url.encode_no_pad(payload), "c2ln"])
+
+authorizations := [
+	concat(" ", ["Bearer", token("{\"sub\":\"planner\"}")]),
+	concat(" ", ["bearer", token("{\"sub\":\"svc-planner\"}")]),
+	concat(" ", ["BEARER", token("{\"sub\":\"\"}")]),
+	concat(" ", ["Bearer", token("{\"sub\":7}")]),
+	concat(" ", ["Bearer", token("{\"other\":1}")]),
+	concat(" ", ["Bearer", token("[1]")]),
+	concat(" ", ["Bearer", token("not json")]),
+	concat(" ", ["Bearer", token("{\"sub\":{\"x\":1}}")]),
+	concat(" ", ["Bearer", "a.b"]),
+	concat(" ", ["Bearer", "a.!!.c"]),
+	concat(" ", ["Basic", token("{\"sub\":\"planner\"}")]),
+	concat("  ", ["Bearer", token("{\"sub\":\"planner\"}")]),
+	concat(" ", ["Bearer", token("{\"sub\":\"planner\"}"), "x"]),
+	"",
+]
+
+test_envoy_identity_first_branch_answers_as_identify if {
+	every h in authorizations {
+		inp := envoy_request({"authorization": h}, rpc("tools/call", {"name": "read_file"}))
+		fast := envoy.identity with input as inp with data.toolgate.identity as jwt_identity
+		general := core.identify("envoy", envoy.proofs) with input as inp with data.toolgate.identity as jwt_identity
+		fast == general
+	}
+}
+
+test_bearer_principal_answers_as_bearer_claim if {
+	every h in authorizations {
+		core.claim("jwt", jwt_source, {"headers": {"authorization": h}}) == core.bearer_claim(jwt_source, h)
+	}
 }
 
 kong_identity := {"by_gateway": {"kong": {"sources": [{"kind": "kong_consumer", "field": "username", "gateways": ["kong"]}], "headers": []}}, "principals": {}}
@@ -144,4 +216,10 @@ test_identify_first_branch_answers_as_identity_verdict if {
 		general := core.identity_verdict(claims) with data.toolgate.identity as ids
 		fast == general
 	}
+}
+
+test_envoy_identity_first_branch_is_taken if {
+	inp := envoy_request({"authorization": authorizations[1]}, rpc("tools/call", {"name": "read_file"}))
+	v := envoy.identity with input as inp with data.toolgate.identity as jwt_identity with core.identify as "general"
+	v == {"ok": true, "agent": "planner", "reason": null}
 }

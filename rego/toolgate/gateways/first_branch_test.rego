@@ -142,7 +142,7 @@ test_bearer_principal_answers_as_bearer_claim if {
 	}
 }
 
-kong_identity := {"by_gateway": {"kong": {"sources": [{"kind": "kong_consumer", "field": "username", "gateways": ["kong"]}], "headers": []}}, "principals": {}}
+kong_identity := {"by_gateway": {"kong": {"sources": [{"kind": "kong_consumer", "field": "username", "gateways": ["kong"]}], "headers": []}}, "principals": {"svc-planner": "planner"}, "max_body_bytes": 4096}
 
 kong_request(hdrs, body, username) := {
 	"request": {"http": {"method": "POST", "headers": hdrs, "parsed_body": body}},
@@ -157,6 +157,12 @@ kong_requests := [
 	kong_request({}, rpc("tools/call", {"name": "stat"}), "planner"),
 	kong_request({}, rpc("tools/call", {"name": "read_file"}), ""),
 	kong_request({}, rpc("resources/read", {"uri": "file:///x"}), "planner"),
+	kong_request({}, rpc("tools/call", {"name": "read_file"}), "svc-planner"),
+	kong_request({}, rpc("tools/call", {"name": "read_file"}), 7),
+	object.remove(kong_request({}, rpc("tools/call", {"name": "read_file"}), "planner"), {"consumer"}),
+	object.union(kong_request({}, rpc("tools/call", {"name": "read_file"}), "planner"), {"request": {"http": {"body_size": 5000}}}),
+	object.union(kong_request({}, rpc("tools/call", {"name": "read_file"}), "planner"), {"request": {"http": {"body": "{}"}}}),
+	{"request": {"http": {"method": "POST", "parsed_body": rpc("tools/call", {"name": "read_file"})}}, "consumer": {"username": "planner"}},
 ]
 
 kong_verdict(inp, fast) := v if {
@@ -180,6 +186,41 @@ kong_verdict(inp, fast) := v if {
 test_kong_ordinary_call_answers_as_the_request_checks if {
 	every inp in kong_requests {
 		kong_verdict(inp, true) == kong_verdict(inp, false)
+	}
+}
+
+test_kong_response_answers_as_the_request_checks if {
+	every inp in kong_requests {
+		r := kong.response with input as inp
+			with data.toolgate.agents as core_test.agents
+			with data.toolgate.tools as core_test.tools
+			with data.toolgate.tools_by_name as core_test.by_name
+			with data.toolgate.identity as kong_identity
+			with data.toolgate.signs_by_tool as core_test.signs
+		g := kong.response with input as inp
+			with kong.ordinary_call as false
+			with data.toolgate.agents as core_test.agents
+			with data.toolgate.tools as core_test.tools
+			with data.toolgate.tools_by_name as core_test.by_name
+			with data.toolgate.identity as kong_identity
+			with data.toolgate.signs_by_tool as core_test.signs
+		r == g
+	}
+}
+
+test_kong_first_branches_are_taken if {
+	c := kong.ordinary_call with input as kong_requests[0] with data.toolgate.identity as kong_identity
+	c == {"method": "tools/call", "name": "read_file", "contract": null}
+	i := kong.identity with input as kong_requests[7] with data.toolgate.identity as kong_identity with core.identify as "general"
+	i == {"ok": true, "agent": "planner", "reason": null}
+}
+
+# kong.identity's first branch (one kong_consumer source) against core.identify.
+test_kong_identity_first_branch_answers_as_identify if {
+	every inp in kong_requests {
+		fast := kong.identity with input as inp with data.toolgate.identity as kong_identity
+		general := core.identify("kong", kong.proofs) with input as inp with data.toolgate.identity as kong_identity
+		fast == general
 	}
 }
 

@@ -43,17 +43,18 @@ body := http.parsed_body if {
 # a POST whose parsed body, within the size limit, is one JSON-RPC 2.0 request, and whose
 # Mcp-Method / Mcp-Name headers, when sent, are single values that agree with it. It passes every
 # check of request_error, so its call {method, name, contract} is read here, in one rule reading
-# each value once (in OPA each rule evaluated costs a cache entry and bindings of its own). A body
-# or body_size of another type fails a comparison here and goes through request_error.
+# each value once by direct lookup (in OPA each rule and function evaluated costs a cache entry and
+# bindings of its own). A body or body_size of another type fails a comparison here and goes
+# through request_error and the rules below, which answer the same for it.
 ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
 	req := input.request.http
 	req.method == "POST"
-	count(object.get(req, "body", "")) <= core.max_body
-	object.get(req, "body_size", 0) <= core.max_body
-	hs := object.get(req, "headers", {})
+	max := data.toolgate.identity.max_body_bytes
+	count(object.get(req, "body", "")) <= max
+	object.get(req, "body_size", 0) <= max
+	hs := req.headers
 	is_object(hs)
 	b := req.parsed_body
-	is_object(b)
 	b.jsonrpc == "2.0"
 	m := b.method
 	is_string(m)
@@ -64,6 +65,17 @@ ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
 	is_string(object.get(hs, "mcp-name", ""))
 	object.get(hs, "mcp-name", n) == n
 }
+
+# The caller, resolved once. The first branch is the common configuration, one kong_consumer
+# source whose field names someone; core.identify decides every other (and would answer the same
+# for it).
+identity := {"ok": true, "agent": core.agent_of(p), "reason": null} if {
+	[src] := data.toolgate.identity.by_gateway.kong.sources
+	src.kind == "kong_consumer"
+	p := input.consumer[src.field]
+	is_string(p)
+	p != ""
+} else := core.identify("kong", proofs)
 
 request_error := "NOT_KONG_REQUEST" if {
 	not http
@@ -146,27 +158,31 @@ header_mismatch if {
 	not n == name
 }
 
-verdict := core.verdict(core.identify("kong", proofs), ordinary_call.method, ordinary_call.name, ordinary_call.contract) if {
-	ordinary_call
+verdict := core.verdict(identity, c.method, c.name, c.contract) if {
+	c := ordinary_call
 } else := core.refused(request_error) if {
 	request_error
-} else := core.verdict(core.identify("kong", proofs), method, name, contract) if {
+} else := core.verdict(identity, method, name, contract) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 
-status := s if {
-	s := {"AGENT_UNAUTHENTICATED": 401, "IDENTITY_INVALID": 401, "IDENTITY_CONFLICT": 401, "HTTP_METHOD_NOT_ALLOWED": 405, "BODY_TOO_LARGE": 413}[verdict.reason]
+status_for(reason) := s if {
+	s := {"AGENT_UNAUTHENTICATED": 401, "IDENTITY_INVALID": 401, "IDENTITY_CONFLICT": 401, "HTTP_METHOD_NOT_ALLOWED": 405, "BODY_TOO_LARGE": 413}[reason]
 } else := 400 if {
-	verdict.reason in {"NOT_KONG_REQUEST", "BODY_MISSING", "BODY_NOT_JSON", "BODY_NOT_JSON_RPC", "BATCH_NOT_ALLOWED", "JSONRPC_RESPONSE", "METHOD_MISSING", "PARAMS_NOT_OBJECT", "HEADER_MISMATCH", "DUPLICATE_HEADER", "NAME_MISSING"}
+	reason in {"NOT_KONG_REQUEST", "BODY_MISSING", "BODY_NOT_JSON", "BODY_NOT_JSON_RPC", "BATCH_NOT_ALLOWED", "JSONRPC_RESPONSE", "METHOD_MISSING", "PARAMS_NOT_OBJECT", "HEADER_MISMATCH", "DUPLICATE_HEADER", "NAME_MISSING"}
 } else := 403
 
 default response := {"allow": false, "status": 403, "headers": {"x-toolgate-reason": "INTERNAL_UNDEFINED"}, "message": "toolgate denied the request: INTERNAL_UNDEFINED"}
 
-response := {"allow": true, "headers": {"x-toolgate-agent": verdict.agent}} if {
-	verdict.allow == true
+# The verdict is read once, into v, for each branch.
+response := {"allow": true, "headers": {"x-toolgate-agent": v.agent}} if {
+	v := verdict
+	v.allow == true
 } else := {
 	"allow": false,
-	"status": status,
-	"headers": {"x-toolgate-reason": verdict.reason},
-	"message": concat(": ", ["toolgate denied the request", verdict.reason]),
+	"status": status_for(v.reason),
+	"headers": {"x-toolgate-reason": v.reason},
+	"message": concat(": ", ["toolgate denied the request", v.reason]),
+} if {
+	v := verdict
 }

@@ -15,10 +15,15 @@ import type { AgentDecisions, ToolDecision } from '../governance/decisions.ts';
 
 const NON_ASCII = /[^\u0000-\u007f]/;
 
+/** Evidence paths as canonical text: each ASCII path only quoted; a list with any other goes through the one encoder. */
+function pathsText(paths: readonly string[]): string {
+  return paths.some((p) => NON_ASCII.test(p)) ? canonicalString(paths) : `[${paths.map(quoteString).join(',')}]`;
+}
+
 /** `{"decision":…,"paths":[…],"reason":…,"risk_score":…}`: the policy bundle's row (keys in sorted order). */
 function bundleRow(d: ToolDecision): string {
   let s = `{"decision":${quoteString(d.decision)}`;
-  if (d.paths) s += `,"paths":${canonicalString(d.paths)}`;
+  if (d.paths) s += `,"paths":${pathsText(d.paths)}`;
   if (d.reason) s += `,"reason":${quoteString(d.reason)}`;
   // risk scores are finite; Number::toString is RFC 8785's number form
   return `${s},"risk_score":${String(d.risk_score)}}`;

@@ -8,7 +8,7 @@ const reason = fc.constantFrom('NOT_GRANTED', 'DENY_VIOLATION', 'DENY_GOVERNED',
 const decision: fc.Arbitrary<Omit<ToolDecision, 'tool_key'>> = fc.oneof(
   fc.record({ decision: fc.constant('eligible' as const), risk_score: fc.constantFrom(0, 0.2, 0.4, 0.6) }),
   fc.record({ decision: fc.constant('rejected' as const), reason, risk_score: fc.constantFrom(0.2, 0.8, 1) }, { requiredKeys: ['decision', 'reason', 'risk_score'] }),
-  fc.record({ decision: fc.constant('rejected' as const), reason, risk_score: fc.constant(1), paths: fc.array(fc.string(), { minLength: 1, maxLength: 3 }) }),
+  fc.record({ decision: fc.constant('rejected' as const), reason, risk_score: fc.constant(1), paths: fc.array(fc.oneof(fc.string(), fc.string({ unit: 'grapheme', maxLength: 4 }), fc.constant('(a)-[:CAN_CALL]->(e\u0301)')), { minLength: 1, maxLength: 3 }) }),
 );
 const key = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9-]{0,8}::[a-z_]{1,8}$/), fc.string({ minLength: 1, maxLength: 6 }), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 4 }));
 const agents: fc.Arbitrary<AgentDecisions[]> = fc

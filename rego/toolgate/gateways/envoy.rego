@@ -241,22 +241,17 @@ rpc_code_for(reason, status) := -32600 if {
 	not reason in {"BODY_NOT_JSON", "HEADER_MISMATCH"}
 }
 
+# The request's JSON-RPC id when it is a scalar, else null. parsed_body is the body whenever it is
+# given, so it is read first, without evaluating body.
 rpc_id := id if {
+	id := input.parsed_body.id
+	not is_object(id)
+	not is_array(id)
+} else := id if {
 	id := body.id
 	not is_object(id)
 	not is_array(id)
 } else := null
-
-# The denial's JSON-RPC error body, for the verdict v answered with HTTP status.
-error_body(v, status) := json.marshal({
-	"jsonrpc": "2.0",
-	"id": rpc_id,
-	"error": {
-		"code": rpc_code_for(v.reason, status),
-		"message": concat(": ", ["toolgate denied the request", v.reason]),
-		"data": {"reason": v.reason, "tool": v.tool, "method": v.method},
-	},
-})
 
 # What a later filter may read of the verdict v: the verdict without allow, and for an allowed
 # tools/list the tools the agent may see.
@@ -282,11 +277,20 @@ response := {
 	v.allow == true
 } else := {
 	"allowed": false,
-	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": v.reason},
+	"headers": {"x-toolgate-decision": "deny", "x-toolgate-reason": reason},
 	"http_status": status,
-	"body": error_body(v, status),
+	"body": json.marshal({
+		"jsonrpc": "2.0",
+		"id": rpc_id,
+		"error": {
+			"code": rpc_code_for(reason, status),
+			"message": concat(": ", ["toolgate denied the request", reason]),
+			"data": {"reason": reason, "tool": v.tool, "method": v.method},
+		},
+	}),
 	"dynamic_metadata": {"toolgate": dynamic_metadata(v)},
 } if {
 	v := verdict
-	status := status_for(v.reason)
+	reason := v.reason
+	status := status_for(reason)
 }

@@ -20,8 +20,11 @@ function labelEntries(labels: { readonly [k: string]: LabelValue }): [string, st
   return out.sort((a, b) => compareUtf16(a[0], b[0]));
 }
 
+// Most ids and values hold neither a quote nor a backslash: those are only put between quotes.
+const DOT_SPECIAL = /["\\]/;
+
 function dotQuote(s: string): string {
-  return `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return DOT_SPECIAL.test(s) ? `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"` : `"${s}"`;
 }
 
 /** Graphviz DOT text. Every id, value and label attribute name is quoted. */
@@ -54,14 +57,18 @@ export function toDot(graph: Graph | GraphInput): string {
 // eslint-disable-next-line no-control-regex
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 
-function xmlText(s: string, where: string): string {
+const XML_SPECIAL = /[&<>"\t\n\r]/;
+
+/** `s` as XML character data or attribute text; `where` names it in the refusal of a character XML 1.0 cannot carry. */
+function xmlText(s: string, where: () => string): string {
   const bad = NOT_XML.exec(s);
   if (bad) {
     const cp = bad[0].codePointAt(0)!;
-    throw new ToolgateError('EXPORT_REFUSED', `${where}: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is not an XML 1.0 character; GraphML cannot carry it`, {
-      at: [{ file: '<graph>', path: where }],
+    throw new ToolgateError('EXPORT_REFUSED', `${where()}: U+${cp.toString(16).toUpperCase().padStart(4, '0')} is not an XML 1.0 character; GraphML cannot carry it`, {
+      at: [{ file: '<graph>', path: where() }],
     });
   }
+  if (!XML_SPECIAL.test(s)) return s;
   return s.replace(/[&<>"\t\n\r]/g, (c) => {
     switch (c) {
       case '&': return '&amp;';
@@ -99,20 +106,20 @@ export function toGraphMLBytes(graph: Graph | GraphInput): Uint8Array {
   out.push('<?xml version="1.0" encoding="UTF-8"?>\n<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n');
   out.push('  <key id="kind" for="node" attr.name="kind" attr.type="string"/>\n');
   out.push('  <key id="level" for="node" attr.name="level" attr.type="string"/>\n');
-  for (const k of keys) out.push(`  <key id="${keyId.get(k)!}" for="node" attr.name="${xmlText(k, `label key ${JSON.stringify(k)}`)}" attr.type="string"/>\n`);
+  for (const k of keys) out.push(`  <key id="${keyId.get(k)!}" for="node" attr.name="${xmlText(k, () => `label key ${JSON.stringify(k)}`)}" attr.type="string"/>\n`);
   out.push('  <key id="ekind" for="edge" attr.name="kind" attr.type="string"/>\n');
   out.push('  <key id="provenance" for="edge" attr.name="provenance" attr.type="string"/>\n');
   out.push('  <key id="sign" for="edge" attr.name="sign" attr.type="string"/>\n');
   out.push('  <graph id="connectome" edgedefault="directed">\n');
   g.nodes.forEach((n, i) => {
-    const where = `node ${JSON.stringify(n.id)}`;
+    const where = () => `node ${JSON.stringify(n.id)}`;
     out.push(`    <node id="${xmlText(n.id, where)}">\n      <data key="kind">${n.kind}</data>\n      <data key="level">${n.level}</data>\n`);
-    for (const [k, v] of perNode[i]!) out.push(`      <data key="${keyId.get(k)!}">${xmlText(v, `${where} label ${JSON.stringify(k)}`)}</data>\n`);
+    for (const [k, v] of perNode[i]!) out.push(`      <data key="${keyId.get(k)!}">${xmlText(v, () => `${where()} label ${JSON.stringify(k)}`)}</data>\n`);
     out.push('    </node>\n');
     flush();
   });
   for (const e of g.edges) {
-    const where = `edge ${JSON.stringify(e.from)} -> ${JSON.stringify(e.to)}`;
+    const where = () => `edge ${JSON.stringify(e.from)} -> ${JSON.stringify(e.to)}`;
     out.push(
       `    <edge source="${xmlText(e.from, where)}" target="${xmlText(e.to, where)}">\n      <data key="ekind">${e.kind}</data>\n      <data key="provenance">${e.provenance}</data>\n      <data key="sign">${e.sign}</data>\n    </edge>\n`,
     );

@@ -58,29 +58,30 @@ body := input.parsed_body if {
 	json.is_valid(raw_body)
 }
 
-# The ordinary request, as opa-envoy-plugin sends an MCP call: a complete POST whose parsed body,
-# within the size limit, is one JSON-RPC 2.0 request, whose Mcp-Method / Mcp-Name headers, when
-# sent, agree with it, and with no MCP filter metadata to compare. It passes every check of
-# request_error, so its call {method, name, contract} is read here, in one rule reading each value
-# once by direct lookup (in OPA each rule and function evaluated costs a cache entry and bindings
-# of its own). Anything else, including a body given only as text, goes through request_error and
-# the rules below, which answer the same for it.
+# The ordinary request, as opa-envoy-plugin sends an MCP tool call: a complete POST whose parsed
+# body, within the size limit, is one JSON-RPC 2.0 tools/call request naming a tool, whose
+# Mcp-Method / Mcp-Name headers, when sent, agree with it, and with no MCP filter metadata to
+# compare. It passes every check of request_error, so its call {method, name, contract} is read
+# here, in one rule reading each value once by direct lookup (in OPA each rule and function
+# evaluated costs a cache entry and bindings of its own). Anything else, including other methods
+# and a body given only as text, goes through request_error and the rules below, which answer the
+# same for it.
 ordinary_call := {"method": m, "name": n, "contract": contract} if {
 	req := input.attributes.request.http
 	req.method == "POST"
 	input.truncated_body == false
 	hs := req.headers
-	is_object(hs)
 	not hs["x-envoy-auth-partial-body"]
 	not req.rawBody
 	count(req.body) <= data.toolgate.identity.max_body_bytes
 	b := input.parsed_body
 	b.jsonrpc == "2.0"
 	m := b.method
-	is_string(m)
-	p := object.get(b, "params", {})
+	m == "tools/call"
+	p := b.params
 	is_object(p)
-	n := core.target_name(m, p)
+	n := p.name
+	is_string(n)
 	object.get(hs, "mcp-method", m) == m
 	object.get(hs, "mcp-name", n) == n
 	not input.attributes.metadataContext.filterMetadata["envoy.filters.http.mcp"]
@@ -254,7 +255,8 @@ rpc_id := id if {
 } else := null
 
 # What a later filter may read of the verdict v: the verdict without allow, and for an allowed
-# tools/list the tools the agent may see.
+# tools/list the tools the agent may see. (A denial's is the verdict without allow, written in
+# place.)
 dynamic_metadata(v) := {"agent": v.agent, "method": v.method, "tool": v.tool, "reason": v.reason, "visible_tools": core.visible_for(v.agent)} if {
 	v.allow == true
 	v.method == "tools/list"
@@ -288,7 +290,7 @@ response := {
 			"data": {"reason": reason, "tool": v.tool, "method": v.method},
 		},
 	}),
-	"dynamic_metadata": {"toolgate": dynamic_metadata(v)},
+	"dynamic_metadata": {"toolgate": object.remove(v, {"allow"})},
 } if {
 	v := verdict
 	reason := v.reason

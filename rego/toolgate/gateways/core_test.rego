@@ -145,3 +145,46 @@ test_request_without_http_method if {
 	w := verdict_of({"hello": "world"})
 	w.reason == "NOT_EXT_AUTHZ"
 }
+
+# The JSON-RPC code of each denial Envoy answers: -32700 parse error, -32020 HeaderMismatch,
+# -32600 any other request the checks refuse, -32001 an unproven caller or a decided denial.
+envoy_rpc_codes := {
+	"AGENT_UNAUTHENTICATED": -32001,
+	"IDENTITY_INVALID": -32001,
+	"IDENTITY_CONFLICT": -32001,
+	"AGENT_NOT_FOUND": -32001,
+	"NOT_GRANTED": -32001,
+	"DENY_VIOLATION": -32001,
+	"CONTRACT_CHANGED": -32001,
+	"METHOD_NOT_ALLOWED": -32001,
+	"INTERNAL_UNDEFINED": -32001,
+	"HTTP_METHOD_NOT_ALLOWED": -32600,
+	"NOT_EXT_AUTHZ": -32600,
+	"BODY_TOO_LARGE": -32600,
+	"BODY_TRUNCATED": -32600,
+	"BODY_MISSING": -32600,
+	"BODY_NOT_JSON": -32700,
+	"BODY_NOT_JSON_RPC": -32600,
+	"BATCH_NOT_ALLOWED": -32600,
+	"JSONRPC_RESPONSE": -32600,
+	"METHOD_MISSING": -32600,
+	"PARAMS_NOT_OBJECT": -32600,
+	"HEADER_MISMATCH": -32020,
+	"NAME_MISSING": -32600,
+}
+
+test_envoy_rpc_code_of_each_denial if {
+	every reason, code in envoy_rpc_codes {
+		envoy.rpc_code_for(reason, envoy.status_for(reason)) == code
+	}
+}
+
+test_envoy_unauthenticated_denial_body if {
+	r := envoy.response with input as call("read_file", {})
+		with data.toolgate.agents as agents
+		with data.toolgate.tools as tools
+		with data.toolgate.tools_by_name as by_name
+		with data.toolgate.identity as identity
+	r.http_status == 401
+	json.unmarshal(r.body).error.code == -32001
+}

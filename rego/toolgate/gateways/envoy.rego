@@ -230,17 +230,15 @@ status_for(reason) := s if {
 } else := 403
 
 # JSON-RPC error codes: -32700 parse error, -32600 invalid request, -32020 MCP HeaderMismatch,
-# -32001 refused by policy (every reason answered 403).
-rpc_code_for(_, 403) := -32001
-
-rpc_code_for("BODY_NOT_JSON", 400) := -32700
-
-rpc_code_for("HEADER_MISMATCH", 400) := -32020
-
-rpc_code_for(reason, status) := -32600 if {
-	status != 403
-	not reason in {"BODY_NOT_JSON", "HEADER_MISMATCH"}
-}
+# -32001 refused (an unproven caller, 401, or a decided denial, 403). One definition with else
+# branches, the common denial first.
+rpc_code_for(reason, status) := -32001 if {
+	status in {401, 403}
+} else := -32700 if {
+	reason == "BODY_NOT_JSON"
+} else := -32020 if {
+	reason == "HEADER_MISMATCH"
+} else := -32600
 
 # The request's JSON-RPC id when it is a scalar, else null. parsed_body is the body whenever it is
 # given, so it is read first, without evaluating body.

@@ -56,6 +56,16 @@ export function parseJsonValue(text: string): Value {
 
 /** Go's encoding/json string escaping (HTML-safe: <, >, & escaped; U+2028/2029 escaped). */
 export function goJsonString(s: string): string {
+  // most strings are printable ASCII with nothing to escape: quoted as they are, without
+  // JSON.stringify and the scan for Go's extra escapes
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26) return escapedJsonString(s);
+  }
+  return '"' + s + '"';
+}
+
+function escapedJsonString(s: string): string {
   const j = JSON.stringify(s);
   // most strings hold none of them: testing first spares the replace's scan and callback
   return GO_ESCAPED.test(j) ? j.replace(GO_ESCAPED_ALL, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')) : j;

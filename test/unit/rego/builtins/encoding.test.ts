@@ -35,6 +35,8 @@ describe('encoding builtins', () => {
   it.each([
     ['json.marshal', [{ b: [1, 2], a: '<&>' }], '{"a":"\\u003c\\u0026\\u003e","b":[1,2]}'],
     ['json.marshal_with_options', [{ a: [1] }, { pretty: true, indent: '  ' }], '{\n  "a": [\n    1\n  ]\n}'],
+    // what Go escapes and what it leaves (DEL as it is, U+2028 as \u2028), next to plain ASCII quoted as it is
+    ['json.marshal', [['a"b\\c\n\u007f\u2028', 'plain ascii ~!']], '["a\\"b\\\\c\\n\u007f\\u2028","plain ascii ~!"]'],
     // keys in Go's order, by code point (UTF-16 order would put the astral character first), as opa eval gives
     ['json.marshal', [{ '\ue000': 1, '\u{1f600}': 2, a: 3 }], '{"a":3,"\ue000":1,"\u{1f600}":2}'],
     ['json.marshal_with_options', [{ '\ue000': 1, '\u{1f600}': 2 }, { pretty: true, indent: ' ' }], '{\n "\ue000": 1,\n "\u{1f600}": 2\n}'],

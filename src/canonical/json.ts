@@ -78,13 +78,18 @@ function isWellFormed(s: string): boolean {
 
 export function normaliseString(s: string, where: string, options: CanonicalOptions): string {
   // ASCII fast path: an ASCII string is well-formed and already NFC.
-  if (!NON_ASCII.test(s)) return s;
+  if (isAscii(s)) return s;
   assertWellFormed(s, where);
   return options.assumeNfc ? s : s.normalize('NFC');
 }
 
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\u0000-\u007f]/;
+
+/** True when every code unit is ASCII (then the string is well-formed and NFC, and its UTF-8 is one byte per unit). */
+export function isAscii(s: string): boolean {
+  return !NON_ASCII.test(s);
+}
 
 /**
  * A JSON string literal with RFC 8785 escaping. The input must already be well-formed.
@@ -112,7 +117,7 @@ function refuse(path: readonly (string | number)[], what: string): never {
 function canonicalKeys(obj: Record<string, unknown>, options: CanonicalOptions, path: (string | number)[]): [string, string][] {
   const keys = Object.keys(obj);
   let ascii = true;
-  for (const k of keys) if (NON_ASCII.test(k)) ascii = false;
+  for (const k of keys) if (!isAscii(k)) ascii = false;
   // Fast path: ASCII keys are already NFC and cannot collide; the default sort is UTF-16 order.
   if (ascii) {
     keys.sort();
@@ -179,7 +184,7 @@ function writeString(s: string, options: CanonicalOptions, path: readonly (strin
     out.push('"');
     out.push(s);
     out.push('"');
-  } else out.push(quoteString(NON_ASCII.test(s) ? normaliseString(s, whereOf(path), options) : s));
+  } else out.push(quoteString(isAscii(s) ? s : normaliseString(s, whereOf(path), options)));
 }
 
 /** An object shape whose keys need no escaping: its keys in canonical order, and the text that opens each member. */

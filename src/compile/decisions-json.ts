@@ -10,14 +10,12 @@
  * order for ASCII keys; a map with a non-ASCII key (which NFC may reorder) uses the generic encoder.
  * test/unit/compile/decisions-json.test.ts holds both forms equal.
  */
-import { canonicalString, CanonicalText, quoteString } from '../canonical/json.ts';
+import { canonicalString, CanonicalText, isAscii, quoteString } from '../canonical/json.ts';
 import type { AgentDecisions, ToolDecision } from '../governance/decisions.ts';
-
-const NON_ASCII = /[^\u0000-\u007f]/;
 
 /** Evidence paths as canonical text: each ASCII path only quoted; a list with any other goes through the one encoder. */
 function pathsText(paths: readonly string[]): string {
-  return paths.some((p) => NON_ASCII.test(p)) ? canonicalString(paths) : `[${paths.map(quoteString).join(',')}]`;
+  return paths.every(isAscii) ? `[${paths.map(quoteString).join(',')}]` : canonicalString(paths);
 }
 
 /** `{"decision":…,"paths":[…],"reason":…,"risk_score":…}`: the policy bundle's row (keys in sorted order). */
@@ -43,7 +41,7 @@ function dataValue(d: ToolDecision): unknown {
 }
 
 function agentText(a: AgentDecisions, row: (d: ToolDecision) => string, value: (d: ToolDecision) => unknown): CanonicalText {
-  if (a.decisions.some((d) => NON_ASCII.test(d.tool_key))) {
+  if (a.decisions.some((d) => !isAscii(d.tool_key))) {
     return new CanonicalText(canonicalString({ tools: Object.fromEntries(a.decisions.map((d) => [d.tool_key, value(d)])) }, { allowFloats: true }));
   }
   return new CanonicalText(`{"tools":{${a.decisions.map((d) => `${quoteString(d.tool_key)}:${row(d)}`).join(',')}}}`);

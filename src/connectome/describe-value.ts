@@ -1,14 +1,8 @@
 /**
- * What a graph refusal says of a value it was given: whether it is a plain object (what a node, an
- * edge or a labels map must be), and the value itself as text a message can quote, whatever it is
- * (bigints as digits, cycles and class instances named rather than walked).
+ * What a graph refusal says of a value it was given: the value as text a message can quote,
+ * whatever it is (bigints as digits, cycles and class instances named rather than walked).
  */
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const p = Object.getPrototypeOf(v) as unknown;
-  return p === Object.prototype || p === null;
-}
+import { isPlainObject } from '../canonical/json-object.ts';
 
 /** Renders a value for an error message (bigints as digits, anything else as it can). */
 export function describeValue(v: unknown): string {

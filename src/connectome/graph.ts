@@ -12,12 +12,13 @@
  * makes the integer codes (GraphCodes) the encoder and the diff read, so they stay together; the
  * edge sort (edge-order.ts) and the rendering of a refused value (describe-value.ts) stand apart.
  */
-import { canonicalString } from '../canonical/json.ts';
+import { canonicalString, isAscii } from '../canonical/json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { nodeId, kindOf, levelOf, type Identity } from './identity.ts';
 import { quoteIdTable, type IdTable } from './id-table.ts';
-import { compareCodePoints, hasHighUnit, isAscii, isWellFormedString, nfc } from './strings.ts';
-import { describeValue, isPlainObject } from './describe-value.ts';
+import { compareCodePoints, hasHighUnit, isWellFormedString, nfc } from './strings.ts';
+import { isPlainObject } from '../canonical/json-object.ts';
+import { describeValue } from './describe-value.ts';
 import { edgeOrder } from './edge-order.ts';
 import {
   EDGE_KINDS,

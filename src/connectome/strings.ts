@@ -2,14 +2,7 @@
  * String helpers for the canonical form: NFC with an ASCII fast path, well-formedness, and the
  * code-point order the graph's ids and edges sort by (UTF-8 byte order).
  */
-
-// eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\u0000-\u007f]/;
-
-/** True when every code unit is ASCII (then NFC is the identity and UTF-8 is one byte per unit). */
-export function isAscii(s: string): boolean {
-  return !NON_ASCII.test(s);
-}
+import { isAscii } from '../canonical/json.ts';
 
 /** True when the string has no lone surrogate (it then has a UTF-8 form). */
 export function isWellFormedString(s: string): boolean {

@@ -8,6 +8,7 @@
  * the whole value.
  */
 import { canonicalString, CanonicalText } from '../../canonical/json.ts';
+import { isPlainObject } from '../../canonical/json-object.ts';
 
 /** The value, its canonical text and its members' (down to the memoised depth). */
 export interface MemoNode {
@@ -19,11 +20,6 @@ export interface MemoNode {
 const OPTIONS = { allowFloats: true } as const;
 const DEPTH = 2;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 /** Structural equality of JSON values (NaN equals nothing, so it is always re-encoded and refused). */
 export function jsonEqual(a: unknown, b: unknown): boolean {

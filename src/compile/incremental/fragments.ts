@@ -12,7 +12,7 @@
  * (test/unit/compile/fragments.test.ts), and the offset of every fragment in it is recorded, so the
  * next compile can find the fragment in this artifact again.
  */
-import { canonicalString, CanonicalText, quoteString } from '../../canonical/json.ts';
+import { canonicalString, CanonicalText, isAscii, quoteString } from '../../canonical/json.ts';
 import { createDigest } from '../../canonical/digest.ts';
 import { ToolgateError } from '../../errors.ts';
 
@@ -35,8 +35,6 @@ const NUL = '\u0000';
 const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;
 
-// eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**
  * The canonical text of an object from its keys and members' texts (placeholders, say). Keys that
@@ -46,7 +44,7 @@ const NON_ASCII = /[^\u0000-\u007f]/;
  */
 export function objectText(entries: readonly (readonly [string, CanonicalText])[]): CanonicalText {
   let plain = true;
-  for (let i = 0; i < entries.length && plain; i++) plain = !NON_ASCII.test(entries[i]![0]) && (i === 0 || entries[i - 1]![0] < entries[i]![0]);
+  for (let i = 0; i < entries.length && plain; i++) plain = isAscii(entries[i]![0]) && (i === 0 || entries[i - 1]![0] < entries[i]![0]);
   if (!plain) return new CanonicalText(canonicalString(Object.fromEntries(entries)));
   return new CanonicalText(`{${entries.map(([k, v]) => `${quoteString(k)}:${v.text}`).join(',')}}`);
 }

@@ -28,7 +28,7 @@
  * version or whose pieces do not hash to the recorded digest is refused with the reason, and the
  * caller compiles in full.
  */
-import { canonicalBytes, canonicalString, CanonicalText } from '../../canonical/json.ts';
+import { canonicalBytes, canonicalString, CanonicalText, isAscii } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
@@ -51,8 +51,6 @@ function concatPieces(texts: readonly string[], bytes: readonly Uint8Array[]): {
   return { pieces: out, textBytes };
 }
 
-// eslint-disable-next-line no-control-regex
-const NON_ASCII = /[^\u0000-\u007f]/;
 
 /**
  * A list of rows (strings, integers, null and lists of them) as canonical text. JSON.stringify
@@ -61,7 +59,7 @@ const NON_ASCII = /[^\u0000-\u007f]/;
  */
 function rowsText(rows: readonly unknown[]): CanonicalText {
   const text = JSON.stringify(rows);
-  return new CanonicalText(NON_ASCII.test(text) ? canonicalString(rows) : text);
+  return new CanonicalText(isAscii(text) ? text : canonicalString(rows));
 }
 
 const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.at, span.length]);

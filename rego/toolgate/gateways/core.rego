@@ -252,10 +252,11 @@ identity_headers(gateway) := gateway_identity(gateway).headers
 # verdict(ident, method, name, contract): {"allow", "reason", "agent", "method", "tool"}.
 #
 # The first branch is the common case, a known agent's tools/call of a catalog tool by its key with
-# no contract supplied, answered straight from authz.decide; call_verdict decides everything else
-# (and would answer the same for it).
+# no contract supplied, answered straight from authz.decide (whose allow is always a boolean; a
+# catalog key is always a string); call_verdict decides everything else (and would answer the same
+# for it).
 verdict(ident, method, name, contract) := {
-	"allow": d.allow == true,
+	"allow": d.allow,
 	"reason": d.reason,
 	"agent": ident.agent,
 	"method": method,
@@ -264,7 +265,6 @@ verdict(ident, method, name, contract) := {
 	ident.ok == true
 	method == "tools/call"
 	contract == null
-	is_string(name)
 	data.toolgate.tools[name]
 	data.toolgate.agents[ident.agent]
 	d := authz.decide(ident.agent, name)

@@ -197,7 +197,7 @@ qualified(n) := concat("::", [server, n]) if {
 	not contains(n, "::")
 } else := n
 
-verdict := core.verdict(identity, c.method, qualified(c.name), c.contract) if {
+verdict := core.verdict(identity, "tools/call", qualified(c.name), c.contract) if {
 	c := ordinary_call
 } else := core.refused(request_error) if {
 	request_error
@@ -205,40 +205,29 @@ verdict := core.verdict(identity, c.method, qualified(c.name), c.contract) if {
 	method
 } else := core.refused("INTERNAL_UNDEFINED")
 
-# HTTP status for a denial: 401 no proven identity, 400 a request that is not one MCP call,
-# 405 / 413 as named, 403 a decided denial. (Functions of the reason rather than rules: OPA pays
-# for each rule it evaluates, and a denial would evaluate four.)
-status_for(reason) := s if {
-	s := {
-		"AGENT_UNAUTHENTICATED": 401,
-		"IDENTITY_INVALID": 401,
-		"IDENTITY_CONFLICT": 401,
-		"HTTP_METHOD_NOT_ALLOWED": 405,
-		"NOT_EXT_AUTHZ": 400,
-		"BODY_TOO_LARGE": 413,
-		"BODY_TRUNCATED": 413,
-		"BODY_MISSING": 400,
-		"BODY_NOT_JSON": 400,
-		"BODY_NOT_JSON_RPC": 400,
-		"BATCH_NOT_ALLOWED": 400,
-		"JSONRPC_RESPONSE": 400,
-		"METHOD_MISSING": 400,
-		"PARAMS_NOT_OBJECT": 400,
-		"HEADER_MISMATCH": 400,
-		"NAME_MISSING": 400,
-	}[reason]
-} else := 403
-
-# JSON-RPC error codes: -32700 parse error, -32600 invalid request, -32020 MCP HeaderMismatch,
-# -32001 refused (an unproven caller, 401, or a decided denial, 403). One definition with else
-# branches, the common denial first.
-rpc_code_for(reason, status) := -32001 if {
-	status in {401, 403}
-} else := -32700 if {
-	reason == "BODY_NOT_JSON"
-} else := -32020 if {
-	reason == "HEADER_MISMATCH"
-} else := -32600
+# The HTTP status and JSON-RPC error code of each denial the request checks or the identity
+# answer: 401 no proven identity, 400 a request that is not one MCP call, 405 / 413 as named;
+# -32700 parse error, -32600 invalid request, -32020 MCP HeaderMismatch, -32001 refused. Any other
+# reason is a decided denial, 403 and -32001. (A table read once per denial rather than functions
+# of the reason: OPA pays for each call it evaluates.)
+denial_codes := {
+	"AGENT_UNAUTHENTICATED": [401, -32001],
+	"IDENTITY_INVALID": [401, -32001],
+	"IDENTITY_CONFLICT": [401, -32001],
+	"HTTP_METHOD_NOT_ALLOWED": [405, -32600],
+	"NOT_EXT_AUTHZ": [400, -32600],
+	"BODY_TOO_LARGE": [413, -32600],
+	"BODY_TRUNCATED": [413, -32600],
+	"BODY_MISSING": [400, -32600],
+	"BODY_NOT_JSON": [400, -32700],
+	"BODY_NOT_JSON_RPC": [400, -32600],
+	"BATCH_NOT_ALLOWED": [400, -32600],
+	"JSONRPC_RESPONSE": [400, -32600],
+	"METHOD_MISSING": [400, -32600],
+	"PARAMS_NOT_OBJECT": [400, -32600],
+	"HEADER_MISMATCH": [400, -32020],
+	"NAME_MISSING": [400, -32600],
+}
 
 # The request's JSON-RPC id when it is a scalar, else null. parsed_body is the body whenever it is
 # given, so it is read first, without evaluating body.
@@ -283,7 +272,7 @@ response := {
 		"jsonrpc": "2.0",
 		"id": rpc_id,
 		"error": {
-			"code": rpc_code_for(reason, status),
+			"code": code,
 			"message": concat(": ", ["toolgate denied the request", reason]),
 			"data": {"reason": reason, "tool": v.tool, "method": v.method},
 		},
@@ -292,5 +281,5 @@ response := {
 } if {
 	v := verdict
 	reason := v.reason
-	status := status_for(reason)
+	[status, code] := object.get(denial_codes, reason, [403, -32001])
 }

@@ -66,7 +66,7 @@ body := input.parsed_body if {
 # evaluated costs a cache entry and bindings of its own). Anything else, including other methods
 # and a body given only as text, goes through request_error and the rules below, which answer the
 # same for it.
-ordinary_call := {"method": m, "name": n, "contract": contract} if {
+ordinary_call := {"method": "tools/call", "name": n, "contract": contract} if {
 	req := input.attributes.request.http
 	req.method == "POST"
 	input.truncated_body == false
@@ -76,13 +76,11 @@ ordinary_call := {"method": m, "name": n, "contract": contract} if {
 	count(req.body) <= data.toolgate.identity.max_body_bytes
 	b := input.parsed_body
 	b.jsonrpc == "2.0"
-	m := b.method
-	m == "tools/call"
+	b.method == "tools/call"
 	p := b.params
-	is_object(p)
 	n := p.name
 	is_string(n)
-	object.get(hs, "mcp-method", m) == m
+	object.get(hs, "mcp-method", "tools/call") == "tools/call"
 	object.get(hs, "mcp-name", n) == n
 	not input.attributes.metadataContext.filterMetadata["envoy.filters.http.mcp"]
 	not input.attributes.metadata_context.filter_metadata["envoy.filters.http.mcp"]
@@ -230,11 +228,10 @@ denial_codes := {
 }
 
 # The request's JSON-RPC id when it is a scalar, else null. parsed_body is the body whenever it is
-# given, so it is read first, without evaluating body.
+# given, so the common id, a number in it, is read first, without evaluating body.
 rpc_id := id if {
 	id := input.parsed_body.id
-	not is_object(id)
-	not is_array(id)
+	is_number(id)
 } else := id if {
 	id := body.id
 	not is_object(id)

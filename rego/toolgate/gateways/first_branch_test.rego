@@ -44,6 +44,10 @@ envoy_requests := [
 	object.union(envoy_request({"x-agent": "planner"}, rpc("tools/call", {"name": "stat"})), {"attributes": {"contextExtensions": {"toolgate_server": "s3"}}}),
 	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": 8, "method": "ping"}),
 	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": [1], "method": "tools/call", "params": {"name": "fs::write_file"}}),
+	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": "a", "method": "tools/call", "params": ["read_file"]}),
+	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": "read_file"}),
+	envoy_request({"x-agent": "planner"}, {"jsonrpc": "2.0", "id": 3, "method": 7, "params": {"name": "read_file"}}),
+	envoy_request({"x-agent": "planner", "mcp-method": "tools/list"}, {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}),
 ]
 
 envoy_verdict(inp, fast) := v if {

@@ -51,11 +51,22 @@ name := payload.uri if {
 	method in {"tools/call", "prompts/get"}
 } else := null
 
+# The caller, resolved once. The first branch is the common configuration, one contextforge_user
+# source read from input.user; core.identify decides every other (and would answer the same for it).
+identity := {"ok": true, "agent": core.agent_of(u), "reason": null} if {
+	[src] := data.toolgate.identity.by_gateway.contextforge.sources
+	src.kind == "contextforge_user"
+	src.context_key == null
+	u := input.user
+	is_string(u)
+	not u in {"", "none"}
+} else := core.identify("contextforge", proofs)
+
 verdict := core.refused("OUTPUT_NOT_DECIDED") if {
 	input.mode == "output"
 } else := core.refused("METHOD_NOT_ALLOWED") if {
 	not method
-} else := core.verdict(core.identify("contextforge", proofs), method, name, null)
+} else := core.verdict(identity, method, name, null)
 
 default response := {"allow": false, "reason": "INTERNAL_UNDEFINED", "agent": null, "tool": null}
 

@@ -35,9 +35,20 @@ label := n if {
 	is_string(n)
 } else := "the call"
 
+# The caller, resolved once. The first branch is the common configuration, one docker_interceptor
+# source (the script's TOOLGATE_AGENT); core.identify decides every other (and would answer the same
+# for it).
+identity := {"ok": true, "agent": core.agent_of(a), "reason": null} if {
+	[src] := data.toolgate.identity.by_gateway.docker.sources
+	src.kind == "docker_interceptor"
+	a := input.agent
+	is_string(a)
+	a != ""
+} else := core.identify("docker", proofs)
+
 verdict := core.refused("BODY_NOT_JSON_RPC") if {
 	not is_object(object.get(input, "request", null))
-} else := core.verdict(core.identify("docker", proofs), "tools/call", params.name, core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))) if {
+} else := core.verdict(identity, "tools/call", params.name, core.contract_of(object.get(meta, "io.toolgate/tool", null), object.get(meta, "io.toolgate/tool_contract_digest", null))) if {
 	is_string(params.name)
 } else := core.refused("NAME_MISSING")
 

@@ -1,11 +1,13 @@
-# The first branches that answer the common case (envoy.ordinary_call, kong.ordinary_call,
-# core.identify's single source, core.verdict's tools/call of a catalog key) give what the general
-# rules give: each test answers a set of requests both ways, the second with the first branch
-# switched off.
+# The first branches that answer the common case (envoy.ordinary_call, kong.ordinary_call, each
+# entrypoint's identity and core.identify for a single source, core.claim's bearer token,
+# core.verdict's tools/call of a catalog key) give what the general rules give: each test answers a
+# set of requests both ways, the second with the first branch switched off.
 package toolgate.gateways.first_branch_test
 
+import data.toolgate.gateways.contextforge
 import data.toolgate.gateways.core
 import data.toolgate.gateways.core_test
+import data.toolgate.gateways.docker
 import data.toolgate.gateways.envoy
 import data.toolgate.gateways.kong
 import rego.v1
@@ -267,4 +269,35 @@ test_envoy_identity_first_branch_is_taken if {
 	inp := envoy_request({"authorization": authorizations[1]}, rpc("tools/call", {"name": "read_file"}))
 	v := envoy.identity with input as inp with data.toolgate.identity as jwt_identity with core.identify as "general"
 	v == {"ok": true, "agent": "planner", "reason": null}
+}
+
+# ContextForge's and Docker's identity first branches (one contextforge_user / docker_interceptor
+# source) against core.identify, for callers that are proven, mapped, empty, "none", not strings or
+# missing.
+callers := ["planner", "svc-planner", "", "none", 7, null, {"a": 1}]
+
+cf_identity := {"by_gateway": {"contextforge": {"sources": [{"kind": "contextforge_user", "context_key": null, "gateways": ["contextforge"]}], "headers": []}}, "principals": {"svc-planner": "planner"}}
+
+docker_identity := {"by_gateway": {"docker": {"sources": [{"kind": "docker_interceptor", "gateways": ["docker"]}], "headers": []}}, "principals": {"svc-planner": "planner"}}
+
+test_contextforge_identity_first_branch_answers_as_identify if {
+	inputs := array.concat([{"kind": "tool_pre_invoke", "user": u, "payload": {"name": "read_file"}} | some u in callers], [{"kind": "tool_pre_invoke", "payload": {"name": "read_file"}}])
+	every inp in inputs {
+		fast := contextforge.identity with input as inp with data.toolgate.identity as cf_identity
+		general := core.identify("contextforge", contextforge.proofs) with input as inp with data.toolgate.identity as cf_identity
+		fast == general
+	}
+	taken := contextforge.identity with input as inputs[1] with data.toolgate.identity as cf_identity with core.identify as "general"
+	taken == {"ok": true, "agent": "planner", "reason": null}
+}
+
+test_docker_identity_first_branch_answers_as_identify if {
+	inputs := array.concat([{"agent": a, "request": {"Params": {"name": "read_file"}}} | some a in callers], [{"request": {"Params": {"name": "read_file"}}}])
+	every inp in inputs {
+		fast := docker.identity with input as inp with data.toolgate.identity as docker_identity
+		general := core.identify("docker", docker.proofs) with input as inp with data.toolgate.identity as docker_identity
+		fast == general
+	}
+	taken := docker.identity with input as inputs[0] with data.toolgate.identity as docker_identity with core.identify as "general"
+	taken == {"ok": true, "agent": "planner", "reason": null}
 }

@@ -56,7 +56,8 @@ export function policyCache(env: Readonly<Record<string, string | undefined>>): 
   if (build === undefined && !env.TOOLGATE_CACHE_DIR) return undefined;
   const own = folderStore(join(folder, 'policy'));
   const store = build === undefined ? own : withShipped(own, fileURLToPath(SHIPPED_CERTIFICATES));
-  return { store, engine: `toolgate ${packageVersion()} ${build ?? 'sources'}` };
+  // the build digest names the code exactly; from the sources the version is the best there is
+  return { store, engine: build === undefined ? `toolgate ${packageVersion()} sources` : `toolgate ${build}` };
 }
 
 /** `own`, falling back on a miss to the read-only entries in `shipped` (a folder of the package). */

@@ -78,7 +78,19 @@ describe('decide with a compiled-policy cache', () => {
     const second = await bundleDecider(bytes, 'b', undefined, cacheOf(store));
     expect(second.cached).toBe(true);
     expect(second.revision).toBe(plain.revision);
-    for (const agent of agents) for (const tool of tools) expect(second.decide(agent, tool), `${agent} ${tool}`).toEqual(plain.decide(agent, tool));
+    // the hit compiled the parsed rules the entry holds; an entry without them compiles the reached modules' text
+    const [key, entry] = [...store.entries][0]!;
+    const modules = (entry as { modules: { ast?: unknown }[] }).modules;
+    expect(modules.some((m) => m.ast !== undefined)).toBe(true);
+    const noTrees = { ...(entry as object), modules: modules.map(({ ast: _, ...m }) => m) };
+    const fromText = await bundleDecider(bytes, 'b', undefined, cacheOf({ get: (k) => (k === key ? structuredClone(noTrees) : undefined), put: () => {} }));
+    expect(fromText.cached).toBe(true);
+    for (const agent of agents) {
+      for (const tool of tools) {
+        expect(second.decide(agent, tool), `${agent} ${tool}`).toEqual(plain.decide(agent, tool));
+        expect(fromText.decide(agent, tool), `${agent} ${tool}`).toEqual(plain.decide(agent, tool));
+      }
+    }
   });
 
   it('the same modules with other data hit, and answer from their own data; other modules miss', async () => {

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
+import { JsonError, parseGoJson, type JNode } from './go-json.ts';
 
 /** The algorithm names OPA accepts in a `files` entry, with node:crypto's name for each. */
 export const OPA_HASH_ALGORITHMS = {
@@ -27,117 +28,14 @@ export function isOpaHashAlgorithm(v: unknown): v is OpaHashAlgorithm {
   return typeof v === 'string' && Object.prototype.hasOwnProperty.call(OPA_HASH_ALGORITHMS, v);
 }
 
-/** A JSON value that keeps each number's literal text. */
-type Node = { t: 'lit'; text: string } | { t: 'str'; v: string } | { t: 'arr'; v: Node[] } | { t: 'obj'; v: [string, Node][] };
-
-class Parser {
-  i = 0;
-  constructor(
-    readonly s: string,
-    readonly source: string,
-  ) {}
-  fail(msg: string): never {
-    throw new ToolgateError('BUNDLE_INVALID', `${this.source}: not valid JSON at offset ${this.i}: ${msg}`, { at: [{ file: this.source }] });
+/** Parses JSON as Go does, keeping number literals (go-json.ts); BOM stripped, as OPA does. */
+function parseKeepingNumbers(text: string, source: string): JNode {
+  try {
+    return parseGoJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, false);
+  } catch (e) {
+    if (e instanceof JsonError) throw new ToolgateError('BUNDLE_INVALID', `${source}: not valid JSON: ${e.message}`, { at: [{ file: source }] });
+    throw e;
   }
-  ws(): void {
-    while (this.i < this.s.length) {
-      const c = this.s.charCodeAt(this.i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) this.i++;
-      else break;
-    }
-  }
-  value(depth: number): Node {
-    if (depth > 1000) this.fail('nested too deeply');
-    this.ws();
-    const c = this.s[this.i];
-    if (c === '{') {
-      this.i++;
-      const members: [string, Node][] = [];
-      this.ws();
-      if (this.s[this.i] === '}') {
-        this.i++;
-        return { t: 'obj', v: members };
-      }
-      for (;;) {
-        this.ws();
-        if (this.s[this.i] !== '"') this.fail('expected a member name');
-        const k = this.string();
-        this.ws();
-        if (this.s[this.i] !== ':') this.fail('expected ":"');
-        this.i++;
-        members.push([k, this.value(depth + 1)]);
-        this.ws();
-        if (this.s[this.i] === ',') {
-          this.i++;
-          continue;
-        }
-        if (this.s[this.i] === '}') {
-          this.i++;
-          return { t: 'obj', v: members };
-        }
-        this.fail('expected "," or "}"');
-      }
-    }
-    if (c === '[') {
-      this.i++;
-      const items: Node[] = [];
-      this.ws();
-      if (this.s[this.i] === ']') {
-        this.i++;
-        return { t: 'arr', v: items };
-      }
-      for (;;) {
-        items.push(this.value(depth + 1));
-        this.ws();
-        if (this.s[this.i] === ',') {
-          this.i++;
-          continue;
-        }
-        if (this.s[this.i] === ']') {
-          this.i++;
-          return { t: 'arr', v: items };
-        }
-        this.fail('expected "," or "]"');
-      }
-    }
-    if (c === '"') return { t: 'str', v: this.string() };
-    for (const lit of ['true', 'false', 'null']) {
-      if (this.s.startsWith(lit, this.i)) {
-        this.i += lit.length;
-        return { t: 'lit', text: lit };
-      }
-    }
-    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(this.s.slice(this.i, this.i + 1100));
-    if (m === null) this.fail(`unexpected ${c === undefined ? 'end of text' : JSON.stringify(c)}`);
-    this.i += m[0].length;
-    return { t: 'lit', text: m[0] };
-  }
-  string(): string {
-    const start = this.i;
-    this.i++;
-    for (;;) {
-      const c = this.s.charCodeAt(this.i);
-      if (Number.isNaN(c)) this.fail('unterminated string');
-      if (c === 0x22) break;
-      if (c < 0x20) this.fail('control character in a string');
-      this.i += c === 0x5c ? 2 : 1;
-    }
-    this.i++;
-    try {
-      return JSON.parse(this.s.slice(start, this.i)) as string;
-    } catch {
-      this.fail('bad string escape');
-    }
-  }
-}
-
-/** Parses JSON keeping number literals; BOM stripped, as OPA does. */
-function parseKeepingNumbers(text: string, source: string): Node {
-  const p = new Parser(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, source);
-  const v = p.value(0);
-  p.ws();
-  if (p.i !== p.s.length) p.fail('trailing characters');
-  return v;
 }
 
 const encoder = new TextEncoder();
@@ -157,18 +55,20 @@ function compareUtf8(a: string, b: string): number {
   return x.length - y.length;
 }
 
-function encode(n: Node): string {
+function encode(n: JNode): string {
   switch (n.t) {
     case 'lit':
-      return n.text;
+      return String(n.v);
+    case 'num':
+      return n.lit;
     case 'str':
       return goJsonQuote(n.v);
     case 'arr':
-      return `[${n.v.map(encode).join(',')}]`;
+      return `[${n.items.map(encode).join(',')}]`;
     case 'obj': {
       // Go decodes into a map, so a repeated key keeps its last value.
-      const m = new Map<string, Node>();
-      for (const [k, v] of n.v) m.set(k, v);
+      const m = new Map<string, JNode>();
+      for (const [k, v] of n.entries) m.set(k, v);
       const keys = [...m.keys()].sort(compareUtf8);
       return `{${keys.map((k) => `${goJsonQuote(k)}:${encode(m.get(k)!)}`).join(',')}}`;
     }

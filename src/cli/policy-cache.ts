@@ -12,9 +12,9 @@
  * is then used only when TOOLGATE_CACHE_DIR names it.
  *
  * An entry is trusted (it decides which modules are compiled, and holds the parsed trees of those
- * the decision reaches), so a folder someone else could write to is not used: it must belong to the user running toolgate and be writable by nobody else. A
- * write also removes entries nobody has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow
- * with every bundle ever decided.
+ * the decision reaches), so a folder someone else could write to is not used: it must belong to
+ * the user running toolgate and be writable by nobody else. A write also removes entries nobody
+ * has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow with every bundle ever decided.
  *
  * A build also ships the certificate of the Rego `compile` puts in a bundle (dist/policy-certificates/,
  * made by the build's own decide on the quickstart), so the first decide on such a bundle is warm

@@ -57,7 +57,7 @@ export function toDot(graph: Graph | GraphInput): string {
 // eslint-disable-next-line no-control-regex
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
 
-const XML_SPECIAL = /[&<>"\t\n\r]/;
+const XML_SPECIAL = /[&<>"\t\n\r]/g;
 
 /** `s` as XML character data or attribute text; `where` names it in the refusal of a character XML 1.0 cannot carry. */
 function xmlText(s: string, where: () => string): string {
@@ -68,8 +68,8 @@ function xmlText(s: string, where: () => string): string {
       at: [{ file: '<graph>', path: where() }],
     });
   }
-  if (!XML_SPECIAL.test(s)) return s;
-  return s.replace(/[&<>"\t\n\r]/g, (c) => {
+  if (s.search(XML_SPECIAL) < 0) return s;
+  return s.replace(XML_SPECIAL, (c) => {
     switch (c) {
       case '&': return '&amp;';
       case '<': return '&lt;';

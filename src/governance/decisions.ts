@@ -40,8 +40,7 @@ function verdictOf(a: DenyRows, toolKey: string, profile: Profile): Verdict {
 
 function withPaths({ decision, cited }: Verdict, agent: string): ToolDecision {
   if (cited.length === 0) return decision;
-  const paths = [...new Set(cited.map((reach) => denyRowPath(agent, reach)))];
-  return paths.length > 0 ? { ...decision, paths } : decision;
+  return { ...decision, paths: [...new Set(cited.map((reach) => denyRowPath(agent, reach)))] };
 }
 
 // A granted tool's verdict is the same for every agent no expected exception can apply to (the

@@ -20,7 +20,6 @@ export interface MemoNode {
 const OPTIONS = { allowFloats: true } as const;
 const DEPTH = 2;
 
-
 /** Structural equality of JSON values (NaN equals nothing, so it is always re-encoded and refused). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return typeof a !== 'number' || !Number.isNaN(a);

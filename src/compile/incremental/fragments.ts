@@ -35,7 +35,6 @@ const NUL = '\u0000';
 const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;
 
-
 /**
  * The canonical text of an object from its keys and members' texts (placeholders, say). Keys that
  * are ASCII and already ascending are in canonical order as they come and need no normalising, so

@@ -51,7 +51,6 @@ function concatPieces(texts: readonly string[], bytes: readonly Uint8Array[]): {
   return { pieces: out, textBytes };
 }
 
-
 /**
  * A list of rows (strings, integers, null and lists of them) as canonical text. JSON.stringify
  * writes such a list canonically when it is ASCII (no string to normalise), in one native call;

@@ -3,12 +3,10 @@
  * to; each answer must still be the one the agent's own facts give, its name in the evidence paths.
  */
 import { describe, it, expect } from 'vitest';
-import { parseManifest } from '../../../src/manifest/parse.ts';
-import { parseCatalog } from '../../../src/catalog/parse.ts';
-import { buildEstate } from '../../../src/governance/estate.ts';
 import { decide } from '../../../src/governance/decisions.ts';
 import { assess, profileReject, riskScore } from '../../../src/governance/assess.ts';
 import type { Profile } from '../../../src/governance/types.ts';
+import { inlineEstate } from '../../helpers/estates.ts';
 
 const governance = `agents: [a1, a2, a3]
 policies:
@@ -26,7 +24,7 @@ governed_by:
 expected_exceptions:
   - {agent: a3, tool: "svc::fetch", reason: "audited"}
 `;
-const estate = buildEstate(parseManifest('g.yaml', governance), parseCatalog('c.json', JSON.stringify({ servers: [{ name: 'svc', tools: [{ name: 'fetch' }, { name: 'get' }] }] })));
+const estate = inlineEstate(governance, { servers: [{ name: 'svc', tools: [{ name: 'fetch' }, { name: 'get' }] }] });
 
 /** The decision as assess() states the facts, with nothing shared between agents. */
 function expected(agent: string, tool: string, profile: Profile) {

@@ -8,12 +8,13 @@
  *
  * decide and check-access are measured twice. Cold: every run gets an empty cache folder, so it
  * pays what the first run on a machine pays (for both: writing the caches; for decide on a bundle of
- * the Rego `compile` writes, nothing more: the package ships that Rego's certificate). decide is also
+ * the Rego `compile` writes, reading the tarball and writing its bundle view, as the first decide on
+ * any new bundle of the same Rego does: the package ships that Rego's certificate). decide is also
  * measured cold on modules the package did not ship a certificate for (the same bundle, a comment
  * added to one module, as a bundle with --signs or from another build): it parses and compiles
- * every module. Warm: one cache folder for all runs,
- * filled before timing, which is what every later run pays (for decide, on the same Rego modules
- * whatever the data, agent and tool: a CI job gating several pairs, or one whose cache is kept).
+ * every module. Warm: one cache folder for all runs, filled before timing, which is what every
+ * later run pays (for decide, on the same bundle whatever the agent and tool: a CI job gating
+ * several pairs, or one whose cache is kept; it reads the bundle's view, not the tarball).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -16,14 +16,19 @@
  * says where to look. A SHA-256 key would load node:crypto, and the streams it pulls in, on every
  * decision, a few milliseconds of a CLI decide; a pure-JS SHA-256 of the modules, run cold in so
  * short a process, costs more still.
+ *
+ * A cache may also keep bundle views: for one tarball's exact bytes, the part of its certified load
+ * the decision needs (DecisionPart), so a gate deciding again and again on one bundle neither
+ * inflates nor unpacks it, nor looks its certificate up (most of what a certified load still costs).
  */
 import { crc32 } from './gzip-wasm.ts';
+import { isJsonObject, isPlainObject } from '../canonical/json-object.ts';
 import { ToolgateError, toolgateErrorFromRego } from '../errors.ts';
 import { AstCodecError, bindPolicy, decodeModule, encodeModule, fromJSON, parseModule, RegoError, toJSON, wallClockNs, type BoundPolicy, type Module, type ModuleSource, type RegoLimits, type RegoVersion, type Value } from '../rego/index.ts';
 import { depsAmong, moduleDataDeps, reachableModules, reachableRules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
-import { readTarball, type TarballLimits } from './read-tarball.ts';
+import { readTarball, type TarballFile, type TarballLimits } from './read-tarball.ts';
 
 export const DECISION_ENTRYPOINT = 'data.toolgate.authz.decision';
 const DECISION_PATH = DECISION_ENTRYPOINT.split('.').slice(1);
@@ -51,6 +56,13 @@ export interface PolicyCacheOptions {
   readonly store: PolicyCertificateStore;
   /** Names the engine that compiled (a build digest): a different toolgate never reuses an entry. */
   readonly engine: string;
+  /**
+   * Where bundle views are kept: the decision's part of one tarball's certified load (the reached
+   * modules and their trees, the rule outline, the data and revision), under its bytes, so a later
+   * load of the same bytes reads neither the tarball nor the certificate store. Absent, every load
+   * reads the tarball.
+   */
+  readonly views?: PolicyCertificateStore;
 }
 
 interface CertifiedModule {
@@ -75,64 +87,68 @@ interface Certificate {
 }
 
 const CERTIFICATE_FORMAT = 'toolgate-policy-certificate/3';
+const VIEW_FORMAT = 'toolgate-bundle-view/1';
+/** Larger tarballs get no view: their data, not the reading of the tarball, is most of a load. */
+const MAX_VIEW_TARBALL_BYTES = 1 << 20;
 
 /**
  * Loads a bundle's Rego (builtin engine) with the bundle's own data, once, for many decisions: the
  * modules and data OPA's bundle loader would load (load.ts), or the refusal OPA would give.
  */
 export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz', limits?: TarballLimits, cache?: PolicyCacheOptions): Promise<BundleDecider> {
-  const files = await readTarball(bytes, source, limits);
-  let key: string | undefined;
-  let moduleEntries: readonly ModuleEntry[] = [];
-  let certificate: Certificate | undefined;
-  let loaded = loadBundleWith(files, source, {
-    knownPackages: cache
-      ? (entries) => {
-          key = certificateKey(cache.engine, entries);
-          moduleEntries = entries;
-          certificate = certificateFrom(cache.store.get(key), key, entries);
-          return certificate?.modules.map((m) => m.package);
-        }
-      : undefined,
-  });
-  const regoVersion = singleVersion(loaded.modules, source);
-  let policy: BoundPolicy | undefined;
-  let conflict: RegoError | undefined;
-  let dataValue: Value | undefined;
-  if (certificate) {
-    const reached = reachableModules(certificate.modules, DECISION_PATH);
-    const part = loaded.modules.flatMap((m, i) => (reached[i] ? [withTree(m, certificate!.modules[i]!)] : []));
-    // the certificate says the whole set compiled, so this part does: the checks that only report are not run again
-    policy = compilePart(part, regoVersion, source);
-    if (policy) {
-      dataValue = fromJSON(loaded.data);
-      conflict = outlineConflict(certificate.rules, dataValue);
-    }
-    // A certificate the part contradicts is not trusted: load and compile everything, as without one.
-    else loaded = loadBundleWith(files, source, {});
+  const views = cache?.views !== undefined && limits === undefined && bytes.length <= MAX_VIEW_TARBALL_BYTES ? cache.views : undefined;
+  const viewKey = views && cache ? bundleViewKey(cache.engine, bytes) : undefined;
+  let part = views && viewKey !== undefined ? bundleViewFrom(views.get(viewKey), viewKey, bytes) : undefined;
+  // the certificate says the whole set compiled, so this part does: the checks that only report are not run again
+  let policy = part && compilePart(part.modules.map(withTree), part.regoVersion, source);
+  const viewed = policy !== undefined;
+  // A view the part contradicts is not trusted: the tarball is read, as without one.
+  const first = viewed ? undefined : await certifiedLoad(bytes, source, limits, cache);
+  if (first) {
+    part = first.certificate ? decisionPart(first, first.certificate, source) : undefined;
+    // decoding takes a stored tree over, so a part that is to be stored as a view compiles from a
+    // copy (a JSON value: copied as JSON, faster than structuredClone)
+    policy = part && compilePart(part.modules.map((m) => withTree(views && m.ast !== undefined ? { ...m, ast: JSON.parse(JSON.stringify(m.ast)) as unknown } : m)), part.regoVersion, source);
   }
   const cached = policy !== undefined;
-  if (!policy) {
-    const parsed = loaded.modules.map((m) => ({ ...m, parsed: m.parsed ?? parseModule(m.text, m.id, m.regoVersion) }));
+  let conflict: RegoError | undefined;
+  let dataValue: Value | undefined;
+  let loaded: FirstLoad | DecisionPart;
+  if (part && policy) {
+    loaded = part;
+    dataValue = fromJSON(part.data);
+    conflict = outlineConflict(part.rules, dataValue);
+  } else {
+    // No certificate, or one the part contradicts (not trusted): load and compile everything.
+    const full = first && !first.certificate ? first : await certifiedLoad(bytes, source, limits, undefined);
+    const regoVersion = singleVersion(full.modules, source);
+    const parsed = full.modules.map((m) => ({ ...m, parsed: m.parsed ?? parseModule(m.text, m.id, m.regoVersion) }));
     // read before compiling: the compiler takes the trees over and may rewrite them
-    const certified = cache && key !== undefined ? certifiedModules(parsed, moduleEntries) : undefined;
-    policy = compile(parsed, regoVersion, source);
-    if (cache && key !== undefined && certified) {
-      const fresh: Certificate = { modules: certified, rules: ruleOutlineOf(policy.policy.compiled.root) };
-      cache.store.put(key, { format: CERTIFICATE_FORMAT, key, ...fresh });
+    const certified = cache && first?.key !== undefined && first.entries ? certifiedModules(parsed, first.entries) : undefined;
+    policy = compile(parsed.map((m) => ({ name: m.id, text: m.text, parsed: m.parsed })), regoVersion, source);
+    loaded = full;
+    part = undefined;
+    if (cache && first?.key !== undefined && certified) {
+      const certificate: Certificate = { modules: certified, rules: ruleOutlineOf(policy.policy.compiled.root) };
+      cache.store.put(first.key, { format: CERTIFICATE_FORMAT, key: first.key, ...certificate });
+      part = decisionPart(full, certificate, source);
     }
   }
   const bound = policy;
+  const { data, revision } = loaded;
   try {
     // a value fromJSON already made is kept as it is: the data is converted once
-    bound.setData(dataValue ?? loaded.data);
+    bound.setData(dataValue ?? data);
   } catch (e) {
     if (e instanceof RegoError) throw toolgateErrorFromRego(e);
     throw e;
   }
-  const revision = loaded.manifestJSON.revision;
+  if (views && viewKey !== undefined && !viewed && part && roundTripsAsJson(data)) {
+    const tarball = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+    views.put(viewKey, { format: VIEW_FORMAT, key: viewKey, tarball, ...part });
+  }
   return {
-    revision: typeof revision === 'string' ? revision : null,
+    revision,
     cached,
     decide(agent: string, tool: string, evalLimits?: RegoLimits, now: bigint = wallClockNs()) {
       try {
@@ -148,6 +164,70 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   };
 }
 
+/** What a load gives the decider: the modules, data and revision, and the modules' certificate when one is trusted. */
+interface FirstLoad {
+  readonly modules: readonly BundleModule[];
+  readonly data: Record<string, unknown>;
+  readonly revision: string | null;
+  readonly certificate?: Certificate;
+  /** Where the modules' certificate is stored, and the modules it is made for (with a cache). */
+  readonly key?: string;
+  readonly entries?: readonly ModuleEntry[];
+}
+
+/**
+ * What a certified load compiles, and all it needs besides: the modules the decision reaches (with
+ * their stored trees, encoded), the outline the data is checked against, the data and revision.
+ * A bundle view is this, stored under the tarball's bytes.
+ */
+interface DecisionPart {
+  readonly revision: string | null;
+  readonly regoVersion: RegoVersion;
+  readonly data: Record<string, unknown>;
+  readonly modules: readonly PartModule[];
+  readonly rules: RuleOutline;
+}
+
+interface PartModule {
+  readonly id: string;
+  readonly text: string;
+  /** The parsed tree, encoded (rego/ast-codec.ts), cut to the rules the decision reaches; absent, the text is parsed. */
+  readonly ast?: unknown;
+}
+
+/**
+ * The tarball read and loaded; with a cache, the certificate stored for its modules looked up (their
+ * packages then come from it, and they are not parsed).
+ */
+async function certifiedLoad(bytes: Uint8Array, source: string, limits: TarballLimits | undefined, cache: PolicyCacheOptions | undefined): Promise<FirstLoad> {
+  const files = await readTarball(bytes, source, limits);
+  let key: string | undefined;
+  let entries: readonly ModuleEntry[] | undefined;
+  let certificate: Certificate | undefined;
+  const loaded = loadBundleWith(files, source, {
+    knownPackages: cache
+      ? (found) => {
+          key = certificateKey(cache.engine, found);
+          entries = found;
+          certificate = certificateFrom(cache.store.get(key), key, found);
+          return certificate?.modules.map((m) => m.package);
+        }
+      : undefined,
+  });
+  const revision = loaded.manifestJSON.revision;
+  return { modules: loaded.modules, data: loaded.data, revision: typeof revision === 'string' ? revision : null, ...(certificate ? { certificate } : {}), ...(key !== undefined ? { key } : {}), ...(entries ? { entries } : {}) };
+}
+
+/** The part of a load its certificate says the decision reaches. */
+function decisionPart(load: FirstLoad, certificate: Certificate, source: string): DecisionPart {
+  const reached = reachableModules(certificate.modules, DECISION_PATH);
+  const modules = load.modules.flatMap((m, i): PartModule[] => {
+    const ast = certificate.modules[i]!.ast;
+    return reached[i] ? [{ id: m.id, text: m.text, ...(ast !== undefined ? { ast } : {}) }] : [];
+  });
+  return { revision: load.revision, regoVersion: singleVersion(load.modules, source), data: load.data, modules, rules: certificate.rules };
+}
+
 function singleVersion(modules: readonly BundleModule[], source: string): RegoVersion {
   if (modules.length === 0) throw new ToolgateError('BUNDLE_INVALID', `${source}: the bundle holds no Rego modules`, { at: [{ file: source }] });
   const versions = new Set(modules.map((m) => m.regoVersion));
@@ -155,13 +235,9 @@ function singleVersion(modules: readonly BundleModule[], source: string): RegoVe
   return [...versions][0]!;
 }
 
-function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string, knownToCompile = false): BoundPolicy {
+function compile(modules: readonly ModuleSource[], regoVersion: RegoVersion, source: string, knownToCompile = false): BoundPolicy {
   try {
-    // Modules the loader parsed (with the same name and version) to read their package are compiled as they are.
-    return bindPolicy(
-      modules.map((m): ModuleSource => ({ name: m.id, text: m.text, ...(m.parsed ? { parsed: m.parsed } : {}) })),
-      { regoVersion, knownToCompile },
-    );
+    return bindPolicy(modules, { regoVersion, knownToCompile });
   } catch (e) {
     // OPA refuses to activate a bundle whose modules do not compile.
     if (e instanceof RegoError || e instanceof ToolgateError) throw new ToolgateError('BUNDLE_INVALID', `${source}: ${e.message}`, { at: [{ file: source }, ...e.at], cause: e });
@@ -173,7 +249,7 @@ function compile(modules: readonly BundleModule[], regoVersion: RegoVersion, sou
  * The reachable modules compiled, or undefined if they do not compile alone (which a certificate
  * says the whole set does): the caller then compiles the whole set, and refuses as it refuses.
  */
-function compilePart(modules: readonly BundleModule[], regoVersion: RegoVersion, source: string): BoundPolicy | undefined {
+function compilePart(modules: readonly ModuleSource[], regoVersion: RegoVersion, source: string): BoundPolicy | undefined {
   try {
     return compile(modules, regoVersion, source, true);
   } catch {
@@ -206,14 +282,16 @@ function encodedTree(m: Module): unknown {
   }
 }
 
-/** The module with the tree its certificate holds, when it holds one that decodes; else as it is (it is parsed). */
-function withTree(m: BundleModule, c: CertifiedModule): BundleModule {
-  if (c.ast === undefined) return m;
-  try {
-    return { ...m, parsed: decodeModule(c.ast) };
-  } catch {
-    return m;
+/** A part's module to compile: with its stored tree when that decodes, else its text (parsed). */
+function withTree(m: PartModule): ModuleSource {
+  if (m.ast !== undefined) {
+    try {
+      return { name: m.id, text: m.text, parsed: decodeModule(m.ast) };
+    } catch {
+      // the text is parsed instead
+    }
   }
+  return { name: m.id, text: m.text };
 }
 
 /** A module's bytes (valid UTF-8: the module parsed) as text, a BOM kept: encoding it gives the bytes back. */
@@ -252,4 +330,46 @@ function certificateFrom(v: unknown, key: string, entries: readonly ModuleEntry[
 
 function isPath(x: unknown): x is string[] {
   return Array.isArray(x) && x.every((s) => typeof s === 'string');
+}
+
+/**
+ * Where a bundle view is stored: a CRC-32 of the engine and of the tarball's bytes. An index, not a
+ * proof: bundleViewFrom compares the bytes themselves.
+ */
+function bundleViewKey(engine: string, bytes: Uint8Array): string {
+  const crc = crc32(bytes, crc32(`${VIEW_FORMAT}\n${engine}\n${bytes.length}\n`));
+  return (crc >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * A stored value as the view of exactly these tarball bytes, or undefined when it is not one. A view
+ * is written by this engine from a load of the same bytes (with the default limits), so it holds
+ * that load's decision part; like a certificate, it is trusted as the folder it is read from is.
+ */
+function bundleViewFrom(v: unknown, key: string, bytes: Uint8Array): DecisionPart | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as { format?: unknown; key?: unknown; tarball?: unknown } & { [K in keyof DecisionPart]?: unknown };
+  if (o.format !== VIEW_FORMAT || o.key !== key || typeof o.tarball !== 'string' || !Buffer.from(o.tarball, 'base64').equals(bytes)) return undefined;
+  if (!(o.revision === null || typeof o.revision === 'string') || (o.regoVersion !== 'v0' && o.regoVersion !== 'v1') || !isJsonObject(o.data) || !isRuleOutline(o.rules)) return undefined;
+  const isPartModule = (m: unknown): m is PartModule => isJsonObject(m) && typeof m.id === 'string' && typeof m.text === 'string';
+  if (!Array.isArray(o.modules) || !o.modules.every(isPartModule)) return undefined;
+  return { revision: o.revision, regoVersion: o.regoVersion, data: o.data, modules: o.modules, rules: o.rules };
+}
+
+/**
+ * Whether JSON text gives `v` back exactly: null, booleans, strings, finite numbers but -0, and
+ * arrays and plain objects of those, which is all a bundle's JSON or YAML data holds but for a -0.
+ * A view keeps its data as JSON, so data holding anything else gets none.
+ */
+function roundTripsAsJson(v: unknown): boolean {
+  const stack: unknown[] = [v];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x) || Object.is(x, -0)) return false;
+    } else if (Array.isArray(x) || isPlainObject(x)) {
+      for (const y of Array.isArray(x) ? x : Object.values(x)) stack.push(y);
+    } else if (x !== null && typeof x !== 'string' && typeof x !== 'boolean') return false;
+  }
+  return true;
 }

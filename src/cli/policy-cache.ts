@@ -16,17 +16,19 @@
  * the user running toolgate and be writable by nobody else. A write also removes entries nobody
  * has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow with every bundle ever decided.
  *
+ * Bundle views (bundle/decider.ts) go in a folder of their own beside the certificates, kept and
+ * pruned alike; none is shipped.
+ *
  * A build also ships the certificate of the Rego `compile` puts in a bundle (dist/policy-certificates/,
  * made by the build's own decide on the quickstart), so the first decide on such a bundle is warm
  * too. It is read after the user's folder misses, never written, and checked as an entry is: it is
  * part of the package, as trusted as its code.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from '../bundle/gzip-wasm.ts';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
-import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';
 
 /** The cache folder the environment names, or undefined when it names none. */
@@ -57,7 +59,7 @@ export function policyCache(env: Readonly<Record<string, string | undefined>>): 
   const own = folderStore(join(folder, 'policy'));
   const store = build === undefined ? own : withShipped(own, fileURLToPath(SHIPPED_CERTIFICATES));
   // the build digest names the code exactly; from the sources the version is the best there is
-  return { store, engine: build === undefined ? `toolgate ${packageVersion()} sources` : `toolgate ${build}` };
+  return { store, views: folderStore(join(folder, 'bundles')), engine: build === undefined ? `toolgate ${packageVersion()} sources` : `toolgate ${build}` };
 }
 
 /** `own`, falling back on a miss to the read-only entries in `shipped` (a folder of the package). */
@@ -87,7 +89,7 @@ function readEntry(path: string): unknown {
 }
 
 /** An entry's first line: the body's length in UTF-16 units and its CRC-32 (of the UTF-8 bytes). */
-const checkLine = (body: string): string => `${body.length} ${(crc32(body) >>> 0).toString(16).padStart(8, '0')}`;
+const checkLine = (body: string, utf8: Uint8Array | string = body): string => `${body.length} ${(crc32(utf8) >>> 0).toString(16).padStart(8, '0')}`;
 
 /** Temp names differ between writes of one process; `wx` refuses one that exists all the same. */
 let writes = 0;
@@ -118,9 +120,11 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
       const body = JSON.stringify(value);
       const tmp = join(dir, `.${key}.${process.pid}.${now()}.${writes++}.tmp`);
       try {
-        makeFolders(dir, 0o700);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
         if (!isPrivateFolder(dir)) return;
-        writeFileSync(tmp, `${checkLine(body)}\n${body}`, { flag: 'wx', mode: 0o600 });
+        // the body encoded once, for its CRC and for the file
+        const bytes = Buffer.from(body, 'utf8');
+        writeFileSync(tmp, Buffer.concat([Buffer.from(`${checkLine(body, bytes)}\n`), bytes]), { flag: 'wx', mode: 0o600 });
         renameSync(tmp, file(key));
         pruneOlderThan(dir, now() - PRUNE_AFTER_DAYS * 86_400_000);
       } catch {

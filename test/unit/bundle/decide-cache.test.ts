@@ -11,28 +11,12 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleDecider, type PolicyCacheOptions, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
+import { bundleDecider, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
 import { folderStore, PRUNE_AFTER_DAYS, withShipped } from '../../../src/cli/policy-cache.ts';
 import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { cacheOf, compiled, enc, memoryStore, smallBundle } from '../../helpers/decide-bundles.ts';
 import { REPO, TOOLGATE } from '../../helpers/processes.ts';
-
-const enc = (s: string) => new TextEncoder().encode(s);
-
-function memoryStore(): PolicyCertificateStore & { entries: Map<string, unknown> } {
-  const entries = new Map<string, unknown>();
-  return { entries, get: (k) => (entries.has(k) ? structuredClone(entries.get(k)) : undefined), put: (k, v) => void entries.set(k, structuredClone(v)) };
-}
-
-const cacheOf = (store: PolicyCertificateStore, engine = 'test'): PolicyCacheOptions => ({ store, engine });
-
-async function compiled(example: string, profile: string): Promise<{ bytes: Uint8Array; agents: string[]; tools: string[] }> {
-  const out = mkdtempSync(join(tmpdir(), 'toolgate-decide-cache-'));
-  const r = await runCli(['compile', '--example', example, '--profile', profile, '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
-  expect(r.code, r.stderr).toBe(0);
-  const bundle = JSON.parse(readFileSync(join(out, 'policy-bundle.json'), 'utf8'));
-  return { bytes: readFileSync(join(out, 'bundle.tar.gz')), agents: [...Object.keys(bundle.agents), 'nobody'], tools: [...bundle.tools.map((t: { tool_key: string }) => t.tool_key), 'nowhere::nothing'] };
-}
 
 async function refusal(p: Promise<unknown>): Promise<unknown> {
   try {
@@ -49,17 +33,6 @@ async function decision(p: Promise<{ decide(a: string, t: string): unknown }>): 
   } catch (e) {
     return { code: (e as { code?: string }).code, message: (e as Error).message };
   }
-}
-
-/** A bundle of the authz module (deciding from data.toolgate.x) and a module of another package. */
-function smallBundle(other: string, data: unknown): Promise<Uint8Array> {
-  return emitTarGz([
-    { name: '.manifest', bytes: enc(JSON.stringify({ revision: 'r1', roots: ['toolgate'] })) },
-    { name: 'toolgate/authz/authz.rego', bytes: enc('package toolgate.authz\n\ndecision := {"allow": data.toolgate.x == input.agent, "via": helper}\n\nhelper := data.toolgate.lib.k\n') },
-    { name: 'toolgate/lib/lib.rego', bytes: enc('package toolgate.lib\n\nk := "lib"\n') },
-    { name: 'toolgate/other/other.rego', bytes: enc(other) },
-    { name: 'toolgate/data.json', bytes: enc(JSON.stringify(data)) },
-  ]);
 }
 
 describe('decide with a compiled-policy cache', () => {

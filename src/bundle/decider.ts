@@ -50,6 +50,12 @@ export interface PolicyCertificateStore {
   /** The value stored under `key`, or undefined when there is none (or it is unreadable). */
   get(key: string): unknown;
   put(key: string, value: unknown): void;
+  /**
+   * Records a miss of `key` and says whether one was recorded before. A store that has it admits a
+   * view on its second miss: a bundle decided once (a fresh CI job asking one pair) pays nothing
+   * for writing a view it would never read. Absent, every miss is admitted.
+   */
+  missedBefore?(key: string): boolean;
 }
 
 export interface PolicyCacheOptions {
@@ -143,7 +149,7 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
     if (e instanceof RegoError) throw toolgateErrorFromRego(e);
     throw e;
   }
-  if (views && viewKey !== undefined && !viewed && part && roundTripsAsJson(data)) {
+  if (views && viewKey !== undefined && !viewed && part && (views.missedBefore?.(viewKey) ?? true) && roundTripsAsJson(data)) {
     const tarball = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
     views.put(viewKey, { format: VIEW_FORMAT, key: viewKey, tarball, ...part });
   }

@@ -17,7 +17,8 @@
  * has rewritten for PRUNE_AFTER_DAYS, so the folder does not grow with every bundle ever decided.
  *
  * Bundle views (bundle/decider.ts) go in a folder of their own beside the certificates, kept and
- * pruned alike; none is shipped.
+ * pruned alike; none is shipped. The folder records misses, so a view is written on a bundle's
+ * second decide, not its first.
  *
  * A build also ships the certificate of the Rego `compile` puts in a bundle (dist/policy-certificates/,
  * made by the build's own decide on the quickstart), so the first decide on such a bundle is warm
@@ -104,9 +105,13 @@ function isPrivateFolder(dir: string): boolean {
   return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
 }
 
-/** Entries as files in `dir`: `<key>.json`, the length and CRC-32 of the body on the first line. */
+/**
+ * Entries as files in `dir`: `<key>.json`, the length and CRC-32 of the body on the first line. A
+ * miss is recorded as an empty `<key>.miss` file, removed when the entry is written.
+ */
 export function folderStore(dir: string, now: () => number = Date.now): PolicyCertificateStore {
   const file = (key: string) => join(dir, `${key}.json`);
+  const miss = (key: string) => join(dir, `${key}.miss`);
   return {
     get(key) {
       try {
@@ -126,18 +131,29 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
         const bytes = Buffer.from(body, 'utf8');
         writeFileSync(tmp, Buffer.concat([Buffer.from(`${checkLine(body, bytes)}\n`), bytes]), { flag: 'wx', mode: 0o600 });
         renameSync(tmp, file(key));
+        rmSync(miss(key), { force: true });
         pruneOlderThan(dir, now() - PRUNE_AFTER_DAYS * 86_400_000);
       } catch {
         rmSync(tmp, { force: true });
       }
     },
+    missedBefore(key) {
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!isPrivateFolder(dir)) return false;
+        writeFileSync(miss(key), '', { flag: 'wx', mode: 0o600 });
+        return false;
+      } catch (e) {
+        return (e as { code?: string }).code === 'EEXIST';
+      }
+    },
   };
 }
 
-/** Removes the entries (and abandoned temp files) last written before `before` (ms since the epoch). */
+/** Removes the entries (and abandoned temp files, and misses) last written before `before` (ms since the epoch). */
 function pruneOlderThan(dir: string, before: number): void {
   for (const name of readdirSync(dir)) {
-    if (!name.endsWith('.json') && !name.endsWith('.tmp')) continue;
+    if (!name.endsWith('.json') && !name.endsWith('.tmp') && !name.endsWith('.miss')) continue;
     const st = statSync(join(dir, name), { throwIfNoEntry: false });
     if (st !== undefined && st.isFile() && st.mtimeMs < before) rmSync(join(dir, name), { force: true });
   }

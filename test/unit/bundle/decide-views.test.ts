@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleDecider, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
+import { folderStore } from '../../../src/cli/policy-cache.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { cacheOf, compiled, memoryStore, smallBundle } from '../../helpers/decide-bundles.ts';
 
@@ -109,15 +110,21 @@ describe('decide with bundle views', () => {
     expect([views.entries.size, views.gets]).toEqual([0, 0]);
   });
 
-  it('the CLI keeps views in the cache folder beside the certificates, and answers alike from them', async () => {
+  it("the CLI keeps views in the cache folder beside the certificates, writing one on a bundle's second decide, and answers alike from it", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-bundle-views-'));
     const bundlePath = join(dir, 'bundle.tar.gz');
     writeFileSync(bundlePath, await smallBundle(OTHER, { x: 'a' }));
+    const views = join(dir, 'cache', 'bundles');
     const decide = () => runCli(['decide', 'a', 't', '--bundle', bundlePath], { env: { TOOLGATE_CACHE_DIR: join(dir, 'cache') } });
     const first = await decide();
     expect(first.code, first.stderr).toBe(0);
-    expect(readdirSync(join(dir, 'cache', 'bundles'))).toHaveLength(1);
-    for (let i = 0; i < 2; i++) expect((await decide()).stdout).toBe(first.stdout);
     expect(JSON.parse(first.stdout).decision).toEqual({ allow: true, via: 'lib' });
+    // the first decide records its miss only
+    const [miss] = readdirSync(views);
+    expect(miss).toMatch(/^[0-9a-f]{8}\.miss$/);
+    expect((await decide()).stdout).toBe(first.stdout);
+    expect(readdirSync(views)).toEqual([miss!.replace(/\.miss$/, '.json')]);
+    expect((await decide()).stdout).toBe(first.stdout);
+    expect(folderStore(views).get(miss!.replace(/\.miss$/, ''))).toMatchObject({ format: 'toolgate-bundle-view/1' });
   });
 });

@@ -108,13 +108,14 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
   // the certificate says the whole set compiled, so this part does: the checks that only report are not run again
   let policy = part && compilePart(part.modules.map(withTree), part.regoVersion, source);
   const viewed = policy !== undefined;
+  const admitView = views !== undefined && viewKey !== undefined && !viewed && (views.missedBefore?.(viewKey) ?? true);
   // A view the part contradicts is not trusted: the tarball is read, as without one.
   const first = viewed ? undefined : await certifiedLoad(bytes, source, limits, cache);
   if (first) {
     part = first.certificate ? decisionPart(first, first.certificate, source) : undefined;
     // decoding takes a stored tree over, so a part that is to be stored as a view compiles from a
     // copy (a JSON value: copied as JSON, faster than structuredClone)
-    policy = part && compilePart(part.modules.map((m) => withTree(views && m.ast !== undefined ? { ...m, ast: JSON.parse(JSON.stringify(m.ast)) as unknown } : m)), part.regoVersion, source);
+    policy = part && compilePart(part.modules.map((m) => withTree(admitView && m.ast !== undefined ? { ...m, ast: JSON.parse(JSON.stringify(m.ast)) as unknown } : m)), part.regoVersion, source);
   }
   const cached = policy !== undefined;
   let conflict: RegoError | undefined;
@@ -149,7 +150,7 @@ export async function bundleDecider(bytes: Uint8Array, source = 'bundle.tar.gz',
     if (e instanceof RegoError) throw toolgateErrorFromRego(e);
     throw e;
   }
-  if (views && viewKey !== undefined && !viewed && part && (views.missedBefore?.(viewKey) ?? true) && roundTripsAsJson(data)) {
+  if (admitView && part && roundTripsAsJson(data)) {
     const tarball = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
     views.put(viewKey, { format: VIEW_FORMAT, key: viewKey, tarball, ...part });
   }

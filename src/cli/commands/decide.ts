@@ -20,8 +20,10 @@ The first run on a set of Rego modules compiles them all, as OPA does, and recor
 compile in the cache folder (TOOLGATE_CACHE_DIR, else $XDG_CACHE_HOME/toolgate, else
 ~/.cache/toolgate); later runs on the same modules, whatever the data, compile only the rules the
 decision reaches. The package ships that record for the Rego \`toolgate compile\` writes (without
---signs), so even a first run on such a bundle compiles only what it reaches. --no-cache neither
-reads nor writes the cache folder, nor reads the shipped record.
+--signs), so even a first run on such a bundle compiles only what it reaches. From the second run
+on one bundle (the same bytes), the cache folder also holds a view of it, the part of it the
+decision needs, read instead of the tarball. --no-cache neither reads nor writes the cache folder,
+nor reads the shipped record.
 ${LIMIT_USAGE}`;
 
 export const decideCommand: Command = {

@@ -28,7 +28,7 @@ import { AstCodecError, bindPolicy, decodeModule, encodeModule, fromJSON, parseM
 import { depsAmong, moduleDataDeps, reachableModules, reachableRules } from '../rego/module-deps.ts';
 import { isRuleOutline, outlineConflict, ruleOutlineOf, type RuleOutline } from '../rego/rule-outline.ts';
 import { loadBundleWith, type BundleModule, type ModuleEntry } from './load.ts';
-import { readTarball, type TarballFile, type TarballLimits } from './read-tarball.ts';
+import { readTarball, type TarballLimits } from './read-tarball.ts';
 
 export const DECISION_ENTRYPOINT = 'data.toolgate.authz.decision';
 const DECISION_PATH = DECISION_ENTRYPOINT.split('.').slice(1);

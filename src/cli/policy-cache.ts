@@ -141,9 +141,14 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         if (!isPrivateFolder(dir)) return false;
+      } catch {
+        return false;
+      }
+      try {
         writeFileSync(miss(key), '', { flag: 'wx', mode: 0o600 });
         return false;
       } catch (e) {
+        // only the record of an earlier miss, not a folder that cannot be written, admits a view
         return (e as { code?: string }).code === 'EEXIST';
       }
     },

@@ -5,7 +5,7 @@
  * view, data JSON cannot keep, explicit tarball limits, and the CLI's folder.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleDecider, type PolicyCertificateStore } from '../../../src/bundle/decider.ts';
@@ -126,5 +126,27 @@ describe('decide with bundle views', () => {
     expect(readdirSync(views)).toEqual([miss!.replace(/\.miss$/, '.json')]);
     expect((await decide()).stdout).toBe(first.stdout);
     expect(folderStore(views).get(miss!.replace(/\.miss$/, ''))).toMatchObject({ format: 'toolgate-bundle-view/1' });
+  });
+
+  it.skipIf(process.platform === 'win32')('a views folder that is a file, or that others may write to, is neither read nor written, and decide answers alike', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolgate-bundle-views-'));
+    const bundlePath = join(dir, 'bundle.tar.gz');
+    writeFileSync(bundlePath, await smallBundle(OTHER, { x: 'a' }));
+    const want = { allow: true, via: 'lib' };
+    const asFile = join(dir, 'file-cache');
+    mkdirSync(asFile, { mode: 0o700 });
+    writeFileSync(join(asFile, 'bundles'), 'not a folder');
+    const shared = join(dir, 'shared-cache');
+    mkdirSync(join(shared, 'bundles'), { recursive: true, mode: 0o700 });
+    chmodSync(join(shared, 'bundles'), 0o777);
+    for (const cache of [asFile, shared]) {
+      for (let i = 0; i < 3; i++) {
+        const r = await runCli(['decide', 'a', 't', '--bundle', bundlePath], { env: { TOOLGATE_CACHE_DIR: cache } });
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout).decision).toEqual(want);
+      }
+    }
+    expect(readFileSync(join(asFile, 'bundles'), 'utf8')).toBe('not a folder');
+    expect(readdirSync(join(shared, 'bundles'))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import type { CRule, DataNode } from './compiler.ts';
 import { walkTerms, walkLiteral } from './term-walk.ts';
 import type { Literal, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
-import { checkBodyTypes } from './typecheck.ts';
+import { checkBodyTypes, checkFunctionCalls } from './typecheck.ts';
 import type { Value } from './value.ts';
 import { valueKey } from './value-key.ts';
 
@@ -21,6 +21,20 @@ export function typeCheck(body: Literal[], errors: RegoError[], headTerms: reado
   errors.push(...found);
 }
 
+/** The type check of the calls of the policy's own functions (typecheck.ts checkFunctionCalls), once every rule is compiled. */
+export function typeCheckFunctionCalls(root: DataNode, funcs: ReadonlyMap<string, readonly CRule[]>, errors: RegoError[]): void {
+  const rules: CRule[] = [...funcs.values()].flat();
+  const walk = (n: DataNode): void => {
+    rules.push(...n.rules);
+    for (const c of n.children.values()) walk(c);
+  };
+  walk(root);
+  const found: RegoError[] = [];
+  checkFunctionCalls(funcs, rules, found);
+  for (const e of found) TYPE_STAGE.add(e);
+  errors.push(...found);
+}
+
 /**
  * OPA stops at the first compile stage with errors: local-var rewriting, rule conflicts and undefined
  * functions come before safety, and types are checked last (a module with an unsafe var and a
@@ -29,9 +43,19 @@ export function typeCheck(body: Literal[], errors: RegoError[], headTerms: reado
  */
 export function throwCompileErrors(errors: RegoError[]): never {
   const stage = (e: RegoError): number => (TYPE_STAGE.has(e) ? 3 : e.regoCode === 'rego_unsafe_var_error' ? 2 : 1);
-  const ordered = errors.map((e, i) => ({ e, i })).sort((a, b) => stage(a.e) - stage(b.e) || a.i - b.i).map((x) => x.e);
+  // OPA sorts the type check's errors by location, then text (ast.Errors.Sort)
+  const byPlace = (a: RegoError, b: RegoError): number => (stage(a) === 3 && stage(b) === 3 ? compareLocs(a, b) : 0);
+  const ordered = errors.map((e, i) => ({ e, i })).sort((a, b) => stage(a.e) - stage(b.e) || byPlace(a.e, b.e) || a.i - b.i).map((x) => x.e);
   const first = ordered[0] as RegoError;
   throw new RegoError(first.regoCode ?? 'rego_compile_error', first.regoMessage ?? '', first.loc, ordered.slice(1));
+}
+
+/** Go's Location.Compare (file, row, column; no location last), then the error text. */
+function compareLocs(a: RegoError, b: RegoError): number {
+  const [x, y] = [a.loc, b.loc];
+  if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
+  const c = x.file < y.file ? -1 : x.file > y.file ? 1 : x.line - y.line || x.col - y.col;
+  return c !== 0 ? c : a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
 }
 
 /** Default values must be constants (no refs, calls or operators outside comprehensions). */

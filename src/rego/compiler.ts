@@ -6,7 +6,7 @@
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
 import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
-import { typeCheck, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion } from './compiler-checks.ts';
+import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion } from './compiler-checks.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
 import type { Literal, Loc, Module, Rule, Term } from './ast.ts';
@@ -163,6 +163,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
     }
   }
   if (!options.knownToCompile) {
+    typeCheckFunctionCalls(root, funcs, errors);
     checkConflicts(root, errors);
     if (errors.length === 0) checkRecursion(root, funcs, errors);
   }

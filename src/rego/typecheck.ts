@@ -11,6 +11,7 @@
  * comprehensions are "any", so this check finds a subset of OPA's type errors and never more.
  */
 import type { Literal, Term } from './ast.ts';
+import type { CRule } from './compiler.ts';
 import { pinnedOpaCapabilities } from './builtins/capabilities.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue, SetValue, typeName, type Value } from './value.ts';
@@ -328,4 +329,101 @@ function nestedBodies(t: Term, visit: (l: Literal) => void): void {
     default:
       forEachChild(t, (c) => nestedBodies(c, visit));
   }
+}
+
+/**
+ * Calls of the policy's own functions with an argument that can never have the type the function
+ * gives that parameter. OPA types a parameter by the builtins its definitions pass it to directly
+ * (`f(x) := x + 1` takes a number), joined over every definition and `else` (one that passes it to
+ * none takes anything), and refuses `f("a")` at compile time as `data.p.f: invalid argument(s)`.
+ * Counted here, as OPA counts them: a parameter that is a variable, given as an operand itself (not
+ * through another variable, not inside a comprehension) to a builtin in a body's literals or the
+ * head; checked: constant and literal arguments. So this finds a subset of those errors.
+ */
+export function checkFunctionCalls(funcs: ReadonlyMap<string, readonly CRule[]>, rules: readonly CRule[], errors: RegoError[]): void {
+  const params = new Map<string, (readonly DeclType[] | undefined)[]>();
+  for (const [path, defs] of funcs) params.set(path, parameterTypes(defs));
+  const none: VarShapes = new Map();
+  const checkCall = (c: Term & { type: 'call' }): void => {
+    if (c.target?.kind !== 'func') return;
+    const types = params.get(c.target.path);
+    if (types === undefined) return;
+    for (let i = 0; i < c.args.length && i < types.length; i++) {
+      const want = types[i];
+      if (want !== undefined && !want.some((d) => fits(shapeOf(c.args[i] as Term, none), d))) {
+        errors.push(new RegoError('rego_type_error', `${c.target.path}: invalid argument(s)`, c.loc));
+        return;
+      }
+    }
+  };
+  const visit = (l: Literal): void => {
+    // a `with` may replace the function: its calls are not checked here
+    if (l.withs.length === 0) for (const t of literalTerms(l)) callsIn(t, checkCall);
+    for (const t of literalTerms(l)) nestedBodies(t, visit);
+  };
+  for (const r of rules) {
+    for (const b of [r, ...r.elses]) {
+      for (const l of b.body) visit(l);
+      for (const t of [...b.rest, ...(b.key ? [b.key] : []), b.value]) {
+        callsIn(t, checkCall);
+        nestedBodies(t, visit);
+      }
+    }
+  }
+}
+
+/** Each parameter's types, one per definition or `else` (any of them will do), or undefined where one leaves it open. */
+function parameterTypes(defs: readonly CRule[]): (readonly DeclType[] | undefined)[] {
+  const arity = defs[0]?.args.length ?? 0;
+  const out: (readonly DeclType[] | undefined)[] = [];
+  for (let i = 0; i < arity; i++) {
+    const types: DeclType[] = [];
+    for (const d of defs) {
+      for (const b of [d, ...d.elses]) {
+        const t = parameterType(b, i);
+        if (t !== undefined) types.push(t);
+        else {
+          types.length = 0;
+          break;
+        }
+      }
+      if (types.length === 0) break;
+    }
+    out.push(types.length > 0 ? types : undefined);
+  }
+  return out;
+}
+
+/**
+ * The declared type of the one builtin operand position a branch passes parameter `i` to, or
+ * undefined when it passes it to none, or to positions of different types (OPA would narrow it
+ * further, or refuse the body itself).
+ */
+function parameterType(b: CRule, i: number): DeclType | undefined {
+  const a = b.args[i];
+  if (a?.type !== 'var' || a.slot === undefined) return undefined;
+  let found: DeclType | undefined;
+  let text: string | undefined;
+  let mixed = false;
+  const operandOf = (c: Term & { type: 'call' }): void => {
+    if (c.target?.kind !== 'builtin') return;
+    const d = declOf(c.target.name);
+    if (d === undefined) return;
+    c.args.forEach((x, j) => {
+      if (x.type !== 'var' || x.slot !== a.slot || j >= d.args.length) return;
+      const t = JSON.stringify(d.args[j]);
+      if (text === undefined) [found, text] = [d.args[j], t];
+      else if (text !== t) mixed = true;
+    });
+  };
+  for (const l of b.body) if (l.withs.length === 0) for (const t of literalTerms(l)) directCalls(t, operandOf);
+  directCalls(b.value, operandOf);
+  return mixed ? undefined : found;
+}
+
+/** Calls in a term, nested calls included, not those inside a comprehension. */
+function directCalls(t: Term, visit: (c: Term & { type: 'call' }) => void): void {
+  if (t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr') return;
+  if (t.type === 'call') visit(t);
+  forEachChild(t, (c) => directCalls(c, visit));
 }

@@ -18,7 +18,7 @@ function runSet(name: 'opa-v1' | 'regorus'): CaseOutcome[] {
   );
 }
 
-const FLOORS = { 'opa-v1': 431, regorus: 566 } as const;
+const FLOORS = { 'opa-v1': 431, regorus: 567 } as const;
 
 // In CI the corpus must be there (../shared beside the clone): a missing one fails instead of skipping.
 const corpusThere = existsSync(root) || process.env.CI === 'true' || process.env.CI === '1';

@@ -252,9 +252,19 @@ function literalTerms(l: Literal): Term[] {
   return [];
 }
 
+/**
+ * Whether a literal's `with`s replace only the input, so its calls are checked as without them (a
+ * `with` on data or on a function may replace a function by one of other types).
+ */
+function callsKeepTypes(l: Literal): boolean {
+  return l.withs.every((w) => {
+    const head = w.target.type === 'ref' ? w.target.head : w.target;
+    return head.type === 'var' && head.name === 'input';
+  });
+}
+
 function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
-  // a `with` may replace a builtin by a function of other types: its calls are not checked here
-  if (l.withs.length === 0) for (const t of literalTerms(l)) callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
+  if (callsKeepTypes(l)) for (const t of literalTerms(l)) callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
   const e = l.expr;
   if (e.kind === 'unify' || e.kind === 'assign') {
     if (!compatible(shapeOf(e.left, vars), shapeOf(e.right, vars))) {
@@ -357,8 +367,7 @@ export function checkFunctionCalls(funcs: ReadonlyMap<string, readonly CRule[]>,
     }
   };
   const visit = (l: Literal): void => {
-    // a `with` may replace the function: its calls are not checked here
-    if (l.withs.length === 0) for (const t of literalTerms(l)) callsIn(t, checkCall);
+    if (callsKeepTypes(l)) for (const t of literalTerms(l)) callsIn(t, checkCall);
     for (const t of literalTerms(l)) nestedBodies(t, visit);
   };
   for (const r of rules) {
@@ -409,16 +418,42 @@ function parameterType(b: CRule, i: number): DeclType | undefined {
     if (c.target?.kind !== 'builtin') return;
     const d = declOf(c.target.name);
     if (d === undefined) return;
-    c.args.forEach((x, j) => {
-      if (x.type !== 'var' || x.slot !== a.slot || j >= d.args.length) return;
-      const t = JSON.stringify(d.args[j]);
-      if (text === undefined) [found, text] = [d.args[j], t];
+    const constrain = (want: DeclType | undefined): void => {
+      if (want === undefined) return;
+      const t = JSON.stringify(want);
+      if (text === undefined) [found, text] = [want, t];
       else if (text !== t) mixed = true;
+    };
+    c.args.forEach((x, j) => {
+      if (j >= d.args.length) return;
+      if (x.type === 'var' && x.slot === a.slot) constrain(d.args[j]);
+      // an element of an array or set literal operand: OPA types it by the collection's elements
+      else if (x.type === 'array' || x.type === 'set') {
+        x.items.forEach((item, k) => {
+          if (item.type === 'var' && item.slot === a.slot) constrain(elementType(x.type, k, d.args[j] as DeclType));
+        });
+      }
     });
   };
-  for (const l of b.body) if (l.withs.length === 0) for (const t of literalTerms(l)) directCalls(t, operandOf);
+  for (const l of b.body) if (callsKeepTypes(l)) for (const t of literalTerms(l)) directCalls(t, operandOf);
   directCalls(b.value, operandOf);
   return mixed ? undefined : found;
+}
+
+/**
+ * The declared type of element `k` of an array (or of any element of a set) given where `d` is
+ * declared; for a union, of each alternative of that kind (`concat`'s array[string] or
+ * set[string]: a string). Undefined where `d` says nothing of it.
+ */
+function elementType(kind: 'array' | 'set', k: number, d: DeclType): DeclType | undefined {
+  if (d.type === 'any' && Array.isArray(d.of) && d.of.length > 0) {
+    const of = (d.of as DeclType[]).filter((x) => x.type === kind).map((x) => elementType(kind, k, x));
+    if (of.length === 0 || of.some((x) => x === undefined)) return undefined;
+    return of.length === 1 ? of[0] : { type: 'any', of: of as DeclType[] };
+  }
+  if (d.type !== kind) return undefined;
+  if (kind === 'array') return (d.static as DeclType[] | undefined)?.[k] ?? (d.dynamic as DeclType | undefined);
+  return d.of !== undefined && !Array.isArray(d.of) ? (d.of as DeclType) : undefined;
 }
 
 /** Calls in a term, nested calls included, not those inside a comprehension. */

@@ -122,8 +122,9 @@ export abstract class BodyParser extends TermParser {
     const out: With[] = [];
     while (this.isIdent('with') && !isKeywordRef(this.tok, this.peek())) {
       const t = this.next();
+      if (this.tok.type !== 'ident') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected ident`);
       const target = this.parsePrimary();
-      if (!this.isIdent('as')) this.fail('expected as in with');
+      if (!this.isIdent('as')) this.fail(`unexpected ${this.tokenName(this.tok)} token: expected as keyword`);
       this.next();
       const value = this.parseInExpr();
       out.push({ target, value, loc: this.loc(t) });

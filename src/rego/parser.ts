@@ -5,6 +5,7 @@
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
  */
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
+import type { Token } from './lexer.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser, templateParams } from './string-interpolation.ts';
@@ -64,6 +65,8 @@ class Parser extends TemplateParser {
       if (!isKeywordRef(this.tok, this.peek())) {
         if (this.isIdent('import')) this.fail('imports must appear before rules');
         if (this.isIdent('package')) this.fail('unexpected package');
+        // an `else` no rule body before it can take (after a `default` rule, say)
+        if (this.isIdent('else')) this.fail('unexpected else keyword');
       }
       rules.push(...this.parseRule());
     }
@@ -129,6 +132,7 @@ class Parser extends TemplateParser {
     const loc = this.loc(start);
     if (isDefault) {
       if (!value) this.fail('default rules must have a value assigned', start);
+      this.refuseWith(false, start);
       return [{ kind, ref, key, value, args: args ?? [], body: [], isDefault, elses: [], assign, loc }];
     }
     const bodies: Literal[][] = [];
@@ -155,6 +159,7 @@ class Parser extends TemplateParser {
     if (!this.v1 || hasIf) {
       while (this.isOp('{') && !hasIf) bodies.push(this.parseBraceBody());
     }
+    const hadBody = bodies.length > 0;
     if (bodies.length === 0) {
       // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
       // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
@@ -165,7 +170,10 @@ class Parser extends TemplateParser {
       bodies.push([]);
     }
     const elses: Rule[] = [];
+    // an `else` follows a body: after a head alone, or an `else` without a body, OPA finds it unexpected
+    let bodyBefore = hadBody;
     while (this.isIdent('else') && !isKeywordRef(this.tok, this.peek())) {
+      if (!bodyBefore) this.fail('unexpected else keyword');
       const et = this.next();
       let ev: Term | undefined;
       const elseAssign = this.isOp(':=');
@@ -174,13 +182,14 @@ class Parser extends TemplateParser {
         ev = this.parseMember3(this.parseInExpr());
       }
       let ebody: Literal[] = [];
+      bodyBefore = true;
       if (this.isIdent('if')) {
         this.next();
         ebody = this.parseIfBody();
       } else if (this.isOp('{') && !this.tok.nl) {
         if (this.v1) this.fail('`if` keyword is required before rule body');
         ebody = this.parseBraceBody();
-      }
+      } else bodyBefore = false;
       elses.push({
         kind,
         ref,
@@ -194,6 +203,7 @@ class Parser extends TemplateParser {
         loc: this.loc(et),
       });
     }
+    this.refuseWith(value !== undefined && kind !== 'multi' && !hadBody && elses.length === 0, start);
     const valueTerm: Term = value ?? { type: 'value', value: true, loc };
     if (paramChecks.length) bodies.forEach((b, i) => (bodies[i] = [...b, ...paramChecks.map((l) => ({ ...l }))]));
     return bodies.map((body, i) => ({
@@ -208,6 +218,18 @@ class Parser extends TemplateParser {
       assign,
       loc,
     }));
+  }
+
+  /**
+   * A `with` after a rule, refused in OPA's words. A head that is only `ref := value` is what OPA
+   * then reads again as a body expression, which cannot carry a `with` (its modifiers parsed first,
+   * so a broken one is that error); after a body, `contains` or `default` the keyword is unexpected.
+   */
+  private refuseWith(readAsExpression: boolean, start: Token): void {
+    if (!this.isIdent('with') || isKeywordRef(this.tok, this.peek())) return;
+    if (!readAsExpression) this.fail('unexpected with keyword');
+    this.parseWiths();
+    this.fail('expressions using with keyword cannot be used for rule head', start);
   }
 
   private wasDotted(t: Term): boolean {

@@ -2,7 +2,8 @@
  * Language and compiler details against the real `opa eval`, on generated programs: `in` and
  * `x, y in z` as terms (head values, arrays, objects, call arguments), trailing commas in calls,
  * `import rego.v1` / `rego.v2` / others, constant operands of the wrong type and wrong argument
- * counts (OPA's type check), names declared twice, parse errors, time values outside int64 nanoseconds, and base documents at, beside and
+ * counts (OPA's type check), names declared twice, parse errors (a `with` after a rule, an `else` after no body),
+ * time values outside int64 nanoseconds, and base documents at, beside and
  * below rule paths. Results must be equal; an error must have OPA's code and OPA's message.
  */
 import fc from 'fast-check';
@@ -15,6 +16,27 @@ const scalar = fc.oneof(fc.constantFrom('null', 'true', 'false', '0', '1', '2.5'
 const composite = fc.oneof(fc.constant('[]'), fc.constant('[1, "a"]'), fc.constant('{"k": 1}'), fc.constant('{1, 2}'), fc.constant('{"a": "k"}'), fc.constant('set()'));
 const anyConst = fc.oneof(scalar, composite);
 const comma = fc.constantFrom('', ',');
+
+/** Rules followed by `with`, and `else`s with no body before them: OPA parses each in its own way. */
+const WITH_ELSE_FORMS = [
+  'q contains 1 with input as 2',
+  'f(x) := 1 with input as 2',
+  'r if { true } with input as 1',
+  'p := 1 if { true } with input as 1',
+  'default p := 1 with input as 1',
+  'p.a := 1 with input as 1',
+  'p[1] := 1 with input as 1',
+  'p := 1\n\twith input as 1',
+  'p := 1 with',
+  'p := 1 else := 2',
+  'f(x) := 1 else := 2',
+  'p if { false } else := 2 else := 3',
+  'p := 1 if { false } else := 2 if { true } else := 3',
+  'default p := 1 else := 2',
+  'p if { true with 1 as 2 }',
+  'p if { true with }',
+  'p if { true with input }',
+];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */
 const program: fc.Arbitrary<{ body: string; data?: unknown; strict?: boolean }> = fc.oneof(
@@ -41,6 +63,8 @@ const program: fc.Arbitrary<{ body: string; data?: unknown; strict?: boolean }> 
   // declaring a name again: after an argument, a `some`, an `every`, a `:=` or a reference
   fc.tuple(fc.constantFrom('some x', 'x := 1', 'y := x', 'some x in [1]', 'x = 1'), fc.constantFrom('x := 2', 'some x', 'some x in [2]')).map(([a, b]) => ({ body: `p if { ${a}; ${b}; x }` })),
   fc.constantFrom('x := 2', 'some x', 'some x in [2]', 'x = 2').map((b) => ({ body: `f(x) if { ${b} }\np := f(2)` })),
+  // `with` after a rule and `else` where no body precedes it, in OPA's words
+  fc.constantFrom(...WITH_ELSE_FORMS).map((body) => ({ body })),
   // parse errors name the token as OPA's scanner does
   fc.constantFrom('--1', '- -1', '1 ]', 'count(,)', '{', ')', '[1, 2,', '1 +', '{"a": 1 %}', '1 == ==').map((v) => ({ body: `p := ${v}` })),
   // base documents at, beside and below rule paths
@@ -62,6 +86,17 @@ function agree(engine: Outcome, opa: Outcome): boolean {
 }
 
 describeWithOpa('language details against opa eval', () => {
+  it('each rule followed by `with`, each `else` with no body before it: the same error code and message', () => {
+    const disagree: string[] = [];
+    for (const body of WITH_ELSE_FORMS) {
+      const c: DiffCase = { modules: [{ name: 'm0.rego', text: `package t\n${body}\n` }], query: 'x := data.t.p' };
+      const ours = engineOutcome(c);
+      const opa = evalOutcome(c);
+      if (!agree(ours, opa)) disagree.push(`${body}\n  engine: ${show(ours)}\n  opa:    ${show(opa)}`);
+    }
+    expect(disagree).toEqual([]);
+  }, 60_000);
+
   it('generated programs: same results, or the same error code and message', () => {
     const programs = fc.sample(program, { numRuns: 400, seed: 20261201 });
     const disagree: string[] = [];

@@ -183,6 +183,7 @@ export abstract class TermParser extends TokenCursor {
     // The ref this loop made, whose path it may extend in place (copying it per segment was quadratic).
     let own: (Term & { type: 'ref' }) | undefined;
     const extend = (seg: Term): Term => {
+      if (own === undefined && term.type === 'value') this.refuseScalarHead(term.value, term.loc);
       if (own === undefined) own = term.type === 'ref' ? { type: 'ref', head: term.head, path: [...term.path], loc: term.loc } : { type: 'ref', head: term, path: [], loc: term.loc };
       own.path.push(seg);
       return own;
@@ -211,6 +212,13 @@ export abstract class TermParser extends TokenCursor {
         own = undefined;
       } else return term;
     }
+  }
+
+  /** OPA refs start at a name, a composite or a call: `true.x`, `null[0]`, `"a".b`, `1[0]` are refused. */
+  private refuseScalarHead(v: Value, at: Loc): void {
+    if (Array.isArray(v) || v instanceof SetValue || v instanceof ObjectValue) return;
+    const kind = v === null ? 'null' : typeof v === 'boolean' ? 'boolean' : typeof v === 'string' ? 'string' : 'number';
+    this.failAt(`illegal ref (head cannot be ${kind})`, at);
   }
 
   /** `(term, ...)` from the opening parenthesis on: a call's arguments or a function head's parameters. */

@@ -58,6 +58,11 @@ export class TokenCursor {
     if (this.attempting > 0) throw AttemptFailed.instance;
     throw new RegoError('rego_parse_error', msg, this.loc(t));
   }
+  /** A failure at a term's location rather than at a token. */
+  protected failAt(msg: string, at: Loc): never {
+    if (this.attempting > 0) throw AttemptFailed.instance;
+    throw new RegoError('rego_parse_error', msg, at);
+  }
   protected isOp(text: string, t: Token = this.tok): boolean {
     return t.type === 'op' && t.text === text;
   }

@@ -2,7 +2,7 @@
  * Language and compiler details against the real `opa eval`, on generated programs: `in` and
  * `x, y in z` as terms (head values, arrays, objects, call arguments), trailing commas in calls,
  * `import rego.v1` / `rego.v2` / others, constant operands of the wrong type and wrong argument
- * counts (OPA's type check), names declared twice, parse errors (a `with` after a rule, an `else` after no body),
+ * counts (OPA's type check), names declared twice, parse errors in OPA's words (a `with` after a rule, a dangling `else`, a scalar ref head, ...),
  * time values outside int64 nanoseconds, and base documents at, beside and
  * below rule paths. Results must be equal; an error must have OPA's code and OPA's message.
  */
@@ -17,8 +17,8 @@ const composite = fc.oneof(fc.constant('[]'), fc.constant('[1, "a"]'), fc.consta
 const anyConst = fc.oneof(scalar, composite);
 const comma = fc.constantFrom('', ',');
 
-/** Rules followed by `with`, and `else`s with no body before them: OPA parses each in its own way. */
-const WITH_ELSE_FORMS = [
+/** Malformed modules (and legal near-misses) whose refusal OPA words in its own way: each must get OPA's first error, or OPA's result. */
+const PARSE_FORMS = [
   'q contains 1 with input as 2',
   'f(x) := 1 with input as 2',
   'r if { true } with input as 1',
@@ -36,6 +36,19 @@ const WITH_ELSE_FORMS = [
   'p if { true with 1 as 2 }',
   'p if { true with }',
   'p if { true with input }',
+  // refs start at a name, a composite or a call, never at a scalar
+  'p := true.x',
+  'p := null[0]',
+  'p := "a".b',
+  'p := 1[0]',
+  'p := `a`.b',
+  'p if { x := 1.5[0] }',
+  'p := [1][0]',
+  'p := {"a": 1}.a',
+  'p := {1}[1]',
+  'p := [x | x := 1][0]',
+  'p if { true.foo == 1 }',
+  'p := -1[0]',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */
@@ -64,7 +77,7 @@ const program: fc.Arbitrary<{ body: string; data?: unknown; strict?: boolean }> 
   fc.tuple(fc.constantFrom('some x', 'x := 1', 'y := x', 'some x in [1]', 'x = 1'), fc.constantFrom('x := 2', 'some x', 'some x in [2]')).map(([a, b]) => ({ body: `p if { ${a}; ${b}; x }` })),
   fc.constantFrom('x := 2', 'some x', 'some x in [2]', 'x = 2').map((b) => ({ body: `f(x) if { ${b} }\np := f(2)` })),
   // `with` after a rule and `else` where no body precedes it, in OPA's words
-  fc.constantFrom(...WITH_ELSE_FORMS).map((body) => ({ body })),
+  fc.constantFrom(...PARSE_FORMS).map((body) => ({ body })),
   // parse errors name the token as OPA's scanner does
   fc.constantFrom('--1', '- -1', '1 ]', 'count(,)', '{', ')', '[1, 2,', '1 +', '{"a": 1 %}', '1 == ==').map((v) => ({ body: `p := ${v}` })),
   // base documents at, beside and below rule paths
@@ -86,9 +99,9 @@ function agree(engine: Outcome, opa: Outcome): boolean {
 }
 
 describeWithOpa('language details against opa eval', () => {
-  it('each rule followed by `with`, each `else` with no body before it: the same error code and message', () => {
+  it('each listed malformed module: the same error code and message (each legal near-miss: the same result)', () => {
     const disagree: string[] = [];
-    for (const body of WITH_ELSE_FORMS) {
+    for (const body of PARSE_FORMS) {
       const c: DiffCase = { modules: [{ name: 'm0.rego', text: `package t\n${body}\n` }], query: 'x := data.t.p' };
       const ours = engineOutcome(c);
       const opa = evalOutcome(c);

@@ -21,14 +21,19 @@ export function typeCheck(body: Literal[], errors: RegoError[], headTerms: reado
   errors.push(...found);
 }
 
-/** The type check of the calls of the policy's own functions (typecheck.ts checkFunctionCalls), once every rule is compiled. */
-export function typeCheckFunctionCalls(root: DataNode, funcs: ReadonlyMap<string, readonly CRule[]>, errors: RegoError[]): void {
+/** Every compiled rule and function of the tree. */
+export function rulesOf(root: DataNode, funcs: ReadonlyMap<string, readonly CRule[]>): CRule[] {
   const rules: CRule[] = [...funcs.values()].flat();
   const walk = (n: DataNode): void => {
     rules.push(...n.rules);
     for (const c of n.children.values()) walk(c);
   };
   walk(root);
+  return rules;
+}
+
+/** The type check of the calls of the policy's own functions (typecheck.ts checkFunctionCalls), once every rule is compiled. */
+export function typeCheckFunctionCalls(funcs: ReadonlyMap<string, readonly CRule[]>, rules: readonly CRule[], errors: RegoError[]): void {
   const found: RegoError[] = [];
   checkFunctionCalls(funcs, rules, found);
   for (const e of found) TYPE_STAGE.add(e);

@@ -6,7 +6,8 @@
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
 import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
-import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion } from './compiler-checks.ts';
+import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion, rulesOf } from './compiler-checks.ts';
+import { checkVoidCalls } from './void-calls.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
 import type { Literal, Loc, Module, Rule, Term } from './ast.ts';
@@ -163,7 +164,9 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
     }
   }
   if (!options.knownToCompile) {
-    typeCheckFunctionCalls(root, funcs, errors);
+    const all = rulesOf(root, funcs);
+    checkVoidCalls(all, errors);
+    typeCheckFunctionCalls(funcs, all, errors);
     checkConflicts(root, errors);
     if (errors.length === 0) checkRecursion(root, funcs, errors);
   }

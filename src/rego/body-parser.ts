@@ -43,9 +43,18 @@ export abstract class BodyParser extends TermParser {
         continue;
       }
       if (this.atEnd(close)) break;
-      if (!this.tok.nl) this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+      if (this.tok.nl) continue;
+      if (close === '\u0000') this.unexpected();
+      this.unexpected(`expected \\n or ; or ${close}${this.missingImportHint()}`);
     }
     return out;
+  }
+
+  /** OPA's hint when a body literal is followed by `and` / `or` written without their import. */
+  private missingImportHint(): string {
+    const t = this.tok;
+    if (t.type !== 'ident' || (t.text !== 'and' && t.text !== 'or')) return '';
+    return ` (hint: \`import future.keywords.${t.text}\` for \`x ${t.text} y\` expressions)`;
   }
 
   protected atEnd(close: string): boolean {
@@ -54,7 +63,7 @@ export abstract class BodyParser extends TermParser {
 
   parseQuery(): Literal[] {
     const body = this.parseLiterals('\u0000');
-    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    if (this.tok.type !== 'eof') this.unexpected();
     if (body.length === 0) this.fail('empty query');
     return body;
   }
@@ -122,9 +131,9 @@ export abstract class BodyParser extends TermParser {
     const out: With[] = [];
     while (this.isIdent('with') && !isKeywordRef(this.tok, this.peek())) {
       const t = this.next();
-      if (this.tok.type !== 'ident') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected ident`);
+      if (this.tokenName(this.tok) !== 'identifier') this.unexpected('expected ident');
       const target = this.parsePrimary();
-      if (!this.isIdent('as')) this.fail(`unexpected ${this.tokenName(this.tok)} token: expected as keyword`);
+      if (!this.isIdent('as')) this.unexpected('expected as keyword');
       this.next();
       const value = this.parseInExpr();
       out.push({ target, value, loc: this.loc(t) });

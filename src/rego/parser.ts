@@ -9,6 +9,7 @@ import type { Token } from './lexer.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser, templateParams } from './string-interpolation.ts';
+import { ObjectValue, SetValue } from './value.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -94,7 +95,8 @@ class Parser extends TemplateParser {
       isDefault = true;
       this.next();
     }
-    if (this.tok.type !== 'ident') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    if (this.startsNonRuleStatement()) this.refuseNonRuleStatement();
+    if (this.tok.type !== 'ident') this.unexpected();
     const nameTok = this.next();
     const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
     // head ref suffixes
@@ -103,7 +105,7 @@ class Parser extends TemplateParser {
       if (this.isOp('.') && !t.ws) {
         this.next();
         const id = this.next();
-        if (id.type !== 'ident') this.fail(`unexpected ${this.tokenName(id)} token: expected identifier`, id);
+        if (id.type !== 'ident') this.unexpected('expected identifier', id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
         ref.push(seg);
@@ -180,14 +182,18 @@ class Parser extends TemplateParser {
       if (this.isOp(':=') || this.isOp('=')) {
         this.next();
         ev = this.parseMember3(this.parseInExpr());
+      } else if (!this.isIdent('if') && !this.isOp('{')) {
+        this.unexpected('expected else value term or rule body');
       }
       let ebody: Literal[] = [];
       bodyBefore = true;
       if (this.isIdent('if')) {
         this.next();
+        if (this.tok.type === 'eof') this.fail('unexpected eof token: rule body expected');
         ebody = this.parseIfBody();
-      } else if (this.isOp('{') && !this.tok.nl) {
-        if (this.v1) this.fail('`if` keyword is required before rule body');
+      } else if (this.isOp('{')) {
+        // OPA reports this at the else rule, which starts at `else`
+        if (this.v1) this.fail('`if` keyword is required before rule body', et);
         ebody = this.parseBraceBody();
       } else bodyBefore = false;
       elses.push({
@@ -232,8 +238,59 @@ class Parser extends TemplateParser {
     this.fail('expressions using with keyword cannot be used for rule head', start);
   }
 
+  /** A statement OPA reads as a body expression (a scalar or composite first), which it then cannot make a rule. */
+  private startsNonRuleStatement(): boolean {
+    const t = this.tok;
+    if (isKeywordRef(t, this.peek())) return false;
+    if (t.type === 'number' || t.type === 'string') return true;
+    if (t.type === 'ident') return t.text === 'true' || t.text === 'false' || t.text === 'null';
+    return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(');
+  }
+
+  /** OPA's refusal of such a statement as a rule, after the expression parsed; a ref or a call head keeps the token error. */
+  private refuseNonRuleStatement(): void {
+    const start = this.tok;
+    const save = this.pos;
+    const lit = this.parseLiteral();
+    if (lit.withs.length > 0) this.fail('expressions using with keyword cannot be used for rule head', start);
+    const e = lit.expr;
+    const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
+    if (head === undefined) return;
+    if (e.kind === 'term' && head.type === 'call') this.fail('rule name conflicts with built-in function', start);
+    const name = termKindName(head);
+    if (name !== undefined) this.fail(`${name} cannot be used for rule name`, start);
+    this.pos = save;
+  }
+
   private wasDotted(t: Term): boolean {
     return this.dotted.has(t);
+  }
+}
+
+/** OPA's name for the kind of a term that cannot name a rule, or undefined for a ref or a call. */
+function termKindName(t: Term): string | undefined {
+  switch (t.type) {
+    case 'value': {
+      const v = t.value;
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return 'array';
+      if (v instanceof SetValue) return 'set';
+      if (v instanceof ObjectValue) return 'object';
+      return typeof v === 'boolean' ? 'boolean' : typeof v === 'string' ? 'string' : 'number';
+    }
+    case 'array':
+    case 'set':
+    case 'object':
+    case 'var':
+      return t.type;
+    case 'arraycompr':
+      return 'arraycomprehension';
+    case 'setcompr':
+      return 'setcomprehension';
+    case 'objectcompr':
+      return 'objectcomprehension';
+    default:
+      return undefined;
   }
 }
 

@@ -26,7 +26,7 @@ export abstract class TermParser extends TokenCursor {
 
   parseSingleTerm(): Term {
     const t = this.parseInExpr();
-    if (this.tok.type !== 'eof') this.fail(`unexpected ${this.tokenName(this.tok)} token`);
+    if (this.tok.type !== 'eof') this.unexpected();
     return t;
   }
 
@@ -105,7 +105,7 @@ export abstract class TermParser extends TokenCursor {
         return { type: 'call', name: 'minus', args: [{ type: 'value', value: 0, loc: this.loc(t) }, term], loc: this.loc(t) };
       }
       const frac = this.leadingDot();
-      if (this.tok.type !== 'number') this.fail(`unexpected ${this.tokenName(this.tok)} token: expected number`);
+      if (this.tok.type !== 'number') this.unexpected('expected number');
       const n = this.next();
       const v = parseNumber(`-${frac}${n.text}`);
       if (v === undefined) this.fail(`invalid number ${n.text}`, n);
@@ -172,9 +172,9 @@ export abstract class TermParser extends TokenCursor {
           term = this.parseBraceLike();
           break;
         }
-        return this.fail(`unexpected ${this.tokenName(t)} token`);
+        return this.unexpected(undefined, t);
       default:
-        return this.fail(`unexpected ${this.tokenName(t)} token`);
+        return this.unexpected(undefined, t);
     }
     return this.parseSuffixes(term);
   }
@@ -196,7 +196,7 @@ export abstract class TermParser extends TokenCursor {
         const id = this.next();
         // OPA's scanner sees the whitespace after the dot as a token of its own
         if (id.ws) this.fail('unexpected whitespace token: expected identifier', id);
-        if (id.type !== 'ident') this.fail(`unexpected ${this.tokenName(id)} token: expected identifier`, id);
+        if (id.type !== 'ident') this.unexpected('expected identifier', id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
         term = extend(seg);

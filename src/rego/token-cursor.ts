@@ -81,6 +81,11 @@ export class TokenCursor {
     if (t.type === 'ident') return OPA_KEYWORDS.has(t.text) ? t.text : 'identifier';
     return OPA_OPERATOR_NAMES.get(t.text) ?? t.text;
   }
+  /** OPA's `unexpected X token` / `unexpected X keyword`, with its note after a colon. */
+  protected unexpected(note?: string, t: Token = this.tok): never {
+    const kind = t.type === 'ident' && OPA_KEYWORDS.has(t.text) ? 'keyword' : 'token';
+    return this.fail(`unexpected ${this.tokenName(t)} ${kind}${note === undefined ? '' : `: ${note}`}`, t);
+  }
   protected describe(t: Token): string {
     if (t.type === 'eof') return 'end of input';
     if (t.type === 'string') return 'string';

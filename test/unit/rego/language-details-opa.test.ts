@@ -49,6 +49,35 @@ const PARSE_FORMS = [
   'p := [x | x := 1][0]',
   'p if { true.foo == 1 }',
   'p := -1[0]',
+  // an `else` takes a value, a body or both
+  'p if { true } else',
+  'p if { true } else\nq := 1',
+  'p if { false } else q',
+  'f(x) := 1 if { false } else',
+  'p if { true } else if',
+  'p if { false } else := 2 if',
+  'p if { false } else\n{ true }',
+  'p if { false } else with input as 1',
+  'p if { false } else else',
+  'p if { false } else = 2',
+  'p if { false } else if true',
+  'p if { false } else\n:= 3',
+  // a body's literals are separated by newlines or `;`
+  'p if { true false }',
+  'p if { true and false }',
+  'p if { true, 2 }',
+  'p := [x | x := 1 2]',
+  'p := {x | x := 1 2}',
+  'p if { x := 1 with true as 1 }',
+  // statements that are expressions cannot be rules
+  '1',
+  '"a"',
+  'p := 1 true',
+  '[x|x:=1]',
+  '{"a": x} = {"a": 1}',
+  '1 + 2',
+  'null with input as 1',
+  '-1',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

@@ -221,6 +221,7 @@ export abstract class LogicParser extends KeywordRefParser {
 export function logicKeywordsOf(segs: readonly string[]): { logic: boolean; not: boolean } {
   if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) return { logic: true, not: true };
   if (segs[0] !== 'future' || segs[1] !== 'keywords') return { logic: false, not: false };
-  if (segs.length === 2) return { logic: true, not: true };
+  // as OPA: only a path of three names picks one keyword; a longer one imports them all
+  if (segs.length !== 3) return { logic: true, not: true };
   return { logic: segs[2] === 'and' || segs[2] === 'or', not: segs[2] === 'not' };
 }

@@ -13,6 +13,9 @@ import { ObjectValue, SetValue } from './value.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
+/** The keywords `import future.keywords.x` may name, sorted as OPA lists them. */
+const FUTURE_KEYWORDS = ['and', 'contains', 'every', 'if', 'in', 'not', 'or'];
+
 class Parser extends TemplateParser {
   constructor(src: string, file: string, version: RegoVersion) {
     super(src, file, version === 'v1');
@@ -31,9 +34,11 @@ class Parser extends TemplateParser {
       const t = this.next();
       const path = this.parsePrimary();
       let alias: string | undefined;
+      let aliasTok: Token | undefined;
       if (this.isIdent('as') && !this.tok.nl) {
         this.next();
         const a = this.next();
+        aliasTok = a;
         if (a.type !== 'ident') this.fail('import alias must be a variable', a);
         alias = a.text;
       }
@@ -53,7 +58,7 @@ class Parser extends TemplateParser {
         this.v1 = true;
       } else if (segs[0] === 'future') {
         sawFuture = true;
-        if (segs[1] !== 'keywords') this.fail(`invalid import ${segs.join('.')}`, t);
+        this.checkFutureImport(segs, path, aliasTok);
       } else if (segs[0] === 'rego') {
         this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);
       } else if (segs[0] !== 'data' && segs[0] !== 'input') {
@@ -79,12 +84,21 @@ class Parser extends TemplateParser {
     if (t.type === 'ref' && t.head.type === 'var') {
       const out = [t.head.name];
       for (const p of t.path) {
-        if (p.type !== 'value' || typeof p.value !== 'string') this.fail(`invalid ${what} path`);
+        if (p.type !== 'value' || typeof p.value !== 'string') this.failAt(`unexpected ${termKindName(p) ?? p.type} token: expecting string`, p.loc);
         out.push(p.value);
       }
       return out;
     }
     return this.fail(`invalid ${what} path`);
+  }
+
+  /** `future.keywords` alone or with one keyword OPA knows, never aliased (a longer path imports them all, as in OPA). */
+  private checkFutureImport(segs: string[], path: Term, aliasTok: Token | undefined): void {
+    if (segs[1] !== 'keywords') this.failAt('invalid import, must be `future.keywords`', path.loc);
+    if (aliasTok !== undefined) this.fail('`future` imports cannot be aliased', aliasTok);
+    if (segs.length === 3 && !FUTURE_KEYWORDS.includes(segs[2] as string)) {
+      this.failAt(`unexpected keyword, must be one of [${FUTURE_KEYWORDS.join(' ')}]`, path.loc);
+    }
   }
 
   // ------------------------------------------------------------ rules

@@ -78,6 +78,14 @@ const PARSE_FORMS = [
   '1 + 2',
   'null with input as 1',
   '-1',
+  // future imports: future.keywords, alone or with one keyword OPA knows, never aliased
+  'import future.keywords.foo\np := 1',
+  'import future\np := 1',
+  'import future.foo\np := 1',
+  'import future.keywords as k\np := 1',
+  'import future.keywords[1]\np := 1',
+  'import future.keywords.in.x\np if { true and true }',
+  'import future["keywords"]\np := 1',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

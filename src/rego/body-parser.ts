@@ -73,33 +73,23 @@ export abstract class BodyParser extends TermParser {
   protected parseLiteral(): Literal {
     const start = this.tok;
     const loc = this.loc(start);
-    if (this.isIdent('some') && this.peek().type !== 'eof' && !this.peek().nl && !(this.peek().type === 'op' && !['[', '{', '-'].includes(this.peek().text))) {
+    if (this.isIdent('some')) {
       this.next();
-      const terms: Term[] = [this.parseRelation()];
-      while (this.isOp(',')) {
+      const afterSome = this.pos;
+      // as OPA: first a `x in xs` / `k, v in xs` reading (its errors dropped), then a list of vars
+      const read = this.attempt(() => this.readSomeIn());
+      if (read === 'call') this.unexpected('expected `x in xs` or `x, y in xs` expression');
+      if (read !== undefined) return { negated: false, expr: read, withs: this.parseWiths(), loc };
+      this.pos = afterSome;
+      const vars: Term[] = [];
+      for (;;) {
+        if (this.tokenName(this.tok) !== 'identifier') this.unexpected('expected var');
+        const v = this.next();
+        vars.push({ type: 'var', name: v.text, loc: this.loc(v) });
+        if (!this.isOp(',')) break;
         this.next();
-        terms.push(this.parseRelation());
       }
-      if (this.isIdent('in')) {
-        this.next();
-        if (terms.length > 2) this.fail('unexpected , in some ... in');
-        let coll = this.parseRelation();
-        // as OPA's parser: `some x in a in b` is `some (x in a) in b` (a line starting with `-`
-        // continues the one before: `some x in {"a"}` then `-2.5 in set()` is one literal)
-        while (terms.length === 1 && this.isIdent('in')) {
-          const t = this.tok;
-          this.next();
-          terms[0] = { type: 'call', name: 'internal.member_2', args: [terms[0] as Term, coll], loc: this.loc(t) };
-          coll = this.parseRelation();
-        }
-        const expr: Expr =
-          terms.length === 2
-            ? { kind: 'somein', key: terms[0], value: terms[1] as Term, coll }
-            : { kind: 'somein', key: undefined, value: terms[0] as Term, coll };
-        return { negated: false, expr, withs: this.parseWiths(), loc };
-      }
-      for (const t of terms) if (t.type !== 'var') this.fail('expected var in some declaration', start);
-      return { negated: false, expr: { kind: 'some', vars: terms }, withs: [], loc };
+      return { negated: false, expr: { kind: 'some', vars }, withs: [], loc };
     }
     if (this.isIdent('every') && this.peek().type === 'ident') {
       this.next();
@@ -125,6 +115,30 @@ export abstract class BodyParser extends TermParser {
     }
     const expr = this.parseExpr();
     return { negated, expr, withs: this.parseWiths(), loc };
+  }
+
+  /** After `some`: the `in` form, 'call' for a call that is no membership, undefined for anything else. */
+  private readSomeIn(): Expr | 'call' | undefined {
+    const terms: Term[] = [this.parseRelation()];
+    while (this.isOp(',')) {
+      this.next();
+      terms.push(this.parseRelation());
+    }
+    if (!this.isIdent('in')) return terms.length === 1 && terms[0]?.type === 'call' ? 'call' : undefined;
+    if (terms.length > 2) return undefined;
+    this.next();
+    let coll = this.parseRelation();
+    // as OPA's parser: `some x in a in b` is `some (x in a) in b` (a line starting with `-`
+    // continues the one before: `some x in {"a"}` then `-2.5 in set()` is one literal)
+    while (terms.length === 1 && this.isIdent('in')) {
+      const t = this.tok;
+      this.next();
+      terms[0] = { type: 'call', name: 'internal.member_2', args: [terms[0] as Term, coll], loc: this.loc(t) };
+      coll = this.parseRelation();
+    }
+    return terms.length === 2
+      ? { kind: 'somein', key: terms[0], value: terms[1] as Term, coll }
+      : { kind: 'somein', key: undefined, value: terms[0] as Term, coll };
   }
 
   protected parseWiths(): With[] {

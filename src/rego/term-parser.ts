@@ -146,6 +146,8 @@ export abstract class TermParser extends TokenCursor {
         term = { type: 'value', value: t.text, loc };
         break;
       case 'ident': {
+        // a keyword is no term (`p := not true`, `[some]`); `true`, `false` and `null` are
+        if (NOT_NAMES.has(t.text) && t.text !== 'true' && t.text !== 'false' && t.text !== 'null') this.unexpected();
         this.next();
         if (t.text === 'true' || t.text === 'false') term = { type: 'value', value: t.text === 'true', loc };
         else if (t.text === 'null') term = { type: 'value', value: null, loc };

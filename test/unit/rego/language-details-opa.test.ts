@@ -86,6 +86,26 @@ const PARSE_FORMS = [
   'import future.keywords[1]\np := 1',
   'import future.keywords.in.x\np if { true and true }',
   'import future["keywords"]\np := 1',
+  // `some` takes vars, or one `x in xs` / `k, v in xs`
+  'p if { some }',
+  'p if { some 1 }',
+  'p if { some x, }',
+  'p if { some x == 1 }',
+  'p if { some x in }',
+  'p if { some x, y, z in [1] }',
+  'p if { some := 1 }',
+  'p if { some\nx; x = 1 }',
+  'p if { some [x] in [[1]] }',
+  'p if { some x, y in {"a": 1}; x == "a" }',
+  // a keyword is no term
+  'p := not true',
+  'p := [not true]',
+  'p if { x := not true }',
+  'p := if { true }',
+  'p contains if { true }',
+  'p := f(else)',
+  'p := {not: 1}',
+  'p := contains',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

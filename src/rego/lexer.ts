@@ -93,21 +93,24 @@ export function tokenize(src: string, file: string): Token[] {
       continue;
     }
     if (isDigit(c)) {
+      // OPA's scanner: a `.` after digits starts a fraction and an `e` an exponent, each needing digits;
+      // a letter right after the number makes it malformed (errors at the number's start)
       const s = i;
-      while (i < n && isDigit(src.charCodeAt(i))) i++;
-      if (src[i] === '.' && isDigit(src.charCodeAt(i + 1))) {
-        i++;
+      const digitsFrom = (msg: string): void => {
+        if (!isDigit(src.charCodeAt(i))) fail(msg, line, col);
         while (i < n && isDigit(src.charCodeAt(i))) i++;
+      };
+      while (i < n && isDigit(src.charCodeAt(i))) i++;
+      if (src[i] === '.') {
+        i++;
+        digitsFrom('expected fraction');
       }
       if (src[i] === 'e' || src[i] === 'E') {
-        let j = i + 1;
-        if (src[j] === '+' || src[j] === '-') j++;
-        if (isDigit(src.charCodeAt(j))) {
-          i = j;
-          while (i < n && isDigit(src.charCodeAt(i))) i++;
-        }
+        i++;
+        if (src[i] === '+' || src[i] === '-') i++;
+        digitsFrom('expected exponent');
       }
-      if (i < n && isIdentStart(src.charCodeAt(i))) fail(`unexpected character after number`);
+      if (i < n && isIdentStart(src.charCodeAt(i))) fail('illegal number format', line, col);
       out.push({ type: 'number', text: src.slice(s, i), line, col, ws, nl });
       continue;
     }
@@ -151,13 +154,15 @@ export function tokenize(src: string, file: string): Token[] {
               break;
             case 'u': {
               const h = src.slice(i, i + 4);
-              if (!/^[0-9a-fA-F]{4}$/.test(h)) fail('illegal escape sequence in string');
+              // OPA's scanner takes the four characters whatever they are; its unquoting then refuses non-hex
+              if (h.length < 4 || h.includes('\n')) fail('non-terminated string', line, col);
+              if (!/^[0-9a-fA-F]{4}$/.test(h)) fail(`illegal string literal: ${src.slice(col - 1 + lineStart, stringEnd(src, i + 4) + 1)}`, line, col);
               s += String.fromCharCode(parseInt(h, 16));
               i += 4;
               break;
             }
             default:
-              fail(`illegal escape sequence in string`);
+              fail('illegal escape sequence', line, col);
           }
           start = i;
           continue;
@@ -180,7 +185,7 @@ export function tokenize(src: string, file: string): Token[] {
         }
         i++;
       }
-      if (i >= n) fail('non-terminated raw string', startLine, col);
+      if (i >= n) fail('non-terminated string', startLine, col);
       out.push({ type: 'string', text: src.slice(s, i), line: startLine, col, ws, nl, raw: true });
       i++;
       continue;
@@ -211,6 +216,15 @@ export function tokenize(src: string, file: string): Token[] {
       i++;
       continue;
     }
-    fail(`illegal token ${JSON.stringify(src[i])}`);
+    if (c === 33 || c === 36) fail(`illegal ${src[i]} character`);
+    if (c === 0xa0) fail('illegal non-breaking space character, use a regular space instead');
+    fail('illegal token');
   }
+}
+
+/** Where a `"` string whose escapes are skipped as OPA's scanner skips them ends (its closing quote, or the line's end). */
+function stringEnd(src: string, from: number): number {
+  let i = from;
+  while (i < src.length && src[i] !== '"' && src[i] !== '\n') i += src[i] === '\\' ? 2 : 1;
+  return Math.min(i, src.length - 1);
 }

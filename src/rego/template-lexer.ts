@@ -26,7 +26,7 @@ export function scanTemplatePart(src: string, i: number, raw: boolean, fail: (ms
   let lastLineStart = -1;
   const quote = raw ? 96 : 34;
   while (true) {
-    if (i >= src.length) fail(raw ? 'non-terminated raw string' : 'non-terminated string');
+    if (i >= src.length) fail('non-terminated string');
     const c = src.charCodeAt(i);
     if (c === 10) {
       if (!raw) fail('non-terminated string');

@@ -106,12 +106,21 @@ export abstract class TermParser extends TokenCursor {
       }
       const frac = this.leadingDot();
       if (this.tok.type !== 'number') this.unexpected('expected number');
+      if (frac === '') this.refuseLeadingZero();
       const n = this.next();
       const v = parseNumber(`-${frac}${n.text}`);
       if (v === undefined) this.fail(`invalid number ${n.text}`, n);
       return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
     }
     return this.parsePrimary();
+  }
+
+  /** OPA's numbers start with 0 only as `0`, `0.x` or `0e..` (`01`, `007` are refused). */
+  private refuseLeadingZero(): void {
+    const text = this.tok.text;
+    if (text.length < 2 || text[0] !== '0' || text[1] === '.') return;
+    if (text.length > 2 && (text[1] === 'e' || text[1] === 'E')) return;
+    this.unexpected('expected number without leading zero');
   }
 
   /** OPA reads `.5` as a number: a `.` before a number token is its decimal point (`0.` here). */
@@ -135,6 +144,7 @@ export abstract class TermParser extends TokenCursor {
     }
     switch (t.type) {
       case 'number': {
+        this.refuseLeadingZero();
         this.next();
         const v = parseNumber(t.text);
         if (v === undefined) this.fail(`invalid number ${t.text}`, t);

@@ -106,6 +106,24 @@ const PARSE_FORMS = [
   'p := f(else)',
   'p := {not: 1}',
   'p := contains',
+  // numbers and strings as OPA's scanner reads them
+  'p := 0x10',
+  'p := 1e',
+  'p := 1.',
+  'p := 1.e5',
+  'p := 1.5e+',
+  'p := 1_0',
+  'p := 01',
+  'p := -01',
+  'p := 0e5',
+  'p := [1.0, 2e3, 0.5, 1.5E-3, -0]',
+  'p := `abc',
+  'p := "\\q"',
+  'p := "\\uzzzz"',
+  'p := "\\u00e9"',
+  'p := !x',
+  'p := $x',
+  'p := 1 @ 2',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

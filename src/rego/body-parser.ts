@@ -91,21 +91,17 @@ export abstract class BodyParser extends TermParser {
       }
       return { negated: false, expr: { kind: 'some', vars }, withs: [], loc };
     }
-    if (this.isIdent('every') && this.peek().type === 'ident') {
+    if (this.isIdent('every')) {
       this.next();
-      const a = this.parsePrimary();
-      let key: Term | undefined;
-      let value = a;
-      if (this.isOp(',')) {
-        this.next();
-        key = a;
-        value = this.parsePrimary();
-      }
-      if (!this.isIdent('in')) this.fail('expected in after every');
-      this.next();
-      const domain = this.parseRelation();
+      // as OPA: one term, which must be `x in xs` or `k, v in xs` over vars, then the body
+      const term = this.parseMember3(this.parseInExpr());
+      const member = term.type === 'call' && (term.name === 'internal.member_2' || term.name === 'internal.member_3') ? term.args : undefined;
+      if (member === undefined) this.unexpected('expected `x[, y] in xs { ... }` expression');
+      const [key, value, domain] = member.length === 3 ? (member as [Term, Term, Term]) : [undefined, ...(member as [Term, Term])];
+      if (key !== undefined && key.type !== 'var') this.unexpected('expected key to be a variable');
+      if (value.type !== 'var') this.unexpected('expected value to be a variable');
+      if (!this.isOp('{')) this.unexpected('missing body');
       const body = this.parseBraceBody();
-      for (const v of key ? [key, value] : [value]) if (v.type !== 'var') this.fail('expected var in every', start);
       return { negated: false, expr: { kind: 'every', key, value, domain, body }, withs: this.parseWiths(), loc };
     }
     let negated = false;

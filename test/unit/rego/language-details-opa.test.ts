@@ -124,6 +124,16 @@ const PARSE_FORMS = [
   'p := !x',
   'p := $x',
   'p := 1 @ 2',
+  // `every` takes `x in xs` or `k, v in xs` over vars, then a body
+  'p if { every x in [1] }',
+  'p if { every x in [1] { } }',
+  'p if { every in [1] { true } }',
+  'p if { every [x] in [[1]] { true } }',
+  'p if { every 1, v in [1] { true } }',
+  'p if { every x }',
+  'p if { every x == 1 { true } }',
+  'p if { every k, v in [1] { k >= 0; v > 0 } }',
+  'p if { every x in [1]\n{ x > 0 } }',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

@@ -28,7 +28,9 @@ export abstract class BodyParser extends TermParser {
   protected parseBraceBody(): Literal[] {
     this.expectOp('{');
     const body = this.parseLiterals('}');
-    this.expectOp('}');
+    // the literals stop at the brace or at the end of input, where OPA expected one more literal
+    if (!this.isOp('}')) this.unexpected();
+    this.next();
     if (body.length === 0) this.fail('found empty body');
     return body;
   }

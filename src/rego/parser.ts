@@ -126,7 +126,8 @@ class Parser extends TemplateParser {
       } else if (this.isOp('[') && !t.ws) {
         this.next();
         ref.push(this.parseInExpr());
-        this.expectOp(']');
+        if (!this.isOp(']')) this.unexpected('expected [');
+        this.next();
       } else break;
     }
     let args: Term[] | undefined;

@@ -215,7 +215,9 @@ export abstract class TermParser extends TokenCursor {
       } else if (this.isOp('[')) {
         this.next();
         const k = this.parseInExpr();
-        this.expectOp(']');
+        // OPA names the opening bracket here
+        if (!this.isOp(']')) this.unexpected('expected [');
+        this.next();
         term = extend(k);
       } else if (this.isOp('(')) {
         const name = refName(term);
@@ -240,13 +242,14 @@ export abstract class TermParser extends TokenCursor {
     if (!this.isOp(')')) {
       for (;;) {
         args.push(this.parseInExpr());
-        if (!this.isOp(',')) break;
+        if (this.isOp(')')) break;
+        if (!this.isOp(',')) this.unexpected('expected "," or ")"');
         this.next();
         // OPA allows a trailing comma before the closing parenthesis
         if (this.isOp(')')) break;
       }
     }
-    this.expectOp(')');
+    this.next();
     return args;
   }
 
@@ -262,15 +265,23 @@ export abstract class TermParser extends TokenCursor {
       this.next();
       return { type: 'array', items: [], loc };
     }
+    const compr = !this.skipLeadingComma();
     const startPos = this.pos;
     const head = this.parseUnary();
-    if (this.isOp('|')) {
+    if (this.isOp('|') && compr) {
       const c = this.tryComprehension(']', (body) => ({ type: 'arraycompr', term: head, body, loc }));
       if (c) return c;
     }
     this.pos = startPos;
     const items = this.parseItems(']');
     return foldConst({ type: 'array', items, loc });
+  }
+
+  /** OPA skips one comma right after an opening bracket or brace (`[, 1]`); then no comprehension follows. */
+  private skipLeadingComma(): boolean {
+    if (!this.isOp(',')) return false;
+    this.next();
+    return true;
   }
 
   /** After a comprehension head, at `|`: the comprehension, or undefined to fall back (OPA: only at a `,`). */
@@ -280,14 +291,14 @@ export abstract class TermParser extends TokenCursor {
       return this.attempt(() => {
         const body = this.parseLiterals(close);
         if (body.length === 0) this.fail('found empty body');
-        this.expectOp(close);
+        this.closeComprehension(close);
         return make(body);
       });
     }
     try {
       const body = this.parseLiterals(close);
       if (body.length === 0) this.fail('found empty body');
-      this.expectOp(close);
+      this.closeComprehension(close);
       return make(body);
     } catch (e) {
       // Inside an outer attempt the failure is AttemptFailed, which the outer attempt catches.
@@ -296,15 +307,23 @@ export abstract class TermParser extends TokenCursor {
     }
   }
 
+  /** A comprehension's body ends at its closing token; else it ran to the end of input, where OPA wanted a literal. */
+  private closeComprehension(close: string): void {
+    if (!this.isOp(close)) this.unexpected();
+    this.next();
+  }
+
   /** Comma-separated expressions up to the closing token (consumed); a trailing comma is allowed. */
   protected parseItems(close: string, first?: Term): Term[] {
     const items = [first ?? this.parseInExpr()];
-    while (this.isOp(',')) {
+    for (;;) {
+      if (this.isOp(close)) break;
+      if (!this.isOp(',')) this.unexpected(`expected "," or "${close}"`);
       this.next();
       if (this.isOp(close)) break;
       items.push(this.parseInExpr());
     }
-    this.expectOp(close);
+    this.next();
     return items;
   }
 
@@ -316,29 +335,30 @@ export abstract class TermParser extends TokenCursor {
       this.next();
       return { type: 'value', value: new ObjectValue(), loc };
     }
+    const compr = !this.skipLeadingComma();
     const startPos = this.pos;
     let head = this.parseUnary();
-    if (this.isOp('|')) {
+    if (this.isOp('|') && compr) {
       const c = this.tryComprehension('}', (body) => ({ type: 'setcompr', term: head, body, loc }));
       if (c) return c;
       this.pos = startPos;
       return foldConst({ type: 'set', items: this.parseItems('}'), loc });
     }
     if (this.isOp('}') || this.isOp(',')) return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
-    if (this.isOp(':')) return this.parseObjectRest(head, loc);
+    if (this.isOp(':')) return this.parseObjectRest(head, loc, compr);
     this.pos = startPos;
     head = this.parseInExpr();
-    if (this.isOp(':')) return this.parseObjectRest(head, loc);
-    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated set');
+    if (this.isOp(':')) return this.parseObjectRest(head, loc, compr);
+    if (!this.isOp('}') && !this.isOp(',')) this.unexpected('non-terminated set');
     return foldConst({ type: 'set', items: this.parseItems('}', head), loc });
   }
 
   /** At the `:` after an object's first key: an object comprehension (single-term value then `|`) or an object. */
-  protected parseObjectRest(key: Term, loc: Loc): Term {
+  protected parseObjectRest(key: Term, loc: Loc, compr: boolean): Term {
     this.expectOp(':');
     const s = this.pos;
     const v = this.parseUnary();
-    if (this.isOp('|')) {
+    if (this.isOp('|') && compr) {
       const c = this.tryComprehension('}', (body) => ({ type: 'objectcompr', key, value: v, body, loc }), true);
       if (c) return c;
     } else if (this.isOp('}') || this.isOp(',')) {
@@ -346,24 +366,27 @@ export abstract class TermParser extends TokenCursor {
     }
     this.pos = s;
     const v2 = this.parseInExpr();
-    if (!this.isOp('}') && !this.isOp(',')) this.fail('non-terminated object');
+    if (!this.isOp('}') && !this.isOp(',')) this.unexpected('non-terminated object');
     return this.parseObjectEntries(key, v2, loc);
   }
 
   protected parseObjectEntries(key: Term, value: Term, loc: Loc): Term {
     const entries: [Term, Term][] = [[key, value]];
-    while (this.isOp(',')) {
+    for (;;) {
+      if (this.isOp('}')) break;
+      if (!this.isOp(',')) this.unexpected('expected "," or "}"');
       this.next();
       if (this.isOp('}')) break;
       const k = this.parseInExpr();
-      this.expectOp(':');
+      if (!this.isOp(':')) this.unexpected('expected ":"');
+      this.next();
       const v = this.parseInExpr();
       // as OPA's parser (ast.Object.Insert): a repeated key term keeps the last value, `{x: 1, x: 2}` is `{x: 2}`
       const same = entries.find(([k0]) => sameTerm(k0, k));
       if (same) same[1] = v;
       else entries.push([k, v]);
     }
-    this.expectOp('}');
+    this.next();
     return foldConst({ type: 'object', entries, loc });
   }
 }

@@ -134,6 +134,24 @@ const PARSE_FORMS = [
   'p if { every x == 1 { true } }',
   'p if { every k, v in [1] { k >= 0; v > 0 } }',
   'p if { every x in [1]\n{ x > 0 } }',
+  // composites, calls and refs name the token they wanted
+  'p := [x | x := 1',
+  'p := {1: 2, 3}',
+  'p := {1, 2: 3}',
+  'p := [1, 2',
+  'p := {"a": 1}["a"',
+  'p := [1 2]',
+  'p := {1 2}',
+  'p := {1: 2 3}',
+  'p := count([1] 2)',
+  'p if {',
+  'p[x := 1',
+  'p := {x: y | x := 1; y := 2',
+  'p := {, 1, 2}',
+  'p := [, 1]',
+  'p := {, 1 | 2}',
+  'p := [, x | x := 1]',
+  'p := {, "a": x | x := 1}',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

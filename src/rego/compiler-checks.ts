@@ -5,10 +5,11 @@
  */
 import type { CRule, DataNode } from './compiler.ts';
 import { walkTerms, walkLiteral } from './term-walk.ts';
-import type { Literal, Term } from './ast.ts';
+import type { Literal, Loc, Term } from './ast.ts';
+import { regoText } from './builtins/text.ts';
 import { RegoError } from './errors.ts';
 import { checkBodyTypes, checkFunctionCalls } from './typecheck.ts';
-import type { Value } from './value.ts';
+import { compareValues, type Value } from './value.ts';
 import { valueKey } from './value-key.ts';
 
 /** Errors of the type check, OPA's last compile stage (CheckTypes). */
@@ -95,21 +96,106 @@ export function checkDefaultValue(t: Term, errors: RegoError[]): void {
   if (b) errors.push(new RegoError('rego_parse_error', `illegal default rule (value cannot contain ${b})`, t.loc));
 }
 
-export function checkConflicts(node: DataNode, errors: RegoError[]): void {
-  const kinds = new Set(node.rules.map((r) => (r.rest.length ? 'obj' : r.kind)));
-  if (kinds.size > 1 || (node.funcs.length && node.rules.length)) {
-    const r = node.rules[0] ?? node.funcs[0];
-    errors.push(new RegoError('rego_type_error', `conflicting rules ${node.path.join('.')} found`, r?.loc));
+/**
+ * OPA's check of the rule tree (compile.go checkRuleConflicts), node by node, its errors in source
+ * order: a rule whose whole ref is ground has no rules inside its extent (`p := {}` beside `p.q := 1`,
+ * `p := 1` beside `p[1] := 2`), nor a rule with a variable in its ref a function; the rules of one
+ * node are of one kind and arity, not complete beside partial; at most one default. OPA's tree keys
+ * a node by every ground term of a ref, where this one keys only strings: a rule whose ref goes on
+ * with a ground term past its node (`p[1]`) lies below that node, as in OPA.
+ */
+export function checkConflicts(root: DataNode, errors: RegoError[], pkgLocs: ReadonlyMap<string, Loc>): void {
+  const found: RegoError[] = [];
+  const visit = (placed: readonly Placed[], children: readonly DataNode[]): void => {
+    const all = [...placed].sort((a, b) => bySource(a.rule, b.rule));
+    const here = all.filter((p) => !isBelow(p));
+    const beside = all.filter(isBelow);
+    const inside = [...beside.map((p) => p.rule), ...children.flatMap(rulesBelow)];
+    const conflict = conflictOf(here, inside);
+    if (conflict !== undefined) found.push(conflict);
+    else if (here.length > 0) {
+      const name = refText(here[here.length - 1]!.rule);
+      const single = (p: Placed) => p.rule.kind !== 'multi';
+      const kinds = new Set(here.map(single));
+      const arities = new Set(here.map((p) => p.rule.args.length));
+      const complete = here.some((p) => single(p) && isWhole(p));
+      const partial = here.some((p) => !(single(p) && isWhole(p)));
+      const sets = here.some((p) => !single(p) && isWhole(p));
+      const objects = here.some((p) => !single(p) && !isWhole(p));
+      const defaults = here.filter((p) => p.rule.isDefault).map((p) => p.rule);
+      if (kinds.size > 1 || arities.size > 1 || (complete && partial) || (sets && objects)) {
+        found.push(new RegoError('rego_type_error', `conflicting rules ${name} found`, here[0]!.rule.loc));
+      } else if (defaults.length > 1) {
+        const at = defaults.map((r) => `${r.loc.file}:${r.loc.line}`).join(', ');
+        found.push(new RegoError('rego_type_error', `multiple default rules ${name} found at ${at}`, pkgLocs.get(defaults[0]!.loc.file) ?? defaults[0]!.loc));
+      }
+    }
+    // the nodes below: OPA's for a ground term past this node's path, and this tree's for a string
+    const byKey = new Map<string, Placed[]>();
+    for (const p of beside) {
+      const key = valueKey((p.rule.rest[p.depth] as Term & { type: 'value' }).value);
+      byKey.set(key, [...(byKey.get(key) ?? []), { rule: p.rule, depth: p.depth + 1 }]);
+    }
+    for (const group of byKey.values()) visit(group, []);
+    for (const c of children) visit([...c.rules, ...c.funcs].map((rule) => ({ rule, depth: 0 })), [...c.children.values()]);
+  };
+  visit([...root.rules, ...root.funcs].map((rule) => ({ rule, depth: 0 })), [...root.children.values()]);
+  found.sort((a, b) => (a.loc && b.loc ? a.loc.file.localeCompare(b.loc.file) || a.loc.line - b.loc.line || a.loc.col - b.loc.col : 0));
+  errors.push(...found);
+}
+
+/** A rule at a node of OPA's tree: `depth` of its ref's terms past its constant path are that node's path. */
+interface Placed {
+  readonly rule: CRule;
+  readonly depth: number;
+}
+
+/** Whether the rule's ref ends at its node (it is ground). */
+const isWhole = (p: Placed): boolean => p.rule.rest.length === p.depth;
+
+/** Whether the rule's ref goes on past its node with a ground term: it lies in a node below, in OPA's tree. */
+const isBelow = (p: Placed): boolean => p.rule.rest.length > p.depth && p.rule.rest[p.depth]!.type === 'value';
+
+/**
+ * The extent conflict of a node's rules, as OPA words it: a ground rule with any rules inside its
+ * extent, else a rule with a variable in its ref with functions inside.
+ */
+function conflictOf(here: readonly Placed[], inside: readonly CRule[]): RegoError | undefined {
+  if (here.length === 0 || inside.length === 0) return undefined;
+  const within = here.some(isWhole) ? inside : inside.filter((r) => r.kind === 'func');
+  if (within.length === 0) return undefined;
+  // OPA lists each ref once, a ref inside another's extent not at all, in ref order
+  const refs = [...new Map(within.map((r) => [refText(r), r])).entries()].sort((a, b) => compareRefs(a[1], b[1]));
+  const outer = refs.filter(([t]) => !refs.some(([o]) => o !== t && (t.startsWith(`${o}.`) || t.startsWith(`${o}[`))));
+  const lines = outer.map(([t, r]) => `  rule ${t} at ${r.loc.file}:${r.loc.line}`);
+  return new RegoError('rego_type_error', `rule ${refText(here[here.length - 1]!.rule)} conflicts with:\n${lines.join('\n')}`, here[0]!.rule.loc);
+}
+
+function rulesBelow(n: DataNode): CRule[] {
+  return [...n.rules, ...n.funcs, ...[...n.children.values()].flatMap(rulesBelow)];
+}
+
+/** Source order: file, then line and column. */
+function bySource(a: CRule, b: CRule): number {
+  return a.loc.file.localeCompare(b.loc.file) || a.loc.line - b.loc.line || a.loc.col - b.loc.col;
+}
+
+/** A rule's ref as OPA prints it: `data.t.p.q`, `data.t.p[1]`, `data.t.p[x]`. */
+function refText(r: CRule): string {
+  const seg = (s: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`);
+  const term = (t: Term): string => (t.type === 'value' && typeof t.value === 'string' ? seg(t.value) : `[${t.type === 'value' ? regoText(t.value) : t.type === 'var' ? t.name : '_'}]`);
+  return `${r.path[0]}${r.path.slice(1).map(seg).join('')}${r.rest.map(term).join('')}`;
+}
+
+/** OPA's ref order: each term in turn, strings after numbers (its value order), then length. */
+function compareRefs(a: CRule, b: CRule): number {
+  const terms = (r: CRule): Value[] => [...r.path.slice(1), ...r.rest.map((t) => (t.type === 'value' ? t.value : (t as { name?: string }).name ?? ''))];
+  const [x, y] = [terms(a), terms(b)];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = compareValues(x[i]!, y[i]!);
+    if (c !== 0) return c;
   }
-  // several defaults are allowed only at distinct constant ref-head keys (`default p[true] := ...`)
-  const defaultKeys = node.rules
-    .filter((r) => r.isDefault)
-    .map((r) => (r.rest.length && r.rest.every((t) => t.type === 'value') ? r.rest.map((t) => valueKey((t as { value: Value }).value)).join('/') : ''));
-  const defaults = defaultKeys.length + node.funcs.filter((r) => r.isDefault).length;
-  if (defaults > 1 && (defaultKeys.includes('') || new Set(defaultKeys).size < defaultKeys.length || node.funcs.some((r) => r.isDefault))) {
-    errors.push(new RegoError('rego_type_error', `multiple default rules ${['data', ...node.path].join('.')} found`, node.rules[0]?.loc));
-  }
-  for (const c of node.children.values()) checkConflicts(c, errors);
+  return x.length - y.length;
 }
 
 /** Rule-level dependency graph: refs to data paths and calls; cycles are recursion errors. */

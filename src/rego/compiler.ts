@@ -148,7 +148,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
       });
       const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, rulePaths, nslots: 0, names: new Map(), errors };
       const head = ruleHeadName(r);
-      if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (${head} cannot be shadowed)`, r.loc));
+      if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (use a different rule name)`, r.loc));
       if (r.isDefault) checkDefaultValue(r.value, errors);
       const { consts, rest } = constPrefix(r);
       const compiled = compileRule(r, ctx, pkg, consts, rest, check);
@@ -167,7 +167,7 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
     const all = rulesOf(root, funcs);
     checkVoidCalls(all, errors);
     typeCheckFunctionCalls(funcs, all, errors);
-    checkConflicts(root, errors);
+    checkConflicts(root, errors, new Map(modules.map((m) => [m.file, m.pkgLoc])));
     if (errors.length === 0) checkRecursion(root, funcs, errors);
   }
   if (errors.length) throwCompileErrors(errors);

@@ -223,6 +223,9 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     const b3 = new Set(bound);
     const hs = topSlots(ev, new Set());
     const ord = orderBody(eb, b3, hs, octx);
+    // an else's value is a head of its own: its vars must be bound by the arguments or its body
+    const missing = termNeeds(ev, b3, new Set());
+    if (missing.length && ctx.errors.length === 0) ctx.errors.push(new RegoError('rego_unsafe_var_error', `var ${ctx.names.get(missing[0] as number) ?? '?'} is unsafe`, e.loc));
     return {
       kind: r.kind,
       path: ['data', ...pkg, ...consts],

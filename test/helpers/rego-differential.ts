@@ -401,3 +401,28 @@ export function evalOutcome(c: DiffCase): Outcome {
   }
 }
 
+
+/**
+ * An outcome's first error line from its code on, with a module location naming the file alone
+ * (`opa eval` is handed the modules from a temp folder); '' for results.
+ */
+export function firstErrorLine(o: Outcome): string {
+  if (o.kind !== 'error') return '';
+  const first = o.message.split('\n')[0] ?? '';
+  return first.slice(first.indexOf(`${o.codes[0]}: `)).replace(/[^\s,]*\/(m0\.rego)/g, '$1');
+}
+
+/**
+ * Each module body (after `package t`, as m0.rego) against `opa eval` on `query`: the ones where the
+ * engine and OPA differ, a refusal by its code and first line, an answer by its results.
+ */
+export function formDisagreements(bodies: readonly string[], query: string): string[] {
+  const disagree: string[] = [];
+  for (const body of bodies) {
+    const c: DiffCase = { modules: [{ name: 'm0.rego', text: `package t\n${body}\n` }], query };
+    const [ours, opa] = [engineOutcome(c), evalOutcome(c)];
+    const same = ours.kind === 'error' || opa.kind === 'error' ? firstErrorLine(ours) !== '' && firstErrorLine(ours) === firstErrorLine(opa) : ours.results.join('\n') === opa.results.join('\n');
+    if (!same) disagree.push(`${body}\n  engine: ${show(ours)}\n  opa:    ${show(opa)}`);
+  }
+  return disagree;
+}

@@ -1,0 +1,72 @@
+/**
+ * The compiler's checks of whole modules against the real `opa eval`, form by form: `print(...)`
+ * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
+ * (compiler-checks.ts checkConflicts), and the vars of an `else` value (its own head). Each refusal
+ * must have OPA's code and first line, each legal neighbour OPA's answer.
+ */
+import { expect, it } from 'vitest';
+import { describeWithOpa } from '../../helpers/opa.ts';
+import { formDisagreements } from '../../helpers/rego-differential.ts';
+
+/** Where print is a value (refused) and where it is a statement (accepted), with constants and input only in its operands. */
+const VOID_CALLS = [
+  'p := print(1)',
+  'p if { x := print("a") }',
+  'p := [print(input.x)]',
+  'p := {"k": print(1, 2)}',
+  'p if { print(1) == true }',
+  'p if { count([print(1)]) > 0 }',
+  'p := [x | x := print(1)]',
+  'p := print(["a", {"k": null}, {1, 2}, set()])',
+  'p if { print(1) }',
+  'p if { print(1)\n\tprint("x", input.y) }',
+  'p := [x | x := 1; print(x)]',
+  'p if { every x in [1] { print(x) } }',
+];
+
+/** A ground rule with rules inside its extent, a rule with a variable in its ref with functions inside, kinds, arities, defaults, and legal neighbours. */
+const CONFLICTS = [
+  'p := 1\np[1] := 2',
+  'p := 1\np contains 1',
+  'f(x) := 1\nf := 2',
+  'f(x) := 1\nf(x, y) := 2',
+  'p contains 1\np.q := 2',
+  'p := 1\np[x] := 2 if { x := "a" }',
+  'default p := 1\ndefault p := 2',
+  'default c[true] := 1\ndefault c[true] := 2',
+  'default c[true] := 1\ndefault c[false] := 2',
+  'p.q.r := 1\np.q := 2\np := 3',
+  'p[1] := 1\np[2] := 2',
+  'p[1].a := 1\np[1] := 2',
+  'p.q := 1\np := {}',
+  'p.a.b := 1\np.a := 2',
+  'f(x) := 1\np[x] := 1 if { x := 1 }\np.f(y) := 2',
+  'p[x] := 1 if { x := "a" }\np.a := 2',
+  'p contains 1\np[k] contains 2 if { k := "a" }',
+  'p.q contains 1\np.r := 2',
+  'p.q := 1\np.r := 2\np.s.t := 3',
+  'input := 1',
+  'data := 1',
+];
+
+/** An else's value is a head of its own: its vars come from the arguments or its body. */
+const ELSE_VALUES = [
+  'p if { x := 1 } else := y',
+  'p if { false } else := y if { y := 2 }',
+  'f(x) := 1 if { false } else := x',
+  'f(x) := 1 if { false } else := z',
+  'p := 1 if { false } else := [y | y := 1]',
+  'p if { false } else := {"a": y}',
+];
+
+describeWithOpa('compile checks against opa eval', () => {
+  it('print where a value is wanted', () => {
+    expect(formDisagreements(VOID_CALLS, 'x := data.t.p')).toEqual([]);
+  }, 60_000);
+  it('rule conflicts', () => {
+    expect(formDisagreements(CONFLICTS, 'x := data.t')).toEqual([]);
+  }, 60_000);
+  it('else values', () => {
+    expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);
+  }, 60_000);
+});

@@ -42,6 +42,8 @@ export abstract class BodyParser extends TermParser {
       out.push(this.parseLiteral());
       if (this.isOp(';')) {
         this.next();
+        // as OPA: a `;` is followed by one more literal
+        if (this.atEnd(close)) this.unexpected();
         continue;
       }
       if (this.atEnd(close)) break;
@@ -110,6 +112,7 @@ export abstract class BodyParser extends TermParser {
     if (this.isIdent('not')) {
       this.next();
       negated = true;
+      if (this.isIdent('some') && !isKeywordRef(this.tok, this.peek())) this.unexpected("illegal negation of 'some'");
     }
     const expr = this.parseExpr();
     return { negated, expr, withs: this.parseWiths(), loc };

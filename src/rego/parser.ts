@@ -13,6 +13,25 @@ import { ObjectValue, SetValue } from './value.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
+/** OPA's Rego v1 keywords, which no import path may end with (unaliased) and no rule may be named. */
+const OPA_KEYWORD_NAMES: ReadonlySet<string> = new Set(['not', 'package', 'import', 'as', 'default', 'else', 'with', 'null', 'true', 'false', 'some', 'if', 'contains', 'in', 'every']);
+
+const RULE_NAME_FOLLOWERS = [':=', '=', 'if', 'contains', '('];
+/** `not` (and `and` / `or`) before `(` is a negated group or a call, not a head. */
+const OPERATOR_FOLLOWERS = [':=', '=', 'if', 'contains'];
+/** The keywords OPA refuses as a rule's name, each with the tokens after it that make the statement a rule. */
+const KEYWORD_RULE_NAME_FOLLOWERS: Readonly<Record<string, readonly string[]>> = {
+  every: RULE_NAME_FOLLOWERS,
+  if: RULE_NAME_FOLLOWERS,
+  in: RULE_NAME_FOLLOWERS,
+  some: RULE_NAME_FOLLOWERS,
+  as: RULE_NAME_FOLLOWERS,
+  package: [':=', '=', '('],
+  import: [':=', '=', '('],
+  not: OPERATOR_FOLLOWERS,
+  contains: ['if', 'contains'],
+};
+
 /** The keywords `import future.keywords.x` may name, sorted as OPA lists them. */
 const FUTURE_KEYWORDS = ['and', 'contains', 'every', 'if', 'in', 'not', 'or'];
 
@@ -28,48 +47,15 @@ class Parser extends TemplateParser {
     const pkgTerm = this.parsePrimary();
     const pkg = ['data', ...this.refToStrings(pkgTerm, 'package')];
     const imports: Import[] = [];
-    let sawRegoV1 = false;
-    let sawFuture = false;
-    while (this.isIdent('import') && !isKeywordRef(this.tok, this.peek())) {
-      const t = this.next();
-      const path = this.parsePrimary();
-      let alias: string | undefined;
-      let aliasTok: Token | undefined;
-      if (this.isIdent('as') && !this.tok.nl) {
-        this.next();
-        const a = this.next();
-        aliasTok = a;
-        if (a.type !== 'ident') this.fail('import alias must be a variable', a);
-        alias = a.text;
-      }
-      const segs = this.refToStrings(path, 'import');
-      const kw = logicKeywordsOf(segs);
-      if (kw.logic) this.logicOps = true;
-      if (kw.not) this.notBodies = true;
-      const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
-      if ((isRegoV1 && (sawRegoV1 || sawFuture)) || (segs[0] === 'future' && sawRegoV1)) {
-        this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);
-      }
-      if (isRegoV1) {
-        this.v1 = true;
-        sawRegoV1 = true;
-      } else if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) {
-        // OPA v1.22 reads `import rego.v2` as Rego v1 with keywords in refs and template strings allowed
-        this.v1 = true;
-      } else if (segs[0] === 'future') {
-        sawFuture = true;
-        this.checkFutureImport(segs, path, aliasTok);
-      } else if (segs[0] === 'rego') {
-        this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);
-      } else if (segs[0] !== 'data' && segs[0] !== 'input') {
-        this.fail(`unexpected import path, must begin with one of: {data, future, input, rego}, got: ${segs[0]} (hint: if this is unexpected, try updating OPA)`, t);
-      }
-      imports.push({ path, alias, loc: this.loc(t) });
-    }
     const rules: Rule[] = [];
     while (this.tok.type !== 'eof') {
       if (!isKeywordRef(this.tok, this.peek())) {
-        if (this.isIdent('import')) this.fail('imports must appear before rules');
+        this.refuseKeywordRuleName(this.tok, true);
+        // as OPA: an import may follow rules
+        if (this.isIdent('import')) {
+          imports.push(this.parseImport());
+          continue;
+        }
         if (this.isIdent('package')) this.fail('unexpected package');
         // an `else` no rule body before it can take (after a `default` rule, say)
         if (this.isIdent('else')) this.fail('unexpected else keyword');
@@ -77,6 +63,80 @@ class Parser extends TemplateParser {
       rules.push(...this.parseRule());
     }
     return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
+  }
+
+  private sawRegoV1 = false;
+  private sawFuture = false;
+
+  /** One import statement, from `import` on; what it imports switches keywords and Rego v1 on from here. */
+  private parseImport(): Import {
+    const t = this.next();
+    if (this.tokenName(this.tok) !== 'identifier' && !isKeywordRef(this.tok, this.peek())) this.unexpected();
+    const path = this.parsePrimary();
+    let alias: string | undefined;
+    let aliasTok: Token | undefined;
+    if (this.isIdent('as') && !this.tok.nl) {
+      this.next();
+      if (this.tokenName(this.tok) !== 'identifier') this.unexpected('expected var');
+      const a = this.next();
+      aliasTok = a;
+      // OPA reads the alias as a term: anything longer than a name is refused at the token after it
+      if (this.isOp('.', this.tok) && !this.tok.ws) {
+        this.parseSuffixes({ type: 'var', name: a.text, loc: this.loc(a) });
+        this.unexpected('expected var');
+      }
+      if (a.text === 'input' || a.text === 'data') this.fail(`unexpected import alias, must not be a reserved name, got: ${a.text}`, a);
+      alias = a.text;
+    }
+    const segs = this.refToStrings(path, 'import');
+    const last = segs[segs.length - 1] as string;
+    if (alias === undefined && segs[0] !== 'future' && this.v1 && OPA_KEYWORD_NAMES.has(last)) {
+      const at = path.type === 'ref' ? (path.path[path.path.length - 1] as Term).loc : path.loc;
+      this.failAt(`unexpected import path, must not end with a keyword, got: ${last} (hint: import a different path or use an alias)`, at);
+    }
+    const kw = logicKeywordsOf(segs);
+    if (kw.logic) this.logicOps = true;
+    if (kw.not) this.notBodies = true;
+    const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
+    if ((isRegoV1 && (this.sawRegoV1 || this.sawFuture)) || (segs[0] === 'future' && this.sawRegoV1)) {
+      this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);
+    }
+    if (isRegoV1) {
+      this.v1 = true;
+      this.sawRegoV1 = true;
+    } else if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) {
+      // OPA v1.22 reads `import rego.v2` as Rego v1 with keywords in refs and template strings allowed
+      this.v1 = true;
+    } else if (segs[0] === 'future') {
+      this.sawFuture = true;
+      this.checkFutureImport(segs, path, aliasTok);
+    } else if (segs[0] === 'rego') {
+      this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);
+    } else if (segs[0] !== 'data' && segs[0] !== 'input') {
+      this.fail(`unexpected import path, must begin with one of: {data, future, input, rego}, got: ${segs[0]} (hint: if this is unexpected, try updating OPA)`, t);
+    }
+    return { path, alias, loc: this.loc(t) };
+  }
+
+  /**
+   * A keyword as a rule's name (`every := 1`, `default if := 1`), refused in OPA's words when the
+   * token after it makes the statement a rule (after `default`, whatever follows).
+   */
+  private refuseKeywordRuleName(t: Token, lookAhead: boolean): void {
+    if (t.type !== 'ident') return;
+    const followers = t.text === 'and' || t.text === 'or' ? (this.logicOps ? OPERATOR_FOLLOWERS : undefined) : KEYWORD_RULE_NAME_FOLLOWERS[t.text];
+    if (followers === undefined) return;
+    if (lookAhead) {
+      const n = t === this.tok ? this.peek() : this.peek(2);
+      if (!followers.some((f) => (f === 'if' || f === 'contains' ? this.isIdent(f, n) : this.isOp(f, n)))) return;
+    }
+    this.fail(`${t.text} keyword cannot be used for rule name`, t);
+  }
+
+  /** Rego v1 (as OPA checks a parsed module): no rule is named by a keyword alone (`contains := 1`). */
+  private refuseKeywordName(ref: Term[], start: Token): void {
+    const only = ref.length === 1 ? ref[0] : undefined;
+    if (this.v1 && only?.type === 'var' && OPA_KEYWORD_NAMES.has(only.name)) this.fail(`${only.name} keyword cannot be used for rule name`, start);
   }
 
   private refToStrings(t: Term, what: string): string[] {
@@ -105,7 +165,12 @@ class Parser extends TemplateParser {
   private parseRule(): Rule[] {
     const start = this.tok;
     let isDefault = false;
-    if (this.isIdent('default') && this.peek().type === 'ident') {
+    if (this.isIdent('default') && !isKeywordRef(this.tok, this.peek())) {
+      if (!isKeywordRef(this.peek(), this.peek(2))) {
+        this.refuseKeywordRuleName(this.peek(), false);
+        // OPA reads a `default` no rule name follows as a term, which it cannot be
+        if (this.tokenName(this.peek()) !== 'identifier') this.unexpected();
+      }
       isDefault = true;
       this.next();
     }
@@ -138,6 +203,9 @@ class Parser extends TemplateParser {
     let assign = false;
     let kind: Rule['kind'] = args ? 'func' : 'value';
     // a head's value or element may be `k, v in coll`, as in a body
+    if (this.isIdent('contains') && args) {
+      this.unexpected('the contains keyword can only be used with multi-value rule definitions (e.g., f contains <VALUE> { ... })');
+    }
     if (this.isIdent('contains') && !args) {
       this.next();
       key = this.parseMember3(this.parseInExpr());
@@ -148,8 +216,11 @@ class Parser extends TemplateParser {
     }
     const loc = this.loc(start);
     if (isDefault) {
-      if (!value) this.fail('default rules must have a value assigned', start);
+      // OPA gives a default rule named by one name alone (or a function's) the value true
+      if (!value && (ref.length > 1 || kind === 'multi')) this.fail('illegal default rule (must have a value)', start);
+      value ??= { type: 'value', value: true, loc: this.loc(start) };
       this.refuseWith(false, start);
+      this.refuseKeywordName(ref, start);
       return [{ kind, ref, key, value, args: args ?? [], body: [], isDefault, elses: [], assign, loc }];
     }
     const bodies: Literal[][] = [];
@@ -191,6 +262,8 @@ class Parser extends TemplateParser {
     let bodyBefore = hadBody;
     while (this.isIdent('else') && !isKeywordRef(this.tok, this.peek())) {
       if (!bodyBefore) this.fail('unexpected else keyword');
+      if (elses.length === 0 && ref.length > 1 && !ref.slice(1).every(isGroundTerm)) this.fail('else keyword cannot be used on rules with variables in head');
+      if (elses.length === 0 && key !== undefined) this.fail('else keyword cannot be used on multi-value rules');
       const et = this.next();
       let ev: Term | undefined;
       const elseAssign = this.isOp(':=');
@@ -204,7 +277,7 @@ class Parser extends TemplateParser {
       bodyBefore = true;
       if (this.isIdent('if')) {
         this.next();
-        if (this.tok.type === 'eof') this.fail('unexpected eof token: rule body expected');
+        if (this.peek(0).type === 'eof') this.fail('unexpected eof token: rule body expected');
         ebody = this.parseIfBody();
       } else if (this.isOp('{')) {
         // OPA reports this at the else rule, which starts at `else`
@@ -225,6 +298,7 @@ class Parser extends TemplateParser {
       });
     }
     this.refuseWith(value !== undefined && kind !== 'multi' && !hadBody && elses.length === 0, start);
+    this.refuseKeywordName(ref, start);
     const valueTerm: Term = value ?? { type: 'value', value: true, loc };
     if (paramChecks.length) bodies.forEach((b, i) => (bodies[i] = [...b, ...paramChecks.map((l) => ({ ...l }))]));
     return bodies.map((body, i) => ({
@@ -258,7 +332,7 @@ class Parser extends TemplateParser {
     const t = this.tok;
     if (isKeywordRef(t, this.peek())) return false;
     if (t.type === 'number' || t.type === 'string') return true;
-    if (t.type === 'ident') return t.text === 'true' || t.text === 'false' || t.text === 'null';
+    if (t.type === 'ident') return this.tokenName(t) !== 'identifier' && !['contains', 'default', 'else', 'import', 'package'].includes(t.text);
     return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(');
   }
 
@@ -268,7 +342,10 @@ class Parser extends TemplateParser {
     const save = this.pos;
     const lit = this.parseLiteral();
     if (lit.withs.length > 0) this.fail('expressions using with keyword cannot be used for rule head', start);
+    if (lit.negated) this.fail('negated expressions cannot be used for rule head', start);
     const e = lit.expr;
+    if (e.kind === 'some' || e.kind === 'somein') this.fail("'some' declarations cannot be used for rule head", start);
+    if (e.kind === 'every') this.fail('expression cannot be used for rule head', start);
     const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
     if (head === undefined) return;
     if (e.kind === 'term' && head.type === 'call') this.fail('rule name conflicts with built-in function', start);
@@ -279,6 +356,21 @@ class Parser extends TemplateParser {
 
   private wasDotted(t: Term): boolean {
     return this.dotted.has(t);
+  }
+}
+
+/** A term without variables (OPA's IsGround): a ref, call or comprehension never is. */
+function isGroundTerm(t: Term): boolean {
+  switch (t.type) {
+    case 'value':
+      return true;
+    case 'array':
+    case 'set':
+      return t.items.every(isGroundTerm);
+    case 'object':
+      return t.entries.every(([k, v]) => isGroundTerm(k) && isGroundTerm(v));
+    default:
+      return false;
   }
 }
 

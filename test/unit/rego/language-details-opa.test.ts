@@ -152,6 +152,45 @@ const PARSE_FORMS = [
   'p := {, 1 | 2}',
   'p := [, x | x := 1]',
   'p := {, "a": x | x := 1}',
+  // keywords as rule names, and statements that start with a keyword
+  'every := 1',
+  'if := 1',
+  'not := 1',
+  'import := 1',
+  'contains := 1',
+  'with := 1',
+  'default := 1',
+  'default 1 := 2',
+  'default if := 1',
+  'if true',
+  'some x',
+  'not x',
+  'every x in [1] { true }',
+  'p := 1\nif true',
+  'p if true if true',
+  'default p := 1 if true',
+  'default p { true }',
+  // default rules: one name alone (or a function) defaults to true
+  'default p',
+  'default f(x)\np := f(1)',
+  'default p.q',
+  'default p contains 1',
+  // else only on single-value rules with ground heads
+  'p contains x if { x := 1 } else := 2',
+  'p[x] := 1 if { x := 1 } else := 2',
+  'f(x) contains x',
+  // a trailing `;` and a negated some
+  'p := [x | x := 1;]',
+  'p if { true ; }',
+  'p if { not some x }',
+  // imports: anywhere, aliases are names, no path ends with a keyword
+  'p := 1\nimport data.x',
+  'import data.foo as if\np := 1',
+  'import data.foo as input\np := 1',
+  'import data.foo as x.y\np := 1',
+  'import 1\np := 1',
+  'import data.foo.if\np := 1',
+  'import data.foo.if as f\np := 1',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

@@ -417,11 +417,16 @@ function resolveWithTarget(t: Term, ctx: ResolveCtx): Term {
   if (t.type === 'ref' && t.head.type === 'var' && (t.head.name === 'input' || t.head.name === 'data')) {
     const full = refName(t);
     if (full !== undefined && ctx.funcArity.has(full)) return { type: 'call', name: full, args: [], loc: t.loc, target: { kind: 'func', path: full } };
+    // a rule's value is replaced whole or not at all
+    const segs = full?.split('.') ?? [];
+    if (t.head.name === 'data' && segs.slice(0, -1).some((_, i) => ctx.rulePaths?.has(segs.slice(0, i + 1).join('.')))) {
+      ctx.errors.push(new RegoError('rego_compile_error', 'with keyword cannot partially replace virtual document(s)', t.loc));
+    }
     return t;
   }
   const name = refName(t);
   if (name === undefined) {
-    ctx.errors.push(new RegoError('rego_compile_error', 'with keyword target must be a reference to input, data or a function', t.loc));
+    ctx.errors.push(unknownWithTarget(t));
     return t;
   }
   const first = name.split('.')[0] as string;
@@ -438,10 +443,32 @@ function resolveWithTarget(t: Term, ctx: ResolveCtx): Term {
     if (ctx.funcArity.has(full)) return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'func', path: full } };
     return { ...imp, path: [...imp.path, ...rest.map((r) => ({ type: 'value' as const, value: r, loc: t.loc }))] };
   }
+  const refused = builtinTargetRefusal(name);
+  if (refused !== undefined) {
+    ctx.errors.push(new RegoError('rego_compile_error', `with keyword replacing built-in function: ${refused}`, t.loc));
+    return t;
+  }
   if (lookupBuiltin(name)) return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'builtin', name } };
   if (ctx.funcArity.has(['data', ...ctx.pkg, name].join('.')))
     return { type: 'call', name, args: [], loc: t.loc, target: { kind: 'func', path: ['data', ...ctx.pkg, name].join('.') } };
-  ctx.errors.push(new RegoError('rego_compile_error', `with keyword target ${name} is not a known function or rule`, t.loc));
+  ctx.errors.push(unknownWithTarget(t));
   return t;
+}
+
+/**
+ * Why a builtin may not be a `with` target, as OPA says it: unification and the rule metadata
+ * calls, the internal functions, a relation (`walk`), a function with no value (`print`).
+ */
+function builtinTargetRefusal(name: string): string | undefined {
+  if (name === 'eq' || name === 'rego.metadata.chain' || name === 'rego.metadata.rule') return `replacement of ${JSON.stringify(name)} invalid`;
+  if (name.startsWith('internal.')) return `replacement of internal function ${JSON.stringify(name)} invalid`;
+  if (name === 'walk') return 'target must not be a relation';
+  if (name === 'print') return 'target must not be a void function';
+  return undefined;
+}
+
+/** A `with` target that is neither input, data nor a function, in OPA's words. */
+function unknownWithTarget(t: Term): RegoError {
+  return new RegoError('rego_type_error', 'with keyword target must reference existing input, data, or a function', t.loc);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The compiler's checks of whole modules against the real `opa eval`, form by form: `print(...)`
  * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
- * (compiler-checks.ts checkConflicts), and the vars of an `else` value (its own head). Each refusal
+ * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), and the vars of an `else`
+ * value (its own head). Each refusal
  * must have OPA's code and first line, each legal neighbour OPA's answer.
  */
 import { expect, it } from 'vitest';
@@ -59,12 +60,38 @@ const ELSE_VALUES = [
   'p if { false } else := {"a": y}',
 ];
 
+/** `with` targets: unknown names, builtins OPA will not replace, part of a rule's value, and legal ones. */
+const WITH_TARGETS = [
+  'p := 1 if { true with foo as 1 }',
+  'p := 1 if { true with foo.bar as 1 }',
+  'p := 1 if { true with count as 1 }',
+  'p := 1 if { true with print as 1 }',
+  'p := 1 if { true with eq as 1 }',
+  'p := 1 if { true with internal.member_2 as 1 }',
+  'p := 1 if { true with rego.metadata.rule as 1 }',
+  'p := 1 if { true with http.send as 1 }',
+  'q := 1\np := 1 if { true with q as 2 }',
+  'q := 1\np := 1 if { true with data.t.q.r as 2 }',
+  'f(x) := 1\np := f(1) with f as 2',
+  'p := x if { x := input.a with input.a as 1 }',
+  'p := 1 if { true with time.now_ns as 1 }',
+  'p := 1 if { true with foo as bar }',
+  'p := 1 if { true with walk as 1 }',
+  'q := 1\np := 1 if { true with data.t.q as 2 }',
+  'q.r := 1\np := 1 if { true with data.t.q as 2 }',
+  'q.r := 1\np := 1 if { true with data.t.q.r.s as 2 }',
+  'p := 1 if { true with data.t.nothing.x as 2 }',
+];
+
 describeWithOpa('compile checks against opa eval', () => {
   it('print where a value is wanted', () => {
     expect(formDisagreements(VOID_CALLS, 'x := data.t.p')).toEqual([]);
   }, 60_000);
   it('rule conflicts', () => {
     expect(formDisagreements(CONFLICTS, 'x := data.t')).toEqual([]);
+  }, 60_000);
+  it('with targets', () => {
+    expect(formDisagreements(WITH_TARGETS, 'x := data.t.p')).toEqual([]);
   }, 60_000);
   it('else values', () => {
     expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);

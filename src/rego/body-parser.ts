@@ -148,6 +148,7 @@ export abstract class BodyParser extends TermParser {
       const t = this.next();
       if (this.tokenName(this.tok) !== 'identifier') this.unexpected('expected ident');
       const target = this.parsePrimary();
+      if (target.type !== 'ref' && target.type !== 'var') this.unexpected('expected with target path');
       if (!this.isIdent('as')) this.unexpected('expected as keyword');
       this.next();
       const value = this.parseInExpr();

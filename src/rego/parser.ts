@@ -184,6 +184,8 @@ class Parser extends TemplateParser {
       if (this.isOp('.') && !t.ws) {
         this.next();
         const id = this.next();
+        // OPA's scanner sees the whitespace after the dot as a token of its own
+        if (id.ws) this.fail('unexpected whitespace token: expected identifier', id);
         if (id.type !== 'ident') this.unexpected('expected identifier', id);
         const seg: Term = { type: 'value', value: id.text, loc: this.loc(id) };
         this.dotted.add(seg);
@@ -244,9 +246,9 @@ class Parser extends TemplateParser {
       if (this.v1) this.fail('`if` keyword is required before rule body');
       bodies.push(this.parseBraceBody());
     }
-    if (!this.v1 || hasIf) {
-      while (this.isOp('{') && !hasIf) bodies.push(this.parseBraceBody());
-    }
+    // as OPA: more braced bodies after a body chain rules with the same head (`p if { a } { b }`)
+    // (in v0 a braced body may also start on the line after the head)
+    if (bodies.length > 0 || !this.v1) while (this.isOp('{')) bodies.push(this.parseBraceBody());
     const hadBody = bodies.length > 0;
     if (bodies.length === 0) {
       // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
@@ -333,7 +335,7 @@ class Parser extends TemplateParser {
     if (isKeywordRef(t, this.peek())) return false;
     if (t.type === 'number' || t.type === 'string') return true;
     if (t.type === 'ident') return this.tokenName(t) !== 'identifier' && !['contains', 'default', 'else', 'import', 'package'].includes(t.text);
-    return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(');
+    return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(' || t.text === '.');
   }
 
   /** OPA's refusal of such a statement as a rule, after the expression parsed; a ref or a call head keeps the token error. */

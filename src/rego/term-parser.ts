@@ -35,13 +35,18 @@ export abstract class TermParser extends TokenCursor {
     if (!this.isOp(',') || this.tok.nl) return first;
     const save = this.pos;
     this.next();
-    const value = this.parseRelation();
-    if (!this.isIdent('in') || this.tok.nl) {
+    // as OPA: a `, v in coll` that does not parse leaves the comma to whatever follows
+    const read = this.attempt(() => {
+      const v = this.parseRelation();
+      if (!this.isIdent('in') || this.tok.nl) return undefined;
+      const at = this.next();
+      return { v, at, c: this.parseRelation() };
+    });
+    if (read === undefined) {
       this.pos = save;
       return first;
     }
-    const t = this.next();
-    const coll = this.parseRelation();
+    const { v: value, at: t, c: coll } = read;
     let out: Term = { type: 'call', name: 'internal.member_3', args: [first, value, coll], loc: this.loc(t) };
     // as OPA: `k, v in xs in ys` is `(k, v in xs) in ys`
     while (this.isIdent('in') && !isKeywordRef(this.tok, this.peek())) {
@@ -136,6 +141,11 @@ export abstract class TermParser extends TokenCursor {
     const loc = this.loc(t);
     let term: Term;
     const frac = this.leadingDot();
+    if (frac === '' && this.isOp('.')) {
+      // OPA reads a `.` where a term starts as a number's decimal point
+      this.next();
+      this.unexpected('expected number');
+    }
     if (frac !== '') {
       const n = this.next();
       const v = /^\d+$/.test(n.text) ? parseNumber(frac + n.text) : undefined;

@@ -191,6 +191,14 @@ const PARSE_FORMS = [
   'import 1\np := 1',
   'import data.foo.if\np := 1',
   'import data.foo.if as f\np := 1',
+  // braced bodies after a body chain rules; a dot where a term starts is a decimal point
+  'p if { true } { true }',
+  'p := 1 if { false } { true }',
+  'p if { false }\n{ true }',
+  'p := input . a',
+  'p.',
+  'p if { x, y in }',
+  'p if { true with f(1) as 1 }',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

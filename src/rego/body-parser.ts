@@ -57,7 +57,7 @@ export abstract class BodyParser extends TermParser {
   /** OPA's hint when a body literal is followed by `and` / `or` written without their import. */
   private missingImportHint(): string {
     const t = this.tok;
-    if (t.type !== 'ident' || (t.text !== 'and' && t.text !== 'or')) return '';
+    if (t.type !== 'ident' || (t.text !== 'and' && t.text !== 'or') || this.isKeywordToken(t)) return '';
     return ` (hint: \`import future.keywords.${t.text}\` for \`x ${t.text} y\` expressions)`;
   }
 

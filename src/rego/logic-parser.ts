@@ -61,6 +61,10 @@ export abstract class LogicParser extends KeywordRefParser {
   /** `not { body }` and `not (group)` are read (future.keywords.not, rego.v2). */
   protected notBodies = false;
 
+  protected override logicKeywords(): boolean {
+    return this.logicOps;
+  }
+
   private isLogicOp(): boolean {
     return this.logicOps && (this.isIdent('and') || this.isIdent('or'));
   }
@@ -77,6 +81,9 @@ export abstract class LogicParser extends KeywordRefParser {
     const start = this.tok;
     const loc = this.loc(start);
     if (this.logicOps && this.isOp('{')) {
+      // `{ } or ...`: an explicit operand's braces hold a body
+      const after = this.peek(2);
+      if (this.isOp('}', this.peek()) && after.type === 'ident' && (after.text === 'and' || after.text === 'or')) this.fail('found empty body', this.peek());
       const save = this.pos;
       const body = this.attempt(() => this.parseBraceBody());
       if (body !== undefined && this.isLogicOp()) return this.withTail(this.chain({ body, explicit: true, loc }));
@@ -96,7 +103,7 @@ export abstract class LogicParser extends KeywordRefParser {
     const lit = super.parseLiteral();
     if (!this.isLogicOp()) return lit;
     if (lit.expr.kind === 'some' || lit.expr.kind === 'somein' || lit.expr.kind === 'every') return lit;
-    if (lit.withs.length > 0) this.fail(`\`with\` modifier is not allowed on operand of \`${this.tok.text}\``, start);
+    if (lit.withs.length > 0) this.fail(withOnOperand(this.tok.text), start);
     return this.withTail(this.chain({ body: [lit], explicit: false, loc }));
   }
 
@@ -203,7 +210,7 @@ export abstract class LogicParser extends KeywordRefParser {
     }
     if (this.isIdent('with') && !first.explicit && first.body.length === 1) {
       const lit = { ...(first.body[0] as Literal), withs: this.parseWiths() };
-      if (this.isLogicOp()) this.fail(`\`with\` modifier is not allowed on operand of \`${this.tok.text}\``);
+      if (this.isLogicOp()) this.fail(withOnOperand(this.tok.text));
       if (!this.isOp(')')) this.fail('expected ) to close parenthesized group');
       this.next();
       if (operandContext || this.isLogicOp()) return { body: [lit], explicit: false, loc };
@@ -215,6 +222,11 @@ export abstract class LogicParser extends KeywordRefParser {
     this.pos = save;
     return undefined;
   }
+}
+
+/** OPA's refusal of a `with` on one operand, with its hint. */
+function withOnOperand(op: string): string {
+  return `\`with\` modifier is not allowed on operand of \`${op}\` (hint: Wrap the operand in \`(...)\` or \`{...}\` to scope, or move \`with\` after the \`${op}\` expression to apply it to the whole expression)`;
 }
 
 /** The keywords an import turns on, for `parser.ts`: `future.keywords[.x]` and `rego.v2`. */

@@ -168,6 +168,8 @@ export abstract class TermParser extends TokenCursor {
       case 'ident': {
         // a keyword is no term (`p := not true`, `[some]`); `true`, `false` and `null` are
         if (NOT_NAMES.has(t.text) && t.text !== 'true' && t.text !== 'false' && t.text !== 'null') this.unexpected();
+        // `and(a, b)` / `or(a, b)` stay calls of the set builtins
+        if (this.isKeywordToken(t) && (t.text === 'and' || t.text === 'or') && !this.isOp('(', this.peek())) this.unexpected();
         this.next();
         if (t.text === 'true' || t.text === 'false') term = { type: 'value', value: t.text === 'true', loc };
         else if (t.text === 'null') term = { type: 'value', value: null, loc };

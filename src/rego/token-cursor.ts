@@ -73,17 +73,24 @@ export class TokenCursor {
     if (!this.isOp(text)) this.fail(`expected ${text} but found ${this.describe(this.tok)}`);
     return this.next();
   }
+  /** `and` / `or` are keywords in this module (the logic parser says when). */
+  protected logicKeywords(): boolean {
+    return false;
+  }
+  protected isKeywordToken(t: Token): boolean {
+    return t.type === 'ident' && (OPA_KEYWORDS.has(t.text) || ((t.text === 'and' || t.text === 'or') && this.logicKeywords()));
+  }
   /** A token as OPA's parser names it in "unexpected X token". */
   protected tokenName(t: Token): string {
     if (t.type === 'eof') return 'eof';
     if (t.type === 'string') return 'string';
     if (t.type === 'number') return 'number';
-    if (t.type === 'ident') return OPA_KEYWORDS.has(t.text) ? t.text : 'identifier';
+    if (t.type === 'ident') return this.isKeywordToken(t) ? t.text : 'identifier';
     return OPA_OPERATOR_NAMES.get(t.text) ?? t.text;
   }
   /** OPA's `unexpected X token` / `unexpected X keyword`, with its note after a colon. */
   protected unexpected(note?: string, t: Token = this.tok): never {
-    const kind = t.type === 'ident' && OPA_KEYWORDS.has(t.text) ? 'keyword' : 'token';
+    const kind = this.isKeywordToken(t) ? 'keyword' : 'token';
     return this.fail(`unexpected ${this.tokenName(t)} ${kind}${note === undefined ? '' : `: ${note}`}`, t);
   }
   protected describe(t: Token): string {

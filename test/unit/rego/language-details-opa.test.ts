@@ -199,6 +199,13 @@ const PARSE_FORMS = [
   'p.',
   'p if { x, y in }',
   'p if { true with f(1) as 1 }',
+  // and / or once imported are keywords
+  'import future.keywords.and\np if { and true }',
+  'import future.keywords.and\np if { true with input as 1 and true }',
+  'import future.keywords\np if { { } or true }',
+  'import future.keywords\np if { some x in [1] and true }',
+  'import future.keywords\np := and(1, 2)',
+  'p if { true and false }',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

@@ -8,7 +8,7 @@ import { walkTerms, walkLiteral } from './term-walk.ts';
 import type { Literal, Loc, Term } from './ast.ts';
 import { regoText } from './builtins/text.ts';
 import { RegoError } from './errors.ts';
-import { checkBodyTypes, checkFunctionCalls } from './typecheck.ts';
+import { checkBodyTypes, checkFunctionCalls, checkFunctionRefs } from './typecheck.ts';
 import { compareValues, type Value } from './value.ts';
 import { valueKey } from './value-key.ts';
 
@@ -33,10 +33,11 @@ export function rulesOf(root: DataNode, funcs: ReadonlyMap<string, readonly CRul
   return rules;
 }
 
-/** The type check of the calls of the policy's own functions (typecheck.ts checkFunctionCalls), once every rule is compiled. */
+/** The type check of the calls of the policy's own functions and of references to them (typecheck.ts), once every rule is compiled. */
 export function typeCheckFunctionCalls(funcs: ReadonlyMap<string, readonly CRule[]>, rules: readonly CRule[], errors: RegoError[]): void {
   const found: RegoError[] = [];
   checkFunctionCalls(funcs, rules, found);
+  checkFunctionRefs(funcs, rules, found);
   for (const e of found) TYPE_STAGE.add(e);
   errors.push(...found);
 }

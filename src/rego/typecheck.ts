@@ -231,6 +231,48 @@ export function checkFunctionCalls(funcs: ReadonlyMap<string, readonly CRule[]>,
   }
 }
 
+/**
+ * References to the policy's functions that do not call them (`p := f`, `f.x`): OPA's type check
+ * refuses them as `function data.p.f used as reference, not called`, naming the whole ref. (A
+ * `with` may take a function as its value: with values are not looked at.)
+ */
+export function checkFunctionRefs(funcs: ReadonlyMap<string, readonly CRule[]>, rules: readonly CRule[], errors: RegoError[]): void {
+  const term = (t: Term): void => {
+    if (t.type === 'ref' && t.head.type === 'var' && t.head.name === 'data') {
+      let path = 'data';
+      for (const p of t.path) {
+        if (p.type !== 'value' || typeof p.value !== 'string') break;
+        path += `.${p.value}`;
+        if (funcs.has(path)) {
+          errors.push(new RegoError('rego_type_error', `function ${refText(t)} used as reference, not called`, t.loc));
+          return;
+        }
+      }
+    }
+    forEachChild(t, term);
+    if (t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr') t.body.forEach(literal);
+  };
+  const literal = (l: Literal): void => {
+    literalTerms(l).forEach(term);
+    if (l.expr.kind === 'every') l.expr.body.forEach(literal);
+  };
+  for (const r of rules) {
+    for (const b of [r, ...r.elses]) {
+      b.body.forEach(literal);
+      [...b.rest, ...(b.key ? [b.key] : []), b.value].forEach(term);
+    }
+  }
+}
+
+/** A data ref as OPA prints it: `data.p.f.x`, `data.p["a b"]`, `data.p[1]`, `data.p[x]`. */
+function refText(t: Term & { type: 'ref' }): string {
+  const seg = (p: Term): string => {
+    if (p.type === 'value' && typeof p.value === 'string') return /^[A-Za-z_][A-Za-z0-9_]*$/.test(p.value) ? `.${p.value}` : `[${JSON.stringify(p.value)}]`;
+    return `[${p.type === 'value' ? JSON.stringify(p.value) : p.type === 'var' ? p.name : '_'}]`;
+  };
+  return `data${t.path.map(seg).join('')}`;
+}
+
 /** Each parameter's types, one per definition or `else` (any of them will do), or undefined where one leaves it open. */
 function parameterTypes(defs: readonly CRule[]): (readonly DeclType[] | undefined)[] {
   const arity = defs[0]?.args.length ?? 0;

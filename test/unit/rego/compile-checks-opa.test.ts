@@ -1,8 +1,8 @@
 /**
  * The compiler's checks of whole modules against the real `opa eval`, form by form: `print(...)`
  * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
- * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), and the vars of an `else`
- * value (its own head). Each refusal
+ * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), functions referred to
+ * and not called (typecheck.ts), and the vars of an `else` value (its own head). Each refusal
  * must have OPA's code and first line, each legal neighbour OPA's answer.
  */
 import { expect, it } from 'vitest';
@@ -83,6 +83,20 @@ const WITH_TARGETS = [
   'p := 1 if { true with data.t.nothing.x as 2 }',
 ];
 
+/** References to a function that do not call it, and the legal uses beside them (a call, a with value). */
+const FUNCTION_REFS = [
+  'f(x) := y if { y := x }\np := f',
+  'f(x) := 1\np := f.x',
+  'f(x) := 1\np := data.t.f',
+  'f(x) := 1\np := [data.t.f[1]]',
+  'f(x) := 1\np := f(1)',
+  'f(x) := 1\np := 1 if { true with count as f }',
+  'f(x) := 1\np := 1 if { true with count as data.t.f }',
+  'f(x) := 1\np := [x | x := f]',
+  'f(x) := 1\np := data.t',
+  'f(x) := 1\np if { every x in [1] { f } }',
+];
+
 describeWithOpa('compile checks against opa eval', () => {
   it('print where a value is wanted', () => {
     expect(formDisagreements(VOID_CALLS, 'x := data.t.p')).toEqual([]);
@@ -92,6 +106,9 @@ describeWithOpa('compile checks against opa eval', () => {
   }, 60_000);
   it('with targets', () => {
     expect(formDisagreements(WITH_TARGETS, 'x := data.t.p')).toEqual([]);
+  }, 60_000);
+  it('functions used as references', () => {
+    expect(formDisagreements(FUNCTION_REFS, 'x := data.t.p')).toEqual([]);
   }, 60_000);
   it('else values', () => {
     expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);

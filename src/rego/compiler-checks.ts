@@ -9,7 +9,7 @@ import type { Literal, Loc, Term } from './ast.ts';
 import { regoText } from './builtins/text.ts';
 import { RegoError } from './errors.ts';
 import { checkBodyTypes, checkFunctionCalls, checkFunctionRefs } from './typecheck.ts';
-import { compareValues, type Value } from './value.ts';
+import { compareValues, typeName, type Value } from './value.ts';
 import { valueKey } from './value-key.ts';
 
 /** Errors of the type check, OPA's last compile stage (CheckTypes). */
@@ -63,6 +63,23 @@ function compareLocs(a: RegoError, b: RegoError): number {
   if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
   const c = x.file < y.file ? -1 : x.file > y.file ? 1 : x.line - y.line || x.col - y.col;
   return c !== 0 ? c : a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+}
+
+/** A default function's arguments are distinct variables, as OPA's parser requires. */
+export function checkDefaultArgs(args: readonly Term[], loc: Loc, errors: RegoError[]): void {
+  const seen = new Set<string>();
+  for (const a of args) {
+    if (a.type !== 'var') {
+      const name = a.type === 'value' ? typeName(a.value) : a.type === 'arraycompr' ? 'arraycomprehension' : a.type === 'setcompr' ? 'setcomprehension' : a.type === 'objectcompr' ? 'objectcomprehension' : a.type;
+      errors.push(new RegoError('rego_parse_error', `illegal default rule (arguments cannot contain ${name})`, loc));
+      return;
+    }
+    if (a.name !== '_' && seen.has(a.name)) {
+      errors.push(new RegoError('rego_parse_error', `illegal default rule (arguments cannot be repeated ${a.name})`, loc));
+      return;
+    }
+    seen.add(a.name);
+  }
 }
 
 /** Default values must be constants (no refs, calls or operators outside comprehensions). */

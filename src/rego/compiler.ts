@@ -6,7 +6,7 @@
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
 import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
-import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultValue, checkConflicts, checkRecursion, rulesOf } from './compiler-checks.ts';
+import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultArgs, checkDefaultValue, checkConflicts, checkRecursion, rulesOf } from './compiler-checks.ts';
 import { checkVoidCalls } from './void-calls.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
@@ -149,7 +149,10 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
       const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, rulePaths, nslots: 0, names: new Map(), errors };
       const head = ruleHeadName(r);
       if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (use a different rule name)`, r.loc));
-      if (r.isDefault) checkDefaultValue(r.value, errors);
+      if (r.isDefault) {
+        checkDefaultArgs(r.args, r.loc, errors);
+        checkDefaultValue(r.value, errors);
+      }
       const { consts, rest } = constPrefix(r);
       const compiled = compileRule(r, ctx, pkg, consts, rest, check);
       if (r.kind === 'func') {

@@ -2,7 +2,8 @@
  * The compiler's checks of whole modules against the real `opa eval`, form by form: `print(...)`
  * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
  * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), functions referred to
- * and not called (typecheck.ts), and the vars of an `else` value (its own head). Each refusal
+ * and not called (typecheck.ts), a default function's arguments, and the vars of an `else` value
+ * (its own head). Each refusal
  * must have OPA's code and first line, each legal neighbour OPA's answer.
  */
 import { expect, it } from 'vitest';
@@ -97,6 +98,19 @@ const FUNCTION_REFS = [
   'f(x) := 1\np if { every x in [1] { f } }',
 ];
 
+/** A default function's arguments: distinct variables, nothing else. */
+const DEFAULT_ARGS = [
+  'default f(x, 1) := 2',
+  'default f("a") := 2',
+  'default f([x]) := 2',
+  'default f(x, x) := 2',
+  'default f(_, _) := 2',
+  'default f(x, y) := 2\np := f(1, 2)',
+  'default f(input.x) := 2',
+  'default f(true) := 2',
+  'default f({"a": x}) := 2',
+];
+
 describeWithOpa('compile checks against opa eval', () => {
   it('print where a value is wanted', () => {
     expect(formDisagreements(VOID_CALLS, 'x := data.t.p')).toEqual([]);
@@ -109,6 +123,9 @@ describeWithOpa('compile checks against opa eval', () => {
   }, 60_000);
   it('functions used as references', () => {
     expect(formDisagreements(FUNCTION_REFS, 'x := data.t.p')).toEqual([]);
+  }, 60_000);
+  it('default function arguments', () => {
+    expect(formDisagreements(DEFAULT_ARGS, 'x := data.t.p')).toEqual([]);
   }, 60_000);
   it('else values', () => {
     expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);

@@ -62,6 +62,7 @@ class Parser extends TemplateParser {
       }
       rules.push(...this.parseRule());
     }
+    this.throwDeferred();
     return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
   }
 
@@ -136,7 +137,7 @@ class Parser extends TemplateParser {
   /** Rego v1 (as OPA checks a parsed module): no rule is named by a keyword alone (`contains := 1`). */
   private refuseKeywordName(ref: Term[], start: Token): void {
     const only = ref.length === 1 ? ref[0] : undefined;
-    if (this.v1 && only?.type === 'var' && OPA_KEYWORD_NAMES.has(only.name)) this.fail(`${only.name} keyword cannot be used for rule name`, start);
+    if (this.v1 && only?.type === 'var' && OPA_KEYWORD_NAMES.has(only.name)) this.failLater(`${only.name} keyword cannot be used for rule name`, start, 1);
   }
 
   private refToStrings(t: Term, what: string): string[] {
@@ -174,7 +175,7 @@ class Parser extends TemplateParser {
       isDefault = true;
       this.next();
     }
-    if (this.startsNonRuleStatement()) this.refuseNonRuleStatement();
+    if (this.startsNonRuleStatement() && this.refuseNonRuleStatement()) return [];
     if (this.tok.type !== 'ident') this.unexpected();
     const nameTok = this.next();
     const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
@@ -199,7 +200,8 @@ class Parser extends TemplateParser {
     }
     let args: Term[] | undefined;
     let paramChecks: Literal[] = [];
-    if (this.isOp('(') && !this.tok.nl) ({ args, checks: paramChecks } = templateParams(this.parseArgs()));
+    // as OPA: in v1 a function's parameters follow its name directly (`f (x)` is a name, then a term)
+    if (this.isOp('(') && !(this.v1 ? this.tok.ws : this.tok.nl)) ({ args, checks: paramChecks } = templateParams(this.parseArgs()));
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
@@ -243,7 +245,7 @@ class Parser extends TemplateParser {
       this.next();
       bodies.push(this.parseIfBody());
     } else if (this.isOp('{') && !this.tok.nl) {
-      if (this.v1) this.fail('`if` keyword is required before rule body');
+      if (this.v1) this.failLater('`if` keyword is required before rule body', this.tok, 1);
       bodies.push(this.parseBraceBody());
     }
     // as OPA: more braced bodies after a body chain rules with the same head (`p if { a } { b }`)
@@ -255,7 +257,9 @@ class Parser extends TemplateParser {
       // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
       if (converted && this.v1) this.fail('`contains` keyword is required for partial set rules', start);
       if (this.v1 && kind === 'value' && !value && !args) {
-        this.fail(ref.length === 1 ? 'var cannot be used for rule name' : 'rule must have value assignment and/or body declaration', start);
+        // (a `with` after it makes this a body expression, which refuseWith below refuses)
+        if (ref.length === 1 && !this.isIdent('with')) this.failLater('var cannot be used for rule name', start);
+        else this.failLater('rule must have value assignment and/or body declaration', start, 1);
       }
       bodies.push([]);
     }
@@ -283,7 +287,7 @@ class Parser extends TemplateParser {
         ebody = this.parseIfBody();
       } else if (this.isOp('{')) {
         // OPA reports this at the else rule, which starts at `else`
-        if (this.v1) this.fail('`if` keyword is required before rule body', et);
+        if (this.v1) this.failLater('`if` keyword is required before rule body', et, 1);
         ebody = this.parseBraceBody();
       } else bodyBefore = false;
       elses.push({
@@ -299,7 +303,8 @@ class Parser extends TemplateParser {
         loc: this.loc(et),
       });
     }
-    this.refuseWith(value !== undefined && kind !== 'multi' && !hadBody && elses.length === 0, start);
+    // a head alone (`p`, `p := 1`) is what OPA reads again as a body expression
+    this.refuseWith((value !== undefined || ref.length === 1) && kind !== 'multi' && !hadBody && elses.length === 0, start);
     this.refuseKeywordName(ref, start);
     const valueTerm: Term = value ?? { type: 'value', value: true, loc };
     if (paramChecks.length) bodies.forEach((b, i) => (bodies[i] = [...b, ...paramChecks.map((l) => ({ ...l }))]));
@@ -326,7 +331,7 @@ class Parser extends TemplateParser {
     if (!this.isIdent('with') || isKeywordRef(this.tok, this.peek())) return;
     if (!readAsExpression) this.fail('unexpected with keyword');
     this.parseWiths();
-    this.fail('expressions using with keyword cannot be used for rule head', start);
+    this.failLater('expressions using with keyword cannot be used for rule head', start);
   }
 
   /** A statement OPA reads as a body expression (a scalar or composite first), which it then cannot make a rule. */
@@ -338,27 +343,40 @@ class Parser extends TemplateParser {
     return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(' || t.text === '.');
   }
 
-  /** OPA's refusal of such a statement as a rule, after the expression parsed; a ref or a call head keeps the token error. */
-  private refuseNonRuleStatement(): void {
+  /**
+   * OPA's refusal of such a statement as a rule, once the expression parsed (true: refused, and the
+   * statement consumed); a ref or a call head keeps the token error (false, nothing consumed).
+   */
+  private refuseNonRuleStatement(): boolean {
     const start = this.tok;
     const save = this.pos;
     const lit = this.parseLiteral();
-    if (lit.withs.length > 0) this.fail('expressions using with keyword cannot be used for rule head', start);
-    if (lit.negated) this.fail('negated expressions cannot be used for rule head', start);
-    const e = lit.expr;
-    if (e.kind === 'some' || e.kind === 'somein') this.fail("'some' declarations cannot be used for rule head", start);
-    if (e.kind === 'every') this.fail('expression cannot be used for rule head', start);
-    const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
-    if (head === undefined) return;
-    if (e.kind === 'term' && head.type === 'call') this.fail('rule name conflicts with built-in function', start);
-    const name = termKindName(head);
-    if (name !== undefined) this.fail(`${name} cannot be used for rule name`, start);
-    this.pos = save;
+    const reason = nonRuleReason(lit);
+    if (reason === undefined) {
+      this.pos = save;
+      return false;
+    }
+    this.failLater(reason, start);
+    return true;
   }
 
   private wasDotted(t: Term): boolean {
     return this.dotted.has(t);
   }
+}
+
+/** Why OPA cannot make a rule of a statement that is this literal, or undefined to keep the token error. */
+function nonRuleReason(lit: Literal): string | undefined {
+  if (lit.withs.length > 0) return 'expressions using with keyword cannot be used for rule head';
+  if (lit.negated) return 'negated expressions cannot be used for rule head';
+  const e = lit.expr;
+  if (e.kind === 'some' || e.kind === 'somein') return "'some' declarations cannot be used for rule head";
+  if (e.kind === 'every') return 'expression cannot be used for rule head';
+  const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
+  if (head === undefined) return undefined;
+  if (e.kind === 'term' && head.type === 'call') return 'rule name conflicts with built-in function';
+  const name = termKindName(head);
+  return name === undefined ? undefined : `${name} cannot be used for rule name`;
 }
 
 /** A term without variables (OPA's IsGround): a ref, call or comprehension never is. */

@@ -58,6 +58,21 @@ export class TokenCursor {
     if (this.attempting > 0) throw AttemptFailed.instance;
     throw new RegoError('rego_parse_error', msg, this.loc(t));
   }
+  /**
+   * An error OPA finds only once the whole module has parsed (a statement that cannot be a rule, a
+   * Rego v1 check): any syntax error later in the file comes first, so the first of these waits.
+   */
+  private readonly deferred: (RegoError | undefined)[] = [];
+  /** `stage` 0: a statement OPA cannot make a rule of; 1: a Rego v1 check, which OPA runs after those. */
+  protected failLater(msg: string, t: Token = this.tok, stage: 0 | 1 = 0): void {
+    if (this.attempting > 0) throw AttemptFailed.instance;
+    this.deferred[stage] ??= new RegoError('rego_parse_error', msg, this.loc(t));
+  }
+  protected throwDeferred(): void {
+    const first = this.deferred[0] ?? this.deferred[1];
+    if (first !== undefined) throw first;
+  }
+
   /** A failure at a term's location rather than at a token. */
   protected failAt(msg: string, at: Loc): never {
     if (this.attempting > 0) throw AttemptFailed.instance;

@@ -206,6 +206,15 @@ const PARSE_FORMS = [
   'import future.keywords\np if { some x in [1] and true }',
   'import future.keywords\np := and(1, 2)',
   'p if { true and false }',
+  // what OPA finds only after the whole module parsed waits for any later syntax error
+  'p\nq := 1 +',
+  '1\np := [1',
+  'contains := 1\np := 1 1',
+  'p with input as 1',
+  'p with input as 1\nq := ]',
+  'f (x) := x',
+  'f(x) := x\np := f (1)',
+  'p := input [0]',
 ];
 
 /** One generated module body (after `package t`), queried as `x := data.t.p`. */

@@ -206,7 +206,9 @@ function placeLiteral(l: Literal, bound: Set<number>, outside: Set<number>): { o
         }
       }
       const m: number[] = [];
-      termNeeds(e.left, bound, new Set()).forEach((s) => m.push(s));
+      // the vars `:=` declares are its outputs: what it lacks is what its value needs (OPA: `x := y`
+      // has y unsafe, `x = y` both)
+      if (e.kind === 'unify') termNeeds(e.left, bound, new Set()).forEach((s) => m.push(s));
       termNeeds(e.right, bound, new Set()).forEach((s) => m.push(s));
       return { missing: m.length ? m : [...literalSlots(l)].filter((s) => !bound.has(s)) };
     }
@@ -338,8 +340,11 @@ function comprVisitor(bound: Set<number>, outside: Set<number>, octx: OrderCtx):
       COMPR_FREE.set(t, free);
       const b2 = new Set(bound);
       for (const s of free) b2.add(s);
+      const errorsBefore = octx.errors.length;
       const ordered = orderBody(t.body, b2, new Set([...outside, ...headSlots]), octx);
       t.body.splice(0, t.body.length, ...ordered);
+      // a body that cannot be ordered is the error: the head vars it would bind are not reported too
+      const bodyFailed = octx.errors.length > errorsBefore;
       const heads = t.type === 'objectcompr' ? [t.key, t.value] : [t.term];
       // a comprehension in the head sees the vars this one's body binds
       const headVisit = comprVisitor(b2, outside, octx);
@@ -349,7 +354,7 @@ function comprVisitor(bound: Set<number>, outside: Set<number>, octx: OrderCtx):
         const missing = termNeeds(h, b2, outs);
         for (const s of outs) b2.add(s);
         if (missing.length) {
-          octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${octx.names.get(missing[0] as number) ?? '?'} is unsafe`, t.loc));
+          if (!bodyFailed) octx.errors.push(new RegoError('rego_unsafe_var_error', `var ${octx.names.get(missing[0] as number) ?? '?'} is unsafe`, t.loc));
           break;
         }
       }

@@ -2,8 +2,8 @@
  * The compiler's checks of whole modules against the real `opa eval`, form by form: `print(...)`
  * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
  * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), functions referred to
- * and not called (typecheck.ts), a default function's arguments, and the vars of an `else` value
- * (its own head). Each refusal
+ * and not called (typecheck.ts), a default function's arguments, the unsafe vars OPA names
+ * (compiler-order.ts), and the vars of an `else` value (its own head). Each refusal
  * must have OPA's code and first line, each legal neighbour OPA's answer.
  */
 import { expect, it } from 'vitest';
@@ -49,6 +49,19 @@ const CONFLICTS = [
   'p.q := 1\np.r := 2\np.s.t := 3',
   'input := 1',
   'data := 1',
+];
+
+/** The unsafe vars OPA names: what an assignment's value needs (not the vars it declares), a comprehension's body before its head. */
+const UNSAFE = [
+  'p if { x := y }',
+  'p if { x = y }',
+  'p := x if { x := y }',
+  'p := {x | x := y}',
+  'p := [x | x = y]',
+  'p := [x | true]',
+  'p := {k: v | k := y; v := 1}',
+  'p if { [x, z] := [y, 1] }',
+  'p if { x := y + 1 }',
 ];
 
 /** An else's value is a head of its own: its vars come from the arguments or its body. */
@@ -126,6 +139,9 @@ describeWithOpa('compile checks against opa eval', () => {
   }, 60_000);
   it('default function arguments', () => {
     expect(formDisagreements(DEFAULT_ARGS, 'x := data.t.p')).toEqual([]);
+  }, 60_000);
+  it('unsafe vars', () => {
+    expect(formDisagreements(UNSAFE, 'x := data.t')).toEqual([]);
   }, 60_000);
   it('else values', () => {
     expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);

@@ -12,7 +12,7 @@ import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
-import { typeName, type Value } from './value.ts';
+import { ObjectValue, typeName, type Value } from './value.ts';
 
 /** A function argument, a `some`/`every` declaration, or a `:=` assignment. */
 type DeclKind = 'arg' | 'declared' | 'assigned';
@@ -344,14 +344,7 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
         const msg = e.left.type === 'var' ? `variables must not shadow ${e.left.name} (use a different variable name)` : 'cannot assign to ref';
         ctx.errors.push(new RegoError('rego_compile_error', msg, l.loc));
       }
-      let hasVar = false;
-      let firstValue: Value | undefined;
-      walkTerms(e.left, (x) => {
-        if (x.type === 'var') hasVar = true;
-        else if (x.type === 'value' && firstValue === undefined) firstValue = x.value;
-      });
-      // OPA names the type of what cannot be assigned to (its first constant)
-      if (!hasVar) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${firstValue === undefined ? e.left.type : typeName(firstValue)}`, l.loc));
+      if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
       declarePattern(e.left, scope, ctx, true, 'assigned');
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;
@@ -406,6 +399,34 @@ function resolveWithValue(t: Term, scope: Scope, ctx: ResolveCtx): Term {
     }
   }
   return resolveTerm(t, scope, ctx);
+}
+
+/**
+ * What in the target of `:=` is not a variable, each named as OPA names it: arrays are walked, an
+ * object's values (not its keys) too, anything else is refused (`[x, 1] := ...`: a number).
+ */
+function unassignable(t: Term): { what: string; loc: Loc }[] {
+  const ofValue = (v: Value, loc: Loc): { what: string; loc: Loc }[] => {
+    if (Array.isArray(v)) return v.flatMap((x) => ofValue(x, loc));
+    if (v instanceof ObjectValue) return v.entries().flatMap(([, x]) => ofValue(x, loc));
+    return [{ what: typeName(v), loc }];
+  };
+  switch (t.type) {
+    case 'var':
+      return [];
+    case 'array':
+      return t.items.flatMap(unassignable);
+    case 'object':
+      return t.entries.flatMap(([, v]) => unassignable(v));
+    case 'value':
+      return ofValue(t.value, t.loc);
+    case 'arraycompr':
+    case 'setcompr':
+    case 'objectcompr':
+      return [{ what: { arraycompr: 'arraycomprehension', setcompr: 'setcomprehension', objectcompr: 'objectcomprehension' }[t.type], loc: t.loc }];
+    default:
+      return [{ what: t.type, loc: t.loc }];
+  }
 }
 
 /** Variables first seen inside an `every` body are local to it. */

@@ -3,7 +3,7 @@
  * where a value is wanted (void-calls.ts), rules that conflict in OPA's rule tree
  * (compiler-checks.ts checkConflicts), `with` targets (compiler-resolve.ts), functions referred to
  * and not called (typecheck.ts), a default function's arguments, the unsafe vars OPA names
- * (compiler-order.ts), and the vars of an `else` value (its own head). Each refusal
+ * (compiler-order.ts), assignment targets, and the vars of an `else` value (its own head). Each refusal
  * must have OPA's code and first line, each legal neighbour OPA's answer.
  */
 import { expect, it } from 'vitest';
@@ -62,6 +62,24 @@ const UNSAFE = [
   'p := {k: v | k := y; v := 1}',
   'p if { [x, z] := [y, 1] }',
   'p if { x := y + 1 }',
+];
+
+/** Targets of `:=`: variables, arrays and object values of them; anything else refused by its kind. */
+const ASSIGN_TARGETS = [
+  'p if { [x, 1] := [2, 1] }',
+  'p if { 1 := x }',
+  'p if { [1] := x }',
+  'p if { {"a": x} := {"a": 1} }',
+  'p if { {"a": 1} := x }',
+  'p if { {x: 1} := {"a": 1} }',
+  'p if { "s" := x }',
+  'p if { [x, "s", 2] := [1, "s", 2] }',
+  'p if { input.x := 1 }',
+  'p if { input := 1 }',
+  'p if { f(x) := 1 }',
+  'p if { {1, x} := {1, 2} }',
+  'p if { [x, [y, 3]] := [1, [2, 3]] }',
+  'p if { x := 1 }',
 ];
 
 /** An else's value is a head of its own: its vars come from the arguments or its body. */
@@ -142,6 +160,9 @@ describeWithOpa('compile checks against opa eval', () => {
   }, 60_000);
   it('unsafe vars', () => {
     expect(formDisagreements(UNSAFE, 'x := data.t')).toEqual([]);
+  }, 60_000);
+  it('assignment targets', () => {
+    expect(formDisagreements(ASSIGN_TARGETS, 'x := data.t')).toEqual([]);
   }, 60_000);
   it('else values', () => {
     expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);

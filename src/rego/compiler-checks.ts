@@ -6,7 +6,7 @@
 import type { CRule, DataNode } from './compiler.ts';
 import { walkTerms, walkLiteral } from './term-walk.ts';
 import type { Literal, Loc, Term } from './ast.ts';
-import { regoText } from './builtins/text.ts';
+import { refSegment } from './term-text.ts';
 import { RegoError } from './errors.ts';
 import { checkBodyTypes, checkFunctionCalls, checkFunctionRefs } from './typecheck.ts';
 import { compareValues, typeName, type Value } from './value.ts';
@@ -200,9 +200,8 @@ function bySource(a: CRule, b: CRule): number {
 
 /** A rule's ref as OPA prints it: `data.t.p.q`, `data.t.p[1]`, `data.t.p[x]`. */
 function refText(r: CRule): string {
-  const seg = (s: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`);
-  const term = (t: Term): string => (t.type === 'value' && typeof t.value === 'string' ? seg(t.value) : `[${t.type === 'value' ? regoText(t.value) : t.type === 'var' ? t.name : '_'}]`);
-  return `${r.path[0]}${r.path.slice(1).map(seg).join('')}${r.rest.map(term).join('')}`;
+  const segs = r.path.slice(1).map((s): Term => ({ type: 'value', value: s, loc: r.loc }));
+  return `${r.path[0]}${[...segs, ...r.rest].map(refSegment).join('')}`;
 }
 
 /** OPA's ref order: each term in turn, strings after numbers (its value order), then length. */

@@ -18,6 +18,7 @@ import type { CRule } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { ObjectValue } from './value.ts';
 import { forEachChild } from './term-walk.ts';
+import { termText } from './term-text.ts';
 import { ANY, compatible, declOf, elementType, fits, iteration, shapeOf, shapeOfValue, union, type DeclType, type Shape, type VarShapes } from './type-shapes.ts';
 
 /** Builtin calls in a term, comprehension heads included (their bodies are checked as literals). */
@@ -244,7 +245,7 @@ export function checkFunctionRefs(funcs: ReadonlyMap<string, readonly CRule[]>, 
         if (p.type !== 'value' || typeof p.value !== 'string') break;
         path += `.${p.value}`;
         if (funcs.has(path)) {
-          errors.push(new RegoError('rego_type_error', `function ${refText(t)} used as reference, not called`, t.loc));
+          errors.push(new RegoError('rego_type_error', `function ${termText(t)} used as reference, not called`, t.loc));
           return;
         }
       }
@@ -262,15 +263,6 @@ export function checkFunctionRefs(funcs: ReadonlyMap<string, readonly CRule[]>, 
       [...b.rest, ...(b.key ? [b.key] : []), b.value].forEach(term);
     }
   }
-}
-
-/** A data ref as OPA prints it: `data.p.f.x`, `data.p["a b"]`, `data.p[1]`, `data.p[x]`. */
-function refText(t: Term & { type: 'ref' }): string {
-  const seg = (p: Term): string => {
-    if (p.type === 'value' && typeof p.value === 'string') return /^[A-Za-z_][A-Za-z0-9_]*$/.test(p.value) ? `.${p.value}` : `[${JSON.stringify(p.value)}]`;
-    return `[${p.type === 'value' ? JSON.stringify(p.value) : p.type === 'var' ? p.name : '_'}]`;
-  };
-  return `data${t.path.map(seg).join('')}`;
 }
 
 /** Each parameter's types, one per definition or `else` (any of them will do), or undefined where one leaves it open. */

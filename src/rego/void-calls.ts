@@ -5,10 +5,10 @@
  * `print(...)` is a statement of its own.
  */
 import type { Literal, Term } from './ast.ts';
-import { regoText } from './builtins/text.ts';
 import type { CRule } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { forEachChild } from './term-walk.ts';
+import { termText } from './term-text.ts';
 
 const isVoid = (t: Term): t is Term & { type: 'call' } => t.type === 'call' && t.target?.kind === 'builtin' && t.target.name === 'print';
 
@@ -43,26 +43,4 @@ export function checkVoidCalls(rules: readonly CRule[], errors: RegoError[]): vo
 
 function bodyOf(t: Term): readonly Literal[] {
   return t.type === 'arraycompr' || t.type === 'setcompr' || t.type === 'objectcompr' ? t.body : [];
-}
-
-/** A term as OPA prints it in the message, as far as the engine keeps what OPA prints. */
-function termText(t: Term): string {
-  switch (t.type) {
-    case 'value':
-      return regoText(t.value);
-    case 'var':
-      return t.name;
-    case 'ref':
-      return `${termText(t.head)}${t.path.map((p) => (p.type === 'value' && typeof p.value === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(p.value) ? `.${p.value}` : `[${termText(p)}]`)).join('')}`;
-    case 'array':
-      return `[${t.items.map(termText).join(', ')}]`;
-    case 'set':
-      return t.items.length === 0 ? 'set()' : `{${t.items.map(termText).join(', ')}}`;
-    case 'object':
-      return `{${t.entries.map(([k, v]) => `${termText(k)}: ${termText(v)}`).join(', ')}}`;
-    case 'call':
-      return `${t.name}(${t.args.map(termText).join(', ')})`;
-    default:
-      return '...';
-  }
 }

@@ -142,29 +142,20 @@ const DEFAULT_ARGS = [
   'default f({"a": x}) := 2',
 ];
 
+/** Each list with the query its modules are asked. */
+const CHECKS: [string, readonly string[], string][] = [
+  ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
+  ['rule conflicts', CONFLICTS, 'x := data.t'],
+  ['with targets', WITH_TARGETS, 'x := data.t.p'],
+  ['functions used as references', FUNCTION_REFS, 'x := data.t.p'],
+  ['default function arguments', DEFAULT_ARGS, 'x := data.t.p'],
+  ['unsafe vars', UNSAFE, 'x := data.t'],
+  ['assignment targets', ASSIGN_TARGETS, 'x := data.t'],
+  ['else values', ELSE_VALUES, 'x := data.t'],
+];
+
 describeWithOpa('compile checks against opa eval', () => {
-  it('print where a value is wanted', () => {
-    expect(formDisagreements(VOID_CALLS, 'x := data.t.p')).toEqual([]);
-  }, 60_000);
-  it('rule conflicts', () => {
-    expect(formDisagreements(CONFLICTS, 'x := data.t')).toEqual([]);
-  }, 60_000);
-  it('with targets', () => {
-    expect(formDisagreements(WITH_TARGETS, 'x := data.t.p')).toEqual([]);
-  }, 60_000);
-  it('functions used as references', () => {
-    expect(formDisagreements(FUNCTION_REFS, 'x := data.t.p')).toEqual([]);
-  }, 60_000);
-  it('default function arguments', () => {
-    expect(formDisagreements(DEFAULT_ARGS, 'x := data.t.p')).toEqual([]);
-  }, 60_000);
-  it('unsafe vars', () => {
-    expect(formDisagreements(UNSAFE, 'x := data.t')).toEqual([]);
-  }, 60_000);
-  it('assignment targets', () => {
-    expect(formDisagreements(ASSIGN_TARGETS, 'x := data.t')).toEqual([]);
-  }, 60_000);
-  it('else values', () => {
-    expect(formDisagreements(ELSE_VALUES, 'x := data.t')).toEqual([]);
+  it.each(CHECKS)('%s', (_, forms, query) => {
+    expect(formDisagreements(forms, query)).toEqual([]);
   }, 60_000);
 });

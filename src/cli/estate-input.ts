@@ -15,6 +15,7 @@ import { parseText } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
 import type { PieceCache } from '../parse/yaml-pieces.ts';
 import type { CliIo } from './command.ts';
+import type { InputMemo } from './input-memo.ts';
 import { readTextFile } from './fs-io.ts';
 import type { OptionSpec } from './args.ts';
 
@@ -86,10 +87,13 @@ function refuse(source: EstateSource, findings: readonly StrictFinding[], why: s
  * the manifest; otherwise DRIFT notices and the exception findings are printed to stderr, each
  * naming its rule (a grant never crawled is already a DRIFT notice). `manifestPieces`: the YAML
  * pieces a previous compile kept, so only the changed ones are parsed (src/parse/yaml-pieces.ts).
+ * `inputs`: what a watch kept of the files, so one whose text did not change is not parsed again.
  */
-export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache } = {}): Estate {
-  const manifest = parseManifest(source.manifestPath, readTextFile(source.manifestPath), options.manifestPieces ? { pieces: options.manifestPieces } : {});
-  const catalog = parseCatalog(source.catalogPath, readTextFile(source.catalogPath));
+export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache; inputs?: InputMemo } = {}): Estate {
+  const parsed = <T>(path: string, parse: (text: string) => T, freeze = false): T => (options.inputs ? options.inputs.parsed(path, readTextFile(path), parse, { freeze }) : parse(readTextFile(path)));
+  const manifest = parsed(source.manifestPath, (text) => parseManifest(source.manifestPath, text, options.manifestPieces ? { pieces: options.manifestPieces } : {}));
+  // Frozen: the compile keys its per-tool caches by the catalog's objects.
+  const catalog = parsed(source.catalogPath, (text) => parseCatalog(source.catalogPath, text), true);
   const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });
   const findings = strictFindings(estate);
   const identities = findings.filter((f) => f.rule === 'credential-shaped-identity');

@@ -41,10 +41,10 @@ export const GZIP_PARAMETERS = {
 export const CHUNKING = {
   /** No chunk is shorter (but the last): a fresh dictionary costs little over this much input. */
   minBytes: 64 * 1024,
-  /** Past the minimum, a chunk ends where the rolling hash's top 18 bits are all zero (256 KiB apart on average). */
-  mask: 0xffffc000 | 0,
-  /** No chunk is longer. */
-  maxBytes: 1024 * 1024,
+  /** Past the minimum, a chunk ends where the rolling hash's top 16 bits are all zero (64 KiB apart on average). */
+  mask: 0xffff0000 | 0,
+  /** No chunk is longer: an edit deflates again only the few chunks around it, a few milliseconds each. */
+  maxBytes: 128 * 1024,
 } as const;
 
 /**

@@ -62,6 +62,19 @@ export interface FinishedCompile {
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
 
+/** The contract keys of catalog tools that cannot change (deep-frozen: a watch's kept catalog), by tool. */
+const frozenContractKeys = new WeakMap<object, { readonly server: string; readonly key: string }>();
+
+/** What a tool's contract digest and entries are computed from, as text: equal texts, equal contracts. */
+function contractKey(server: string, tool: object): string {
+  if (!Object.isFrozen(tool)) return JSON.stringify([server, tool]);
+  const known = frozenContractKeys.get(tool);
+  if (known !== undefined && known.server === server) return known.key;
+  const key = JSON.stringify([server, tool]);
+  frozenContractKeys.set(tool, { server, key });
+  return key;
+}
+
 /** Why a state cannot be used for these inputs, or undefined when it can. */
 export function stateRefusal(state: CompileState | undefined, options: EstateCompileOptions): string | undefined {
   if (state === undefined) return 'no compile state';
@@ -149,7 +162,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const contractKeys = new Map<string, string>();
   const recomputedTools: string[] = [];
   const tools = exposedTools(estate, (server, tool) => {
-    const key = JSON.stringify([server, tool]);
+    const key = contractKey(server, tool);
     const toolKey = toolKeyOf(server, tool.name);
     contractKeys.set(toolKey, key);
     const kept = prev?.tools.get(toolKey);

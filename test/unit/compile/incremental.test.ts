@@ -10,6 +10,7 @@ import { stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { compileDataJson, compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
+import { InputMemo } from '../../../src/cli/input-memo.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
@@ -122,9 +123,16 @@ function estateOf(model: Model) {
   return buildEstate(parseManifest('governance.json', JSON.stringify(model.manifest)), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
 }
 
-/** The estate as compile --incremental reads it: the manifest written as block YAML, read in pieces with those `state` kept. */
-function estateOfYaml(model: Model, state: CompileState | undefined) {
-  return buildEstate(parseManifest('governance.yaml', dump(model.manifest), { pieces: manifestPieceCache(state) }), parseCatalog('catalog.json', JSON.stringify(model.catalog)));
+/**
+ * The estate as compile --incremental reads it: the manifest written as block YAML, read in pieces
+ * with those `state` kept; through `watch`, as compile --watch reads it, a file whose text did not
+ * change being the (for the catalog, frozen) object read before.
+ */
+function estateOfYaml(model: Model, state: CompileState | undefined, watch?: InputMemo) {
+  const manifest = (text: string) => parseManifest('governance.yaml', text, { pieces: manifestPieceCache(state) });
+  const catalog = (text: string) => parseCatalog('catalog.json', text);
+  const [m, c] = [dump(model.manifest), JSON.stringify(model.catalog)];
+  return watch ? buildEstate(watch.parsed('governance.yaml', m, manifest), watch.parsed('catalog.json', c, catalog, { freeze: true })) : buildEstate(manifest(m), catalog(c));
 }
 
 function fileOf(r: CompileResult, name: string): Uint8Array {
@@ -146,12 +154,14 @@ describe('recompileEstate', () => {
       fc.asyncProperty(fc.constantFrom<Profile>('strict', 'review', 'explore'), fc.array(edit, { minLength: 1, maxLength: 4 }), async (profile, edits) => {
         const model = baseModel();
         let { result, state } = await recompileEstate(undefined, estateOf(model), await optionsFor(model, profile, undefined));
+        const watch = new InputMemo();
         for (const [step, [, apply]] of edits.entries()) {
           apply(model);
           const estate = estateOf(model);
           const options = await optionsFor(model, profile, result);
-          // As compile --incremental reads it: the manifest as YAML, in pieces, the unchanged ones from the state.
-          const read = estateOfYaml(model, state);
+          // As compile --incremental reads it: the manifest as YAML, in pieces, the unchanged ones from the state;
+          // on even steps as a watch reads it, an unchanged file being the object read at the step before.
+          const read = estateOfYaml(model, state, step % 2 === 0 ? watch : undefined);
           // Every other step starts from the state as a fresh process reads it back from its files.
           const files = stateFiles(state);
           const kept = readStateFiles(files.index, files.pieces, besideOf(result));

@@ -1,0 +1,39 @@
+/**
+ * The parsed inputs a watch keeps between saves. A file whose text is what it was at the previous
+ * compile is not parsed again: its value is the very object the previous compile read, so the
+ * compile's caches keyed by object (a catalog tool's contract key) hold across saves.
+ *
+ * A value whose objects key such caches is deep-frozen when first kept (`freeze`), so a write to it
+ * throws instead of silently making a later recompile differ from a full compile. The manifest is
+ * not frozen (freezing its 200,000 grants costs more than parsing the piece a save changed); the
+ * compile never writes to its inputs, which test/unit/compile/frozen-inputs.test.ts holds.
+ */
+
+export class InputMemo {
+  private readonly kept = new Map<string, { readonly text: string; readonly value: unknown }>();
+
+  /** `parse(text)`, or the value kept for `path` when its text was the same. */
+  parsed<T>(path: string, text: string, parse: (text: string) => T, options: { freeze?: boolean } = {}): T {
+    const k = this.kept.get(path);
+    if (k !== undefined && k.text === text) return k.value as T;
+    const value = parse(text);
+    this.kept.set(path, { text, value: options.freeze === true ? deepFreeze(value) : value });
+    return value;
+  }
+}
+
+/** Freezes `value` and every object and array reachable from it (functions and byte arrays are left as they are). */
+export function deepFreeze<T>(value: T): T {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    // Byte arrays cannot be frozen; the ones a parsed value holds (kept JSON texts) are only read.
+    if (v === null || typeof v !== 'object' || Object.isFrozen(v) || ArrayBuffer.isView(v)) continue;
+    Object.freeze(v);
+    if (Array.isArray(v)) for (const item of v) stack.push(item);
+    else if (v instanceof Map) for (const [key, item] of v) stack.push(key, item);
+    else if (v instanceof Set) for (const item of v) stack.push(item);
+    else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
+  }
+  return value;
+}

@@ -1,0 +1,49 @@
+/**
+ * The compile never writes to its inputs: a watch hands the next compile the very manifest and
+ * catalog objects it read before when their files did not change (src/cli/input-memo.ts), so a
+ * write would make that recompile differ from a full one. Here both are deep-frozen, in which
+ * state any write throws (modules are strict), and the artifacts must be those of a compile of
+ * the same inputs unfrozen, for a full compile and for a recompile from its state.
+ */
+import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parseCatalog } from '../../../src/catalog/parse.ts';
+import { buildEstate } from '../../../src/governance/estate.ts';
+import { parseManifest } from '../../../src/manifest/parse.ts';
+import { recompileEstate } from '../../../src/emit/compile-run.ts';
+import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
+import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
+import { deepFreeze } from '../../../src/cli/input-memo.ts';
+import { manifestPieceCache } from '../../../src/compile/incremental/compile-state.ts';
+import type { CompileResult } from '../../../src/compile/compile.ts';
+
+const filesOf = (r: CompileResult) => Object.fromEntries(r.files.map((f) => [f.name, Buffer.from(f.bytes).toString('base64')]));
+
+describe.each(['quickstart', 'fleet'])('the %s example', (name) => {
+  const read = (file: string) => readFileSync(new URL(`../../../examples/${name}/${file}`, import.meta.url), 'utf8');
+  const [manifestText, catalogText] = [read('governance.yaml'), read('catalog.json')];
+
+  it('compiles from deep-frozen inputs, in full and again from its state, to the bytes of unfrozen ones', async () => {
+    const estate = (freeze: boolean, pieces?: Parameters<typeof manifestPieceCache>[0]) => {
+      const m = parseManifest('governance.yaml', manifestText, { pieces: manifestPieceCache(pieces) });
+      const c = parseCatalog('catalog.json', catalogText);
+      return buildEstate(freeze ? deepFreeze(m) : m, freeze ? deepFreeze(c) : c);
+    };
+    const plain = estate(false);
+    const options = { profile: 'review' as const, createdAt: '2026-01-01T00:00:00Z', regoModules: enforcementRego(), connectome: await connectomeArtifacts(plain.catalog), keepState: true };
+    const full = await recompileEstate(undefined, plain, options);
+    const frozen = await recompileEstate(undefined, estate(true), options);
+    expect(filesOf(frozen.result)).toEqual(filesOf(full.result));
+    const previous = { graph_state: full.result.graph_state, digests: full.result.digests };
+    const again = await recompileEstate(frozen.state, estate(true, frozen.state), { ...options, previous });
+    expect(again.summary.mode).toBe('incremental');
+    expect(filesOf(again.result)).toEqual(filesOf((await recompileEstate(undefined, plain, { ...options, previous })).result));
+  });
+
+  it('is refused a write to a frozen input (the check above can fail)', () => {
+    const c = deepFreeze(parseCatalog('catalog.json', catalogText));
+    expect(() => {
+      (c.servers[0] as { name: string }).name = 'changed';
+    }).toThrow(TypeError);
+  });
+});

@@ -245,6 +245,21 @@ export function planPieces(text: string, cache: PieceCache): PiecePlan | undefin
 }
 
 /**
+ * Values read from kept JSON bytes, by those bytes: a process that compiles again (a watch) is
+ * handed the very bytes its previous compile kept for an unchanged piece, and reads them once.
+ * The value is shared between the documents read from them, which the compile never writes to
+ * (test/unit/compile/frozen-inputs.test.ts).
+ */
+const keptValues = new WeakMap<Uint8Array, unknown>();
+
+function keptValue(json: PieceJson): unknown {
+  if (typeof json === 'string') return JSON.parse(json) as unknown;
+  let value = keptValues.get(json);
+  if (value === undefined) keptValues.set(json, (value = JSON.parse(decoder.decode(json)) as unknown));
+  return value;
+}
+
+/**
  * The document's value read piece by piece, each known piece from its JSON and each other parsed
  * alone; undefined when a piece does not read as it should (one key, or as many items as its
  * lines hold): the caller then parses the whole text, which says what is wrong and where.
@@ -255,7 +270,7 @@ export function readInPieces(plan: PiecePlan, maxDepth: number): PiecewiseRead |
   try {
     for (const p of plan.pieces) {
       let value: unknown;
-      if (p.json !== undefined) value = JSON.parse(typeof p.json === 'string' ? p.json : decoder.decode(p.json)) as unknown;
+      if (p.json !== undefined) value = keptValue(p.json);
       else if (p.kind === 'items') value = parsePiece(p.text, maxDepth - 2);
       else {
         const parsed = parsePiece(p.text, maxDepth - 1) as Record<string, unknown> | null;

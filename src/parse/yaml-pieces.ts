@@ -38,10 +38,10 @@ export interface PiecewiseRead {
   readonly pieces: readonly YamlPiece[];
 }
 
-/** Items per run: at least MIN (but the last), at most MAX, cut after an item whose first line hashes to 0 in the low 10 bits. */
-const MIN_ITEMS = 64;
-const MAX_ITEMS = 8192;
-const CUT_MASK = 1023;
+/** Items per run: at least MIN (but the last), at most MAX, cut after an item whose first line hashes to 0 in the low 7 bits (a save parses ~160 items again). */
+const MIN_ITEMS = 32;
+const MAX_ITEMS = 1024;
+const CUT_MASK = 127;
 
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*|"[^"\\\n]*"|'[^'\n]*'):(?:[ ]+(.*))?$/;
 

@@ -68,7 +68,16 @@ export function grantedKeys(estate: Estate, agent: string): string[] {
   return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort();
 }
 
-/** A function giving each agent's part from its sorted granted keys: those keys and the exceptions that can apply to it. */
+/** Each agent's granted tool keys in the order the manifest grants them. */
+export function grantOrder(estate: Estate, agent: string): string[] {
+  return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])];
+}
+
+/**
+ * A function giving each agent's part from its granted keys (`grantOrder`): those keys and the
+ * exceptions that can apply to it. Keys in another order give another text, and the agent is
+ * recomputed to the same decisions: a reordered manifest costs time, never a wrong answer.
+ */
 export function agentDecisionInputs(estate: Estate): (agent: string, keys: readonly string[]) => string {
   const exceptions = estate.exceptions.map((x) => {
     const wildcard = x.tool === '*' || x.tool.endsWith('::*');

@@ -30,7 +30,7 @@ import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
-import { agentDecisionInputs, catalogShapeDigest, grantedKeys, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
+import { agentDecisionInputs, catalogShapeDigest, grantedKeys, grantOrder, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
@@ -207,17 +207,19 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const changedTools = new Set<string>();
   if (prev !== undefined) for (const [k, text] of decisionInputs!) if (prev.decision_inputs.get(k) !== text) changedTools.add(k);
   for (const agent of [...estate.agents.keys()].sort()) {
-    const keys = grantedKeys(estate, agent);
-    const inputs = eager ? agentInputs(agent, keys) : undefined;
+    // Compared in the manifest's order: sorting every agent's keys cost more than the comparison.
+    const granted = grantOrder(estate, agent);
+    const inputs = eager ? agentInputs(agent, granted) : undefined;
     const kept = prev?.agents.get(agent);
-    if (kept !== undefined && kept.inputs === inputs && !keys.some((k) => changedTools.has(k))) {
+    if (kept !== undefined && kept.inputs === inputs && !granted.some((k) => changedTools.has(k))) {
       const { policy_bundle, data } = prev!.bytes;
       agentPieces.set(agent, { inputs: () => kept.inputs, ...(kept.bundle ? { bundle: spanBytes(policy_bundle, kept.bundle) } : {}), data: spanBytes(data, kept.data) });
       continue;
     }
+    const keys = grantedKeys(estate, agent);
     const decisions: AgentDecisions = { agent, decisions: keys.map((k) => decide(estate, agent, k, options.profile)) };
     agentPieces.set(agent, {
-      inputs: inputs !== undefined ? () => inputs : () => agentInputs(agent, keys),
+      inputs: inputs !== undefined ? () => inputs : () => agentInputs(agent, granted),
       ...(toolgateFormat ? { bundle: encoder.encode(bundleAgentText(decisions).text) } : {}),
       data: encoder.encode(dataAgentText(decisions).text),
     });

@@ -109,7 +109,8 @@ const EDITS: { name: string; apply(texts: { manifest: string; catalog: string })
 /**
  * The compile stage alone with the state held in memory, as `compile --watch` holds it between
  * saves: inputs already parsed (the manifest in pieces, as a watch reads it), nothing written. The
- * connectome is rebuilt when the catalog changed.
+ * connectome is built again, as a watch does, when what it reads of the catalog changed. Reading
+ * the saved input is timed beside it.
  */
 async function stageRecompiles(manifestPath: string, catalogPath: string, texts: { manifest: string; catalog: string }): Promise<Record<string, unknown>[]> {
   const { parseManifest } = await import('../src/manifest/parse.ts');
@@ -120,7 +121,7 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const { enforcementRego } = await import('../src/cli/enforcement-rego.ts');
   const regoModules = enforcementRego();
   const { manifestPieceCache } = await import('../src/compile/incremental/compile-state.ts');
-  const { InputMemo } = await import('../src/cli/input-memo.ts');
+  const { ConnectomeMemo, InputMemo } = await import('../src/cli/watch-memo.ts');
   type State = Parameters<typeof manifestPieceCache>[0];
   // As --watch reads a save: a file whose text is unchanged is the object read before, and the
   // manifest is read in YAML pieces, the unchanged ones from the state's.
@@ -130,7 +131,16 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
       inputs.parsed(manifestPath, t.manifest, (text) => parseManifest(manifestPath, text, { pieces: manifestPieceCache(state) })),
       inputs.parsed(catalogPath, t.catalog, (text) => parseCatalog(catalogPath, text), { freeze: true }),
     );
-  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeArtifacts(estate.catalog) });
+  // As --watch builds the connectome: again only when what it reads of the catalog changed.
+  const connectomes = new ConnectomeMemo();
+  const connectomeOf = async (catalog: ReturnType<typeof estateOf>['catalog']) => {
+    const kept = connectomes.get(catalog, '');
+    if (kept !== undefined) return kept;
+    const built = await connectomeArtifacts(catalog);
+    connectomes.set(catalog, '', built);
+    return built;
+  };
+  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeOf(estate.catalog) });
   let estate = estateOf(texts, undefined);
   let options = await optionsOf(estate);
   let t0 = performance.now();

@@ -15,7 +15,7 @@ import { parseText } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
 import type { PieceCache } from '../parse/yaml-pieces.ts';
 import type { CliIo } from './command.ts';
-import type { InputMemo } from './input-memo.ts';
+import type { InputMemo } from './watch-memo.ts';
 import { readTextFile } from './fs-io.ts';
 import type { OptionSpec } from './args.ts';
 

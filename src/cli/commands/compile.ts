@@ -25,7 +25,7 @@ import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
 import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, keptFile, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
-import { InputMemo } from '../input-memo.ts';
+import { ConnectomeMemo, InputMemo } from '../watch-memo.ts';
 
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A] [--incremental | --watch]
                         [--host-graph FILE] [--algorithm sha256|sha384|sha512]
@@ -108,9 +108,10 @@ export const compileCommand: Command = {
     const signBundle = bundleSignerFromOptions(io, values, usage);
     const enforcement = enforcementRego();
     // The connectome depends on the catalog and the host graph only; a watch rebuilds it when they change.
-    let connectomeMemo: { catalog: object; hostGraph: string; value: ConnectomeArtifacts } | undefined;
-    // A watch parses again only the files whose text changed; the others are the objects it read before.
+    // A watch parses again only the files whose text changed (the others are the objects it read
+    // before), and builds the connectome again only when what it reads changed.
     const inputs = values.watch === true ? new InputMemo() : undefined;
+    const connectomeMemo = new ConnectomeMemo();
 
     /** One compile into --out, from `kept` (the state a watch holds) or what --out holds. */
     const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary }> => {
@@ -151,11 +152,11 @@ export const compileCommand: Command = {
         const files = keptConnectomeFiles(outDir, start, estate.catalog, algorithm);
         return files && keptConnectomeArtifacts(estate.catalog, files, algorithm, { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null });
       };
-      // Only a watch compiles again in this process (its catalog is the same object while its text is
-      // the same); a signer may sign differently each time, so only an unsigned connectome is reused.
+      // Only a watch compiles again in this process; a signer may sign differently each time, so only an unsigned connectome is reused.
       const memoised = inputs !== undefined && values.signer === undefined;
-      let connectome = memoised && connectomeMemo?.catalog === estate.catalog && connectomeMemo.hostGraph === hostGraphText ? connectomeMemo.value : (keptConnectome() ?? (await connectomeOf()));
-      if (memoised) connectomeMemo = { catalog: estate.catalog, hostGraph: hostGraphText, value: connectome };
+      const reused = memoised ? connectomeMemo.get(estate.catalog, hostGraphText) : undefined;
+      let connectome = reused ?? keptConnectome() ?? (await connectomeOf());
+      if (memoised && reused === undefined) connectomeMemo.set(estate.catalog, hostGraphText, connectome);
       // --signs: the consumer's policy sees this compile's own data document (signs still unset).
       const signed = await signsFromOptions(io, values, usage, () => connectome.graph, async () => {
         const data = await compileDataJson(estate, optionsWith(connectome, [], false), start);

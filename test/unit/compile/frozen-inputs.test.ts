@@ -1,6 +1,6 @@
 /**
  * The compile never writes to its inputs: a watch hands the next compile the very manifest and
- * catalog objects it read before when their files did not change (src/cli/input-memo.ts), so a
+ * catalog objects it read before when their files did not change (src/cli/watch-memo.ts), so a
  * write would make that recompile differ from a full one. Here both are deep-frozen, in which
  * state any write throws (modules are strict), and the artifacts must be those of a compile of
  * the same inputs unfrozen, for a full compile and for a recompile from its state.
@@ -13,7 +13,7 @@ import { parseManifest } from '../../../src/manifest/parse.ts';
 import { recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
-import { deepFreeze } from '../../../src/cli/input-memo.ts';
+import { deepFreeze } from '../../../src/cli/watch-memo.ts';
 import { manifestPieceCache } from '../../../src/compile/incremental/compile-state.ts';
 import type { CompileResult } from '../../../src/compile/compile.ts';
 

@@ -10,7 +10,7 @@ import { stateRefusal } from '../../../src/compile/incremental/recompile.ts';
 import { compileDataJson, compileEstate, recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
-import { InputMemo } from '../../../src/cli/input-memo.ts';
+import { InputMemo } from '../../../src/cli/watch-memo.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';

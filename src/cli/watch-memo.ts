@@ -1,5 +1,7 @@
 /**
- * The parsed inputs a watch keeps between saves. A file whose text is what it was at the previous
+ * What a watch keeps between saves: the parsed inputs, and the connectome it built last.
+ *
+ * The parsed inputs. A file whose text is what it was at the previous
  * compile is not parsed again: its value is the very object the previous compile read, so the
  * compile's caches keyed by object (a catalog tool's contract key) hold across saves.
  *
@@ -8,6 +10,9 @@
  * not frozen (freezing its 200,000 grants costs more than parsing the piece a save changed); the
  * compile never writes to its inputs, which test/unit/compile/frozen-inputs.test.ts holds.
  */
+import type { Catalog } from '../catalog/types.ts';
+import type { ConnectomeArtifacts } from '../compile/connectome-artifacts.ts';
+import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
 
 export class InputMemo {
   private readonly kept = new Map<string, { readonly text: string; readonly value: unknown }>();
@@ -36,4 +41,27 @@ export function deepFreeze<T>(value: T): T {
     else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
   }
   return value;
+}
+
+/**
+ * The connectome a watch built last, given again while the host graph is the same text and the
+ * catalog is the same object or gives the connectome the same inputs (a changed description or
+ * schema does not: src/compile/incremental/connectome-inputs.ts).
+ */
+export class ConnectomeMemo {
+  private kept: { catalog: Catalog; inputs: string; hostGraph: string; value: ConnectomeArtifacts } | undefined;
+
+  get(catalog: Catalog, hostGraph: string): ConnectomeArtifacts | undefined {
+    const k = this.kept;
+    if (k === undefined || k.hostGraph !== hostGraph) return undefined;
+    if (k.catalog !== catalog) {
+      if (connectomeInputsDigest(catalog) !== k.inputs) return undefined;
+      k.catalog = catalog;
+    }
+    return k.value;
+  }
+
+  set(catalog: Catalog, hostGraph: string, value: ConnectomeArtifacts): void {
+    this.kept = { catalog, inputs: connectomeInputsDigest(catalog), hostGraph, value };
+  }
 }

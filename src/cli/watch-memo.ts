@@ -1,9 +1,9 @@
 /**
  * What a watch keeps between saves: the parsed inputs, and the connectome it built last.
  *
- * The parsed inputs. A file whose text is what it was at the previous
- * compile is not parsed again: its value is the very object the previous compile read, so the
- * compile's caches keyed by object (a catalog tool's contract key) hold across saves.
+ * A file whose text is what it was at the previous compile is not parsed again: its value is the
+ * very object the previous compile read, so the compile's caches keyed by object (a catalog tool's
+ * contract key) hold across saves.
  *
  * A value whose objects key such caches is deep-frozen when first kept (`freeze`), so a write to it
  * throws instead of silently making a later recompile differ from a full compile. The manifest is

@@ -107,9 +107,9 @@ export const compileCommand: Command = {
     const pause = testPauseFromEnv(io.env);
     const signBundle = bundleSignerFromOptions(io, values, usage);
     const enforcement = enforcementRego();
-    // The connectome depends on the catalog and the host graph only; a watch rebuilds it when they change.
     // A watch parses again only the files whose text changed (the others are the objects it read
-    // before), and builds the connectome again only when what it reads changed.
+    // before), and builds the connectome (which reads the catalog and the host graph only) again
+    // only when what it reads changed.
     const inputs = values.watch === true ? new InputMemo() : undefined;
     const connectomeMemo = new ConnectomeMemo();
 

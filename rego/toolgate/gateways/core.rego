@@ -171,12 +171,24 @@ bearer_claim(src, header) := c if {
 bearer_principal(src, header) := p if {
 	src.from == "authorization"
 	src.verified_by == "gateway"
+	is_string(header)
 	[scheme, token] := split(header, " ")
 	lower(scheme) == "bearer"
 	[_, payload, _] := split(token, ".")
-	p := object.get(json.unmarshal(base64url.decode(payload)), src.claim, null)
+	text := base64url_text(payload)
+	json.is_valid(text)
+	p := object.get(json.unmarshal(text), src.claim, null)
 	is_string(p)
 	p != ""
+}
+
+# The text a base64url segment decodes to, or undefined when it is not base64url (what OPA's
+# base64url.decode accepts: unpadded, or padded to a multiple of four), checked first so that no
+# request makes the builtin fail: under strict builtin errors (the REST API's
+# strict-builtin-errors) a failed builtin is an evaluation error, which a gateway that fails open
+# turns into an allow.
+base64url_text(s) := base64url.decode(s) if {
+	regex.match(`^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3}|[A-Za-z0-9_-]{2}==|[A-Za-z0-9_-]{3}=)?$`, s)
 }
 
 # A JWT's payload: decoded only when a filter before OPA verified the token (verified_by: gateway,
@@ -188,7 +200,7 @@ jwt_payload(src, token) := payload if {
 	src.verified_by == "gateway"
 	segments := split(token, ".")
 	count(segments) == 3
-	text := base64url.decode(segments[1])
+	text := base64url_text(segments[1])
 	json.is_valid(text)
 	payload := json.unmarshal(text)
 } else := payload if {

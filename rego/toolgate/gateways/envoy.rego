@@ -71,8 +71,10 @@ ordinary_call := {"method": "tools/call", "name": n, "contract": contract} if {
 	req.method == "POST"
 	input.truncated_body == false
 	hs := req.headers
+	is_object(hs)
 	not hs["x-envoy-auth-partial-body"]
 	not req.rawBody
+	is_string(req.body)
 	count(req.body) <= data.toolgate.identity.max_body_bytes
 	b := input.parsed_body
 	b.jsonrpc == "2.0"
@@ -99,6 +101,10 @@ identity := {"ok": true, "agent": core.agent_of(p), "reason": null} if {
 # Why the request cannot be decided as one MCP call, or undefined.
 request_error := "NOT_EXT_AUTHZ" if {
 	not http
+} else := "NOT_EXT_AUTHZ" if {
+	# Checked before anything reads it: object.get on another type fails, which under strict
+	# builtin errors is an evaluation error, and a gateway that fails open allows on one.
+	not is_object(http)
 } else := "HTTP_METHOD_NOT_ALLOWED" if {
 	not object.get(http, "method", null) in {"POST", "GET", "DELETE"}
 } else := "BODY_TRUNCATED" if {

@@ -50,7 +50,9 @@ ordinary_call := {"method": m, "name": n, "contract": core.contract_in(p)} if {
 	req := input.request.http
 	req.method == "POST"
 	max := data.toolgate.identity.max_body_bytes
-	count(object.get(req, "body", "")) <= max
+	body := object.get(req, "body", "")
+	is_string(body)
+	count(body) <= max
 	object.get(req, "body_size", 0) <= max
 	hs := req.headers
 	is_object(hs)
@@ -79,6 +81,10 @@ identity := {"ok": true, "agent": core.agent_of(p), "reason": null} if {
 
 request_error := "NOT_KONG_REQUEST" if {
 	not http
+} else := "NOT_KONG_REQUEST" if {
+	# Checked before anything reads it: object.get on another type fails, which under strict
+	# builtin errors is an evaluation error, and a gateway that fails open allows on one.
+	not is_object(http)
 } else := "HTTP_METHOD_NOT_ALLOWED" if {
 	not object.get(http, "method", null) in {"POST", "GET", "DELETE"}
 } else := "DUPLICATE_HEADER" if {

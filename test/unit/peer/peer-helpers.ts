@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import YAML from 'yaml';
 
 const VECTORS = new URL('../../vectors/', import.meta.url);
 
@@ -44,3 +45,25 @@ export const python = ((): ((script: string, stdin?: string) => string) | undefi
     return undefined;
   }
 })();
+
+/**
+ * A folder holding one of the peer's example manifests and a catalog listing every server::tool
+ * it names (what a crawl of exactly those tools would give), less the keys in `drop` (a server
+ * that stopped exposing them), with toolgate.yaml naming both.
+ */
+export function peerExample(name: string, options: { drop?: readonly string[] } = {}): string {
+  const text = vectorBytes(`toolgraph-examples/${name}.yaml`).toString('utf8');
+  const m = YAML.parse(text) as { grants?: { tool: string }[]; data_access?: { tool: string }[] };
+  const keys = new Set([...(m.grants ?? []), ...(m.data_access ?? [])].map((e) => e.tool).filter((k) => k.includes('::') && !options.drop?.includes(k)));
+  const servers = new Map<string, { name: string; description: string; inputSchema: object }[]>();
+  for (const k of [...keys].sort()) {
+    const [server, tool] = k.split('::') as [string, string];
+    if (!servers.has(server)) servers.set(server, []);
+    servers.get(server)!.push({ name: tool, description: `${tool} as crawled`, inputSchema: { type: 'object' } });
+  }
+  return scratch({
+    'governance.yaml': text,
+    'catalog.json': { servers: [...servers].map(([n, tools]) => ({ name: n, tools })) },
+    'toolgate.yaml': 'manifest: governance.yaml\ncatalog: catalog.json\n',
+  });
+}

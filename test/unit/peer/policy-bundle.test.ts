@@ -4,7 +4,7 @@
  * fixture's exact bytes for the estate that fixture describes.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
 import { pythonFloatRepr } from '../../../src/canonical/python-float.ts';
@@ -105,6 +105,34 @@ describe('compile --format toolgraph-v1 (the peer `policy compile`)', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('AGENT_NOT_FOUND');
     expect(existsSync(join(dir, 'out', 'policy-bundle.json'))).toBe(false);
+  });
+});
+
+describe('policy compile (the peer command, one file)', () => {
+  const env = { SOURCE_DATE_EPOCH: String(Date.parse('2026-07-14T00:00:00Z') / 1000) };
+  const policyCompile = (dir: string, agent: string, ...more: string[]) =>
+    runCli(['policy', 'compile', '--agent', agent, '--profile', 'strict', '--manifest', 'governance.yaml', '--catalog', 'catalog.json', ...more], { cwd: dir, env });
+
+  it('writes the bytes compile --format toolgraph-v1 writes, privately; again on unchanged inputs the same bytes and generation', async () => {
+    const dir = rejectedFixtureEstate();
+    const r = await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json');
+    expect(r.code, r.stderr).toBe(0);
+    const bytes = readFileSync(join(dir, 'bundle.json'));
+    expect(r.json().artifact_digest).toBe(`sha256:${sha256(bytes)}`);
+    expect(statSync(join(dir, 'bundle.json')).mode & 0o777).toBe(0o600);
+    await compileV1(dir, 'fixture-agent', 'strict');
+    expect(bytes.equals(readFileSync(join(dir, 'out', 'policy-bundle.json')))).toBe(true);
+    expect((await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json')).json().graph_state.generation).toBe(1);
+    expect(readFileSync(join(dir, 'bundle.json')).equals(bytes)).toBe(true);
+  });
+
+  it('an unknown agent (unresolved identity) exits 1 and writes nothing; no --output is bad usage (2)', async () => {
+    const dir = rejectedFixtureEstate();
+    const r = await policyCompile(dir, 'nobody', '--output', 'bundle.json');
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toContain('AGENT_NOT_FOUND');
+    expect(existsSync(join(dir, 'bundle.json'))).toBe(false);
+    expect((await policyCompile(dir, 'fixture-agent')).code).toBe(2);
   });
 });
 

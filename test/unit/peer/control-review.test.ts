@@ -122,6 +122,21 @@ describe('review candidates, the annotation sidecar and the policy review plan',
     expect(r.json().candidates.map((c: { candidate_id: string }) => c.candidate_id)).toEqual([ID]);
   });
 
+  it('discards unknown additive v1 fields, fails closed on an unknown major version (exit 1); a note may cite paths', async () => {
+    const dir = setup();
+    const report = JSON.parse(readFileSync(join(dir, 'report.json'), 'utf8'));
+    writeFileSync(join(dir, 'v2.json'), JSON.stringify({ ...report, schema_version: 2 }));
+    const v2 = await tg(dir, 'review-candidates', 'list', 'v2.json');
+    expect([v2.code, v2.stdout]).toEqual([1, '']);
+    writeFileSync(join(dir, 'additive.json'), JSON.stringify({ ...report, future: { x: 1 }, candidates: report.candidates.map((c: object) => ({ ...c, extra: 5 })) }));
+    const add = await tg(dir, 'review-candidates', 'list', 'additive.json');
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.json().candidates.map((c: { candidate_id: string }) => c.candidate_id)).toContain(ID);
+    expect(JSON.stringify(add.json())).not.toContain('extra');
+    const note = await tg(dir, 'review-candidates', 'annotate', 'additive.json', ID, '--status', 'dismissed', '--reviewer', 'op', '--note', 'see docs/runbook.md and /var/log/x');
+    expect(note.code, note.stderr).toBe(0);
+  });
+
   it('refuses a credential-shaped note (exit 2) and an unknown disposition (exit 2), writing nothing', async () => {
     const dir = setup();
     const cred = await tg(dir, 'review-candidates', 'annotate', 'report.json', ID, '--status', 'accepted', '--reviewer', 'op', '--note', 'token ghp_abcdefghijklmnopqrstuvwxyz0123456789');

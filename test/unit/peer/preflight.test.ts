@@ -140,6 +140,21 @@ describe('toolgate preflight produces each fixture for its graph', () => {
     expect(r.code).toBe(1);
   });
 
+  it('scrubs userinfo, query and fragment from resource URIs in the evidence it writes', async () => {
+    const uri = 'https://user:secretpw@db.example.com/rows?token=abc123#frag';
+    const d = scratch({
+      'catalog.json': { servers: [{ name: 's', tools: [{ name: 't' }] }] },
+      'governance.yaml': `agents: [a]\npolicies:\n  - {id: p, effect: DENY}\ngrants:\n  - {agent: a, tool: "s::t"}\ndata_access:\n  - {tool: "s::t", resource: "${uri}", mode: READS}\ngoverned_by:\n  "${uri}": [p]\n`,
+      'toolgate.yaml': 'manifest: governance.yaml\ncatalog: catalog.json\n',
+    });
+    for (const compat of [[], ['--compat', 'toolgraph']]) {
+      const r = await runCli(['preflight', 'a', 's::t', '--run-id', 'r', ...compat], { cwd: d });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toMatch(/secretpw|token|abc123|frag|user:/);
+      expect(r.json().rejected[0].paths[0]).toContain('https://db.example.com/rows');
+    }
+  });
+
   it('without --run-id it is bad usage: exit 2, nothing on stdout', async () => {
     const r = await runCli(['preflight', 'codex', 'memtomem::mem_search'], { cwd: dir });
     expect([r.code, r.stdout]).toEqual([2, '']);

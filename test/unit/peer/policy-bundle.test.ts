@@ -4,7 +4,7 @@
  * fixture's exact bytes for the estate that fixture describes.
  */
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
 import { pythonFloatRepr } from '../../../src/canonical/python-float.ts';
@@ -124,6 +124,29 @@ describe('policy compile (the peer command, one file)', () => {
     expect(bytes.equals(readFileSync(join(dir, 'out', 'policy-bundle.json')))).toBe(true);
     expect((await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json')).json().graph_state.generation).toBe(1);
     expect(readFileSync(join(dir, 'bundle.json')).equals(bytes)).toBe(true);
+  });
+
+  it('decides every exposed tool, the ungranted ones rejected NOT_GRANTED; a duplicated catalog row fails (exit 1) and the last good bundle stays', async () => {
+    const dir = rejectedFixtureEstate();
+    const catalog = JSON.parse(readFileSync(join(dir, 'catalog.json'), 'utf8'));
+    catalog.servers[0].tools.push({ name: 'draft', description: 'an ungranted tool' });
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+    expect((await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json')).code).toBe(0);
+    const good = readFileSync(join(dir, 'bundle.json'));
+    const tools = JSON.parse(good.toString('utf8')).tools as { tool_key: string; decision: string; reason?: string }[];
+    expect(tools.map((t) => [t.tool_key, t.decision, t.reason])).toEqual([
+      ['도구-서버::draft', 'rejected', 'NOT_GRANTED'],
+      ['도구-서버::publish', 'rejected', 'DENY_VIOLATION'],
+    ]);
+    catalog.servers[0].tools.push(catalog.servers[0].tools[0]);
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+    const dup = await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toContain('DUPLICATE_CATALOG_ROW');
+    expect(readFileSync(join(dir, 'bundle.json')).equals(good)).toBe(true);
+    // Nor does an unresolved identity replace it.
+    expect((await policyCompile(dir, 'nobody', '--output', 'bundle.json')).code).toBe(1);
+    expect(readFileSync(join(dir, 'bundle.json')).equals(good)).toBe(true);
   });
 
   it('an unknown agent (unresolved identity) exits 1 and writes nothing; no --output is bad usage (2)', async () => {

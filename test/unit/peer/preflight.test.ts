@@ -147,12 +147,21 @@ describe('toolgate preflight produces each fixture for its graph', () => {
       'governance.yaml': `agents: [a]\npolicies:\n  - {id: p, effect: DENY}\ngrants:\n  - {agent: a, tool: "s::t"}\ndata_access:\n  - {tool: "s::t", resource: "${uri}", mode: READS}\ngoverned_by:\n  "${uri}": [p]\n`,
       'toolgate.yaml': 'manifest: governance.yaml\ncatalog: catalog.json\n',
     });
-    for (const compat of [[], ['--compat', 'toolgraph']]) {
+    for (const compat of [[], ['--compat', 'toolgraph'], ['--features'], ['--features', '--compat', 'toolgraph']]) {
       const r = await runCli(['preflight', 'a', 's::t', '--run-id', 'r', ...compat], { cwd: d });
       expect(r.code).toBe(0);
       expect(r.stdout).not.toMatch(/secretpw|token|abc123|frag|user:/);
       expect(r.json().rejected[0].paths[0]).toContain('https://db.example.com/rows');
     }
+  });
+
+  it('--features adds the full selector rows, one per candidate; without it features is empty', async () => {
+    const plain = (await preflight(dir, 'memtomem::mem_search', 'memtomem::mem_add')).json();
+    expect(plain.features).toEqual([]);
+    const full = (await preflight(dir, 'memtomem::mem_search', 'memtomem::mem_add', '--features')).json();
+    expect(validates(SCHEMA, full)).toBe(true);
+    const ranked = (await runCli(['rank-features', 'codex', 'memtomem::mem_search', 'memtomem::mem_add'], { cwd: dir })).json().rows;
+    expect(full.features).toEqual(ranked);
   });
 
   it('without --run-id it is bad usage: exit 2, nothing on stdout', async () => {

@@ -71,9 +71,13 @@ export const policyCompileCommand: Command = {
       catalog_digest: digests.catalog_digest,
       connectome_digest: null,
     };
-    const bytes = jsonFileBytes(compileToolgraphV1(estate, values.agent, profile, header, exposedTools(estate)));
+    const bundle = compileToolgraphV1(estate, values.agent, profile, header, exposedTools(estate));
+    const bytes = jsonFileBytes(bundle);
     writeFilesAtomic([{ path, bytes }]);
-    printJson(io, { out: path, artifact_digest: `sha256:${digestHex(bytes)}`, bytes: bytes.length, agent: values.agent, profile, graph_state });
+    // What the peer prints on success: the path, the exact byte digest, the graph state and the counts; not the bundle.
+    const decisions = (bundle.tools as { decision: string }[]).map((t) => t.decision);
+    const count = (d: string) => decisions.filter((x) => x === d).length;
+    printJson(io, { out: path, artifact_digest: `sha256:${digestHex(bytes)}`, bytes: bytes.length, agent: values.agent, profile, graph_state, eligible: count('eligible'), rejected: count('rejected') });
     return EXIT.OK;
   },
 };

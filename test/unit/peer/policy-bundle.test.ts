@@ -118,7 +118,7 @@ describe('policy compile (the peer command, one file)', () => {
     const r = await policyCompile(dir, 'fixture-agent', '--output', 'bundle.json');
     expect(r.code, r.stderr).toBe(0);
     const bytes = readFileSync(join(dir, 'bundle.json'));
-    expect(r.json().artifact_digest).toBe(`sha256:${sha256(bytes)}`);
+    expect(r.json()).toMatchObject({ artifact_digest: `sha256:${sha256(bytes)}`, graph_state: { instance_id: 'fixture-graph-1', generation: 1 }, eligible: 0, rejected: 1 });
     expect(statSync(join(dir, 'bundle.json')).mode & 0o777).toBe(0o600);
     await compileV1(dir, 'fixture-agent', 'strict');
     expect(bytes.equals(readFileSync(join(dir, 'out', 'policy-bundle.json')))).toBe(true);

@@ -5,6 +5,9 @@
  * for advisory answers, non-zero only for the opt-in gates and the documented refusals.
  */
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli, type CliRun } from '../../helpers/cli.ts';
 import { peerExample } from './peer-helpers.ts';
 
@@ -136,8 +139,25 @@ describe('the quickstart of the peer README (governance-policy-gateway.yaml)', (
     });
   });
 
-  it('every edge cites evidence, so nothing is unbacked even with grants', async () => {
+  it('every edge cites evidence, so nothing is unbacked even with grants; drop one data_access provenance and that edge is named', async () => {
     expect((await tg(dir, 'unbacked-edges', '--include-grants')).json().count).toBe(0);
+    const edited = peerExample('governance-policy-gateway');
+    const manifest = join(edited, 'governance.yaml');
+    const text = readFileSync(manifest, 'utf8');
+    const block = '    provenance:\n      source: operator_asserted\n      confidence: high\n      evidence: examples/governance-policy-gateway.yaml:read-effect\n';
+    expect(text).toContain(block);
+    writeFileSync(manifest, text.replace(block, ''));
+    const r = (await tg(edited, 'unbacked-edges')).json();
+    expect(r.count).toBe(1);
+    expect(JSON.stringify(r.rows[0])).toContain('policy-gateway::read_note');
+  });
+
+  it('policy compile --agent vibe-coder --profile review prints the path, digest, graph state and counts, not the bundle', async () => {
+    const r = await tg(dir, 'policy', 'compile', '--agent', 'vibe-coder', '--profile', 'review', '--output', '.toolgraph/policy-bundle.json');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json()).toMatchObject({ eligible: 1, rejected: 1, graph_state: { generation: 1 } });
+    expect(r.json().tools).toBeUndefined();
+    expect(r.json().artifact_digest).toBe(`sha256:${createHash('sha256').update(readFileSync(join(dir, '.toolgraph', 'policy-bundle.json'))).digest('hex')}`);
   });
 });
 

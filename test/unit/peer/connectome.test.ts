@@ -161,6 +161,32 @@ describe('the worked example of connectome-diff.md, through toolgate diff', () =
   });
 });
 
+describe('the diff refusals, in the page order: options, declared, observed, window', () => {
+  const nodes = '[{"id":"srv/server","kind":"server","labels":{},"level":"server"},{"id":"srv/tool/a","kind":"tool","labels":{},"level":"server"},{"id":"srv/tool/b","kind":"tool","labels":{},"level":"server"}]';
+  const graph = (p: string) => `{"schema_version":3,"algorithm":"sha256","nodes":${nodes},"edges":[{"from":"srv/tool/a","kind":"invoke","provenance":"${p}","sign":"unset","to":"srv/tool/b"}]}`;
+  const dir = scratch({ 'd.json': graph('declared'), 'o.json': graph('observed'), 'float.json': '{"started_at":"x","rate":0.5}', 'empty.json': '{}' });
+  const diff = (d: string, o: string, w?: string) => tg(dir, 'diff', '--declared', d, '--observed', o, ...(w ? ['--window', w] : []));
+
+  it('no window is refused by name (bad usage, exit 2); an empty window is a window, written {}', async () => {
+    expect((await diff('d.json', 'o.json')).code).toBe(2);
+    const r = await diff('d.json', 'o.json', 'empty.json');
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('"schema_version":3,"window":{}}')).toBe(true);
+  });
+  it('a window with a float has no canonical bytes: DIFF_REFUSED naming the window', async () => {
+    const r = await diff('d.json', 'o.json', 'float.json');
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    expect(r.stderr).toMatch(/DIFF_REFUSED.*window/);
+  });
+  it('a graph with the other side\'s provenance is refused before the window is looked at', async () => {
+    const declared = await diff('o.json', 'o.json', 'float.json');
+    expect(declared.stderr).toMatch(/DIFF_REFUSED.*declared/);
+    const observed = await diff('d.json', 'd.json', 'float.json');
+    expect(observed.stderr).toMatch(/DIFF_REFUSED.*observed/);
+    expect([declared.code, observed.code]).toEqual([1, 1]);
+  });
+});
+
 describe('the worked example of connectome-reach.md (library: toolgate has no reach command)', () => {
   const nodes = [nodeFromIdentity({ tag: 'server', server: 'srv' }), ...['a', 'b', 'g', 'x'].map((n) => nodeFromIdentity({ tag: 'tool', server: 'srv', name: n }))];
   const id = (n: string) => (n === 'srv' ? 'srv/server' : `srv/tool/${n}`);

@@ -179,6 +179,20 @@ describe('every peer example manifest is accepted as the peer ingests it', () =>
   });
 });
 
+describe('ingest-manifest REJECTED (exit 1): an expected exception that can classify no row', () => {
+  it('is refused under --strict (the peer ingest), naming its rule and place; without --strict a warning on stderr, exit 0', async () => {
+    const dir = peerExample('governance-policy-gateway');
+    const manifest = join(dir, 'governance.yaml');
+    writeFileSync(manifest, `${readFileSync(manifest, 'utf8')}expected_exceptions:\n  - {agent: vibe-coder, tool: "policy-gateway::read_note", policy: draft-publish-deny, reason: "reads only"}\n`);
+    const warned = await tg(dir, 'unsafe-tools', 'vibe-coder');
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toContain('exception-no-deny-path');
+    const strict = await tg(dir, 'unsafe-tools', 'vibe-coder', '--strict');
+    expect([strict.code, strict.stdout]).toEqual([1, '']);
+    expect(strict.stderr).toMatch(/MANIFEST_INVALID.*governance\.yaml:\d+:\d+/);
+  });
+});
+
 describe('the drift contract (ADR-0002): a reference to a tool no server exposes', () => {
   const dir = peerExample('governance', { drop: ['filesystem::write_file'] });
 

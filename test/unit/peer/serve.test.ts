@@ -5,6 +5,7 @@
  * names and shapes; toolgate's own names `drift` for `drifted_tools`) on a peer example.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectServe } from '../../helpers/serve-client.ts';
@@ -26,6 +27,7 @@ const PEER_TOOLS = [
   'selection_explain',
 ];
 
+const STM = 'memtomem-stm::langchain__search_docs_by_lang_chain';
 let client: Client;
 beforeAll(async () => {
   const dir = peerExample('governance-gate');
@@ -67,4 +69,26 @@ describe('toolgate serve as the peer MCP server', () => {
     expect(helper.tools.every((x: { classification: string }) => x.classification === 'violation')).toBe(true);
     expect((await call({ agent: 'nobody' })).agent_found).toBe(false);
   });
+});
+
+describe('the typed outage envelope', () => {
+  it('an estate that cannot be read answers isError with {error_kind: backend_unavailable, retryable: true, message}; a malformed one fails loud as an MCP error', async () => {
+    const dir = peerExample('governance-gate');
+    const c = await connectServe(['--manifest', join(dir, 'governance.yaml'), '--catalog', join(dir, 'catalog.json'), '--compat', 'toolgraph'], 'peer-outage');
+    try {
+      const args = { agent: 'stm-proxy', candidates: [STM] };
+      expect((await c.callTool({ name: 'eligible_tools', arguments: args })).isError ?? false).toBe(false);
+      const saved = readFileSync(join(dir, 'catalog.json'));
+      rmSync(join(dir, 'catalog.json'));
+      const gone = await c.callTool({ name: 'eligible_tools', arguments: args });
+      expect(gone.isError).toBe(true);
+      expect(gone.structuredContent).toMatchObject({ error_kind: 'backend_unavailable', retryable: true, message: expect.any(String) });
+      writeFileSync(join(dir, 'catalog.json'), '{bad');
+      await expect(c.callTool({ name: 'eligible_tools', arguments: args })).rejects.toThrow(/invalid JSON/);
+      writeFileSync(join(dir, 'catalog.json'), saved);
+      expect((await c.callTool({ name: 'eligible_tools', arguments: args })).isError ?? false).toBe(false);
+    } finally {
+      await c.close();
+    }
+  }, 60_000);
 });

@@ -55,7 +55,7 @@ export const QUERIES: readonly QueryDef[] = [
     description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence, and the gateway decision under the profile.',
     help: `Prints the graph verdict (ALLOW, DENY with its paths, NOT_GRANTED, ...) and, as "gateway", what the
 bundle \`toolgate compile --profile P\` writes answers at data.toolgate.authz.decision: {allow, reason}.
-  --profile        the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
+  --profile           the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
   --fail-on-deny      exit 1 on a DENY verdict that not every row is authorized for (all_authorized: false),
                       the peer toolgraph's gate; 0 on ALLOW, NOT_GRANTED and an authorized-only DENY
   --fail-on-refusal   exit 1 when the gateway decision is not allow (NOT_GRANTED, DENY_VIOLATION, and under

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { assertDigestAlgorithm, type DigestAlgorithm } from '../canonical/digest.ts';
 import { ToolgateError } from '../errors.ts';
 import { decodeGraph, encodeGraph, encodeSidecar, toDot, toGraphML, type DecodedGraph, type Graph } from '../connectome/index.ts';
+import { SCHEMA_VERSION, WRITABLE_SCHEMA_VERSIONS, type SchemaVersion } from '../connectome/vocabulary.ts';
 import type { Signer } from '../canonical/envelope.ts';
 import type { CliIo } from './command.ts';
 import { runSignerCommand } from './signer-command.ts';
@@ -44,13 +45,23 @@ export function readGraphFile(io: CliIo, file: string): DecodedGraph {
   return decodeGraph(readBytesFile(pathIn(io, file)), { source: file });
 }
 
+/**
+ * `--schema-version 3|4`; without it, `fallback`: the version the graph was read at, so a BEAM
+ * host's version-3 graph is written back as its own bytes, or 4 for a graph toolgate builds.
+ */
+export function schemaVersionOption(value: string | undefined, fallback: number, usage: string): SchemaVersion {
+  const v = value === undefined ? fallback : Number(value);
+  if (!(WRITABLE_SCHEMA_VERSIONS as readonly number[]).includes(v)) usageError(`--schema-version must be one of ${WRITABLE_SCHEMA_VERSIONS.join(', ')}, got ${JSON.stringify(value)}`, usage);
+  return v as SchemaVersion;
+}
+
 /** A graph in one of the four formats. `json` is the canonical bytes (no trailing newline). */
-export function renderGraph(graph: Graph, format: GraphFormat, algorithm: DigestAlgorithm): Uint8Array {
+export function renderGraph(graph: Graph, format: GraphFormat, algorithm: DigestAlgorithm, schemaVersion: SchemaVersion = SCHEMA_VERSION): Uint8Array {
   switch (format) {
     case 'json':
-      return encodeGraph(graph, { algorithm });
+      return encodeGraph(graph, { algorithm, schemaVersion });
     case 'sidecar':
-      return encodeSidecar(graph);
+      return encodeSidecar(graph, { schemaVersion });
     case 'dot':
       return encoder.encode(toDot(graph));
     case 'graphml':

@@ -32,6 +32,10 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
     if (e instanceof ToolgateError && e.code === 'FILE_UNREADABLE' && explicit) throw e;
     return refuse('not readable JSON');
   }
+  // An artifact of another major version is refused, not read as if it were 1 (the peer's contracts: consumers reject an unknown major).
+  if (v !== null && typeof v === 'object' && 'schema_version' in v && v.schema_version !== 1) {
+    return refuse(`schema_version ${JSON.stringify(v.schema_version)} is not a version this reads (1)`);
+  }
   const gs = v?.graph_state as { instance_id?: unknown; generation?: unknown } | undefined;
   if (typeof gs?.instance_id !== 'string' || !Number.isSafeInteger(gs.generation) || typeof v.governance_digest !== 'string' || typeof v.catalog_digest !== 'string') {
     return refuse('carries no graph_state with governance and catalog digests');

@@ -27,9 +27,16 @@ export function derivedInstanceId(estate: Estate): string {
   return `tg-${digestHex(new TextEncoder().encode(seed)).slice(0, 16)}`;
 }
 
-function sameDigests(a: InputDigests, b: InputDigests): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) if ((a[k] ?? null) !== (b[k] ?? null)) return false;
+/**
+ * Whether the inputs are those `previous` was made from. A digest `previous` does not record is not
+ * compared: the peer's single-agent bundle (toolgraph-v1) and its run artifacts carry no
+ * connectome_digest, and reading one back must not count as a change of the graph.
+ */
+function sameDigests(previous: InputDigests, current: InputDigests): boolean {
+  for (const k of new Set([...Object.keys(previous), ...Object.keys(current)])) {
+    const was = previous[k] ?? null;
+    if (was !== null && was !== (current[k] ?? null)) return false;
+  }
   return true;
 }
 

@@ -8,7 +8,8 @@
 import { ByteSink } from '../canonical/bytes.ts';
 import { quoteString } from '../canonical/json.ts';
 import { checkGraph, type Graph, type GraphInput, type Weight } from './graph.ts';
-import { SCHEMA_VERSION } from './vocabulary.ts';
+import type { SchemaVersion } from './vocabulary.ts';
+import { schemaVersionFor } from './graph-bytes.ts';
 
 const TWO53 = 2n ** 53n;
 const LIMIT1 = 2n ** 52n / 5n;
@@ -47,10 +48,10 @@ function weightText(w: Weight): string {
 }
 
 /** The sidecar's bytes for a graph's weighted edges. */
-export function encodeSidecar(graph: Graph | GraphInput): Uint8Array {
+export function encodeSidecar(graph: Graph | GraphInput, options: { readonly schemaVersion?: SchemaVersion } = {}): Uint8Array {
   const g = checkGraph(graph);
   const sink = new ByteSink();
-  sink.write(`{"schema_version":${SCHEMA_VERSION},"weights":[`);
+  sink.write(`{"schema_version":${schemaVersionFor(g, options)},"weights":[`);
   let first = true;
   let chunk = '';
   for (const e of g.edges) {

@@ -4,10 +4,16 @@
  * lists is refused by the graph builder, never corrected.
  */
 
-/** The schema version toolgate writes. */
+/** The schema version toolgate writes by default. */
 export const SCHEMA_VERSION = 4 as const;
-/** Versions a graph may be read from: 3 (a BEAM host's bytes) is read in and written as 4. */
+/** Versions a graph may be read from: 3 (a BEAM host's bytes) or 4. */
 export const READABLE_SCHEMA_VERSIONS: readonly number[] = [3, 4];
+/**
+ * Versions the bytes may be written at: 4 by default; 3, beam_mcp's, for a graph whose nodes are
+ * all of version 3's kinds, so a BEAM host's graph read in comes back out byte for byte.
+ */
+export const WRITABLE_SCHEMA_VERSIONS = [3, 4] as const;
+export type SchemaVersion = (typeof WRITABLE_SCHEMA_VERSIONS)[number];
 
 export const NODE_KINDS = ['server', 'tool', 'resource', 'resource_template', 'prompt', 'process', 'module'] as const;
 export type NodeKind = (typeof NODE_KINDS)[number];

@@ -37,6 +37,7 @@
  * Pure: rewrites names and values; no I/O.
  */
 import type { Estate } from '../governance/estate.ts';
+import { scrubUri } from '../governance/provenance.ts';
 import type { GraphState } from '../governance/types.ts';
 import type { QueryArg, QueryDef } from './query-def.ts';
 import { PEER_AUDIT_ROWS, peerAuditReport, peerBlastRadius, peerCheckAccess, peerEligibleTools, peerRankFeatures, peerSelectionExplain, peerUnsafeTools } from './compat-toolgraph-rows.ts';
@@ -177,10 +178,18 @@ function peerAnswer(q: QueryDef, r: Record<string, any>, estate: Estate | undefi
     case 'preflight': {
       // Its feature rows (--features) are the peer's rank_features rows.
       const p = rewritePaths(r, estate) as Record<string, unknown>;
-      return Array.isArray(r.features) ? { ...p, features: peerRankFeatures({ agent: r.agent, agent_found: r.agent_found, rows: r.features }, estate).features } : p;
+      // The artifact's evidence URIs are scrubbed (userinfo, query, fragment), as the peer writes them.
+      return Array.isArray(r.features) ? { ...p, features: scrubResources(peerRankFeatures({ agent: r.agent, agent_found: r.agent_found, rows: r.features }, estate).features) } : p;
     }
   }
   return undefined;
+}
+
+/** `v` with every `resource` member's URI scrubbed, at any depth. */
+function scrubResources(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(scrubResources);
+  if (v === null || typeof v !== 'object') return v;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'resource' && typeof x === 'string' ? scrubUri(x) : scrubResources(x)]));
 }
 
 /**

@@ -55,19 +55,26 @@ export const QUERIES: readonly QueryDef[] = [
     description: 'Is AGENT allowed TOOL? The verdict (ALLOW, DENY, NOT_GRANTED, AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL) with every DENY path as evidence, and the gateway decision under the profile.',
     help: `Prints the graph verdict (ALLOW, DENY with its paths, NOT_GRANTED, ...) and, as "gateway", what the
 bundle \`toolgate compile --profile P\` writes answers at data.toolgate.authz.decision: {allow, reason}.
-  --profile        the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
-  --fail-on-deny   exit 1 when the gateway decision is not allow; exit 2 on AGENT_NOT_FOUND, TOOL_NOT_FOUND, AMBIGUOUS_TOOL
+  --profile           the profile the gateway enforces (default: profile in toolgate.yaml, else strict, as compile)
+  --fail-on-deny      exit 1 on a DENY verdict that not every row is authorized for (all_authorized: false),
+                      the peer toolgraph's gate; 0 on ALLOW, NOT_GRANTED and an authorized-only DENY
+  --fail-on-refusal   exit 1 when the gateway decision is not allow (NOT_GRANTED, DENY_VIOLATION, and under
+                      strict DENY_GOVERNED, UNMAPPED, ...), so the gate and the bundle never disagree
+Under either gate AGENT_NOT_FOUND, TOOL_NOT_FOUND and AMBIGUOUS_TOOL exit 2: a typo cannot pass a gate.
 TOOL may be a bare name exposed by exactly one server: it is resolved here, but a gateway does not send
 it that way. data.toolgate.authz.decision takes the qualified server::tool key ("gateway".input.tool
 is the key the answer is for); a bare name there is NOT_GRANTED (see docs/gateways.md).`,
     args: [AGENT, { name: 'tool', kind: 'string', description: 'tool, qualified server::tool or a bare name exposed by exactly one server', positional: 'TOOL', required: 'both' }, profileArg('profile the gateway enforces (default strict)', 'profile')],
-    cliFlags: ['fail-on-deny'],
+    cliFlags: ['fail-on-deny', 'fail-on-refusal'],
     result: 'check-access',
     run: ({ estate }, a) => checkAccessWithGateway(estate(), a.agent as string, a.tool as string, profileOf(a)),
-    exit: (r: { verdict: string; agent: string; tool: string; gateway: { allow: boolean } }, flags) => {
-      if (!flags['fail-on-deny']) return { print: true, exit: 'OK' };
+    exit: (r: { verdict: string; agent: string; tool: string; all_authorized?: boolean; gateway: { allow: boolean } }, flags) => {
+      if (!flags['fail-on-deny'] && !flags['fail-on-refusal']) return { print: true, exit: 'OK' };
       if (r.verdict === 'AGENT_NOT_FOUND' || r.verdict === 'TOOL_NOT_FOUND' || r.verdict === 'AMBIGUOUS_TOOL') return { print: true, exit: 'USAGE', stderr: `${r.verdict}: ${r.verdict === 'AGENT_NOT_FOUND' ? r.agent : r.tool}` };
-      return { print: true, exit: r.gateway.allow ? 'OK' : 'FAILED' };
+      // --fail-on-deny is the peer's gate (its ADR-0003): an unexcused DENY only.
+      const denied = flags['fail-on-deny'] === true && r.verdict === 'DENY' && r.all_authorized !== true;
+      const refused = flags['fail-on-refusal'] === true && !r.gateway.allow;
+      return { print: true, exit: denied || refused ? 'FAILED' : 'OK' };
     },
   },
   {

@@ -32,7 +32,8 @@ export const graphCollapseCommand: Command = {
     if (!(LEVELS as readonly string[]).includes(values.level)) usageError(`--level must be one of ${LEVELS.join(', ')}`, usage);
     const algorithm = algorithmOption(values.algorithm);
     const format = formatOption(values.format, usage);
-    const graph = readGraphFile(io, values.graph).graph;
+    const read = readGraphFile(io, values.graph);
+    const graph = read.graph;
     let groups: Record<string, string> | undefined;
     if (values.groups !== undefined) {
       const text = readTextFile(pathIn(io, values.groups));
@@ -47,7 +48,7 @@ export const graphCollapseCommand: Command = {
     }
     const names = { groups: values.groups ?? values.graph, default: values.graph };
     const view = withSourceNames(names, () => collapse(graph, values.level as Level, groups ? { groups } : {}));
-    emit(io, [{ path: values.out, bytes: withSourceNames(names, () => renderGraph(view, format, algorithm)) }]);
+    emit(io, [{ path: values.out, bytes: withSourceNames(names, () => renderGraph(view, format, algorithm, read.readVersion === 3 ? 3 : 4)) }]);
     return EXIT.OK;
   },
 };

@@ -2,7 +2,7 @@
  * check-access and unsafe-tools report what the compiled bundle answers: for every (agent, tool)
  * pair of both examples under every profile, the `gateway` field equals the bundle's own
  * data.toolgate.authz.decision (evaluated from bundle.tar.gz as `toolgate decide` does) and the
- * policy-bundle.json row, and `--fail-on-deny` exits by it; the real OPA, evaluating the same
+ * policy-bundle.json row, and `--fail-on-refusal` exits by it; the real OPA, evaluating the same
  * bundles, answers every pair as that in-process decision does.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
@@ -57,13 +57,13 @@ describe.each(EXAMPLES)('check-access on the %s example', (example) => {
     expect(tools.length).toBeGreaterThan(5);
   });
 
-  it.each(PROFILES)('under --profile %s: the gateway decision equals the bundle on every pair, and --fail-on-deny exits by it', async (profile) => {
+  it.each(PROFILES)('under --profile %s: the gateway decision equals the bundle on every pair, and --fail-on-refusal exits by it', async (profile) => {
     const { decider, policyBundle } = compiled.get(`${example}/${profile}`)!;
     let allowed = 0;
     let refused = 0;
     for (const agent of [...agents, 'no-such-agent']) {
       for (const { key } of tools) {
-        const r = await runCli(['check-access', agent, key, '--example', example, '--profile', profile, '--fail-on-deny']);
+        const r = await runCli(['check-access', agent, key, '--example', example, '--profile', profile, '--fail-on-refusal']);
         const out = r.json();
         const bundle = decider.decide(agent, key) as { allow: boolean; reason: string | null; profile: string };
         expect({ agent, key, allow: out.gateway.allow, reason: out.gateway.reason }).toEqual({ agent, key, allow: bundle.allow, reason: bundle.reason });
@@ -123,10 +123,10 @@ describe('the profile default', () => {
     const dir = mkdtempSync(join(tmpdir(), 'toolgate-gw-cfg-'));
     cpSync(new URL('quickstart/', examplesDir), dir, { recursive: true });
     writeFileSync(join(dir, 'toolgate.yaml'), 'manifest: governance.yaml\ncatalog: catalog.json\nprofile: review\n');
-    const r = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--fail-on-deny'], { cwd: dir });
+    const r = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--fail-on-refusal'], { cwd: dir });
     expect(r.json().gateway).toMatchObject({ profile: 'review', allow: true });
     expect(r.code).toBe(0);
-    const strict = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--fail-on-deny', '--profile', 'strict'], { cwd: dir });
+    const strict = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--fail-on-refusal', '--profile', 'strict'], { cwd: dir });
     expect(strict.json().gateway).toMatchObject({ profile: 'strict', allow: false, reason: 'DENY_GOVERNED' });
     expect(strict.code).toBe(1);
     const bad = await runCli(['check-access', 'ops-agent', 'filesystem::write_file', '--profile', 'lenient'], { cwd: dir });

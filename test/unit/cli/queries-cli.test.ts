@@ -9,19 +9,21 @@ const Q = ['--example', 'quickstart'];
 
 describe('check-access', () => {
   it.each([
-    [['ci-bot', 'git::git_show'], 'DENY', 1],
-    [['ops-agent', 'filesystem::write_file'], 'DENY', 1], // every row authorized, but strict refuses DENY_GOVERNED
-    [['ci-bot', 'git::git_log'], 'ALLOW', 0],
-    [['ci-bot', 'filesystem::read_file'], 'NOT_GRANTED', 1], // the bundle refuses what is not granted
-    [['ci-bto', 'git::git_show'], 'AGENT_NOT_FOUND', 2],
-    [['ci-bot', 'git::git_blame'], 'TOOL_NOT_FOUND', 2],
-  ] as const)('%j is %s; exit 0 by default, %i under --fail-on-deny (the strict gateway decision)', async (pair, verdict, gated) => {
+    [['ci-bot', 'git::git_show'], 'DENY', 1, 1],
+    [['ops-agent', 'filesystem::write_file'], 'DENY', 0, 1], // every row authorized: the peer's gate passes, strict refuses DENY_GOVERNED
+    [['ci-bot', 'git::git_log'], 'ALLOW', 0, 0],
+    [['ci-bot', 'filesystem::read_file'], 'NOT_GRANTED', 0, 1], // the bundle refuses what is not granted
+    [['ci-bto', 'git::git_show'], 'AGENT_NOT_FOUND', 2, 2],
+    [['ci-bot', 'git::git_blame'], 'TOOL_NOT_FOUND', 2, 2],
+  ] as const)('%j is %s; exit 0 by default, %i under --fail-on-deny, %i under --fail-on-refusal (the strict gateway decision)', async (pair, verdict, denyGate, refusalGate) => {
     const plain = await runCli(['check-access', ...pair, ...Q]);
     expect(plain.code).toBe(0);
     expect(plain.json().verdict).toBe(verdict);
-    const gate = await runCli(['check-access', ...pair, ...Q, '--fail-on-deny']);
-    expect(gate.code).toBe(gated);
-    expect(gate.json().verdict).toBe(verdict);
+    for (const [flag, code] of [['--fail-on-deny', denyGate], ['--fail-on-refusal', refusalGate]] as const) {
+      const gate = await runCli(['check-access', ...pair, ...Q, flag]);
+      expect([flag, gate.code]).toEqual([flag, code]);
+      expect(gate.json().verdict).toBe(verdict);
+    }
   });
 
   it('resolves a bare name one server exposes, and exits 2 on one two servers share under --fail-on-deny', async () => {

@@ -79,9 +79,10 @@ describe('connectome CLI', () => {
     expect(existsSync(join(dir, 'never.json'))).toBe(false);
   });
 
-  it('digest re-encodes as version 4; verify checks the bytes as held and exits 1 on mismatch', async () => {
+  it('digest re-encodes at the version read (--schema-version 4 for ours); verify checks the bytes as held and exits 1 on mismatch', async () => {
     const golden = join(fixtures, 'golden.json');
-    const d = await run(['digest', golden], dir);
+    expect((await run(['digest', golden], dir)).out.trim()).toBe(execFileSync('sha256sum', [golden], { encoding: 'utf8' }).split(' ')[0]);
+    const d = await run(['digest', golden, '--schema-version', '4'], dir);
     const v4 = readFileSync(golden, 'utf8').replace('"schema_version":3', '"schema_version":4');
     writeFileSync(join(dir, 'golden.v4.json'), v4);
     expect(d.out.trim()).toBe(execFileSync('sha256sum', [join(dir, 'golden.v4.json')], { encoding: 'utf8' }).split(' ')[0]);

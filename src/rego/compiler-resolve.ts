@@ -11,6 +11,7 @@ import { refName, walkTerms } from './term-walk.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
+import { recoverableError } from './compiler-checks.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 import { ObjectValue, typeName, type Value } from './value.ts';
 
@@ -342,7 +343,9 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       const right = resolveTerm(e.right, scope, ctx);
       if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
         const msg = e.left.type === 'var' ? `variables must not shadow ${e.left.name} (use a different variable name)` : 'cannot assign to ref';
-        ctx.errors.push(new RegoError('rego_compile_error', msg, l.loc));
+        const err = new RegoError('rego_compile_error', msg, l.loc);
+        if (e.left.type === 'var') recoverableError(err, ctx.errors);
+        else ctx.errors.push(err);
       }
       if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
       declarePattern(e.left, scope, ctx, true, 'assigned');

@@ -70,8 +70,6 @@ class Parser extends TemplateParser {
     return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
   }
 
-  private sawRegoV1 = false;
-  private sawFuture = false;
 
   /** One import statement, from `import` on; what it imports switches keywords and Rego v1 on from here. */
   private parseImport(): Import {
@@ -103,17 +101,12 @@ class Parser extends TemplateParser {
     if (kw.logic) this.logicOps = true;
     if (kw.not) this.notBodies = true;
     const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
-    if ((isRegoV1 && (this.sawRegoV1 || this.sawFuture)) || (segs[0] === 'future' && this.sawRegoV1)) {
-      this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);
-    }
     if (isRegoV1) {
       this.v1 = true;
-      this.sawRegoV1 = true;
     } else if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) {
       // OPA v1.22 reads `import rego.v2` as Rego v1 with keywords in refs and template strings allowed
       this.v1 = true;
     } else if (segs[0] === 'future') {
-      this.sawFuture = true;
       this.checkFutureImport(segs, path, aliasTok);
     } else if (segs[0] === 'rego') {
       this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);

@@ -7,6 +7,8 @@ import type { Term } from './ast.ts';
 import { regoText } from './builtins/text.ts';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** OPA's keywords (ast.Keywords, Rego v1): a ref step that spells one is printed in brackets. */
+const KEYWORDS: ReadonlySet<string> = new Set(['not', 'package', 'import', 'as', 'default', 'else', 'with', 'null', 'true', 'false', 'some', 'if', 'contains', 'in', 'every']);
 
 export function termText(t: Term): string {
   switch (t.type) {
@@ -29,7 +31,7 @@ export function termText(t: Term): string {
   }
 }
 
-/** One step of a ref: `.name` for a string that is an identifier, else `[term]`. */
+/** One step of a ref: `.name` for a string that is an identifier and no keyword, else `[term]`. */
 export function refSegment(t: Term): string {
-  return t.type === 'value' && typeof t.value === 'string' && IDENTIFIER.test(t.value) ? `.${t.value}` : `[${termText(t)}]`;
+  return t.type === 'value' && typeof t.value === 'string' && IDENTIFIER.test(t.value) && !KEYWORDS.has(t.value) ? `.${t.value}` : `[${termText(t)}]`;
 }

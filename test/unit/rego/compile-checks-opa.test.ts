@@ -142,6 +142,29 @@ const DEFAULT_ARGS = [
   'default f({"a": x}) := 2',
 ];
 
+/** Two imports of one name (alias or last step), and the errors of OPA's stages that go on after theirs, sorted by place with the next stage's. */
+const IMPORT_NAMES = [
+  'import data.a\nimport data.a\np := 1',
+  'import input.a\nimport data.a\np := 1',
+  'import data.a\nimport data.b as a\np := 1',
+  'import data.x.a as b\nimport input.b\np := 1',
+  'import data.a as k\nimport data.b as k\np := 1',
+  'import data.a["b-c"]\nimport data.q["b-c"]\np := 1',
+  'import data.a\nimport data.a\nimport data.a\np := 1',
+  'import data.a\nimport data.b\np := 1',
+  'import future.keywords.in\nimport future.keywords.in\np := 1',
+  'import rego.v1\nimport rego.v1\np := 1',
+  'import rego.v1\nimport future.keywords.in\np := 1',
+  'import future.keywords\nimport rego.v1\np := 1',
+  'import data.a\nimport data.a\ninput := 1',
+  'input := 1\nimport data.a\nimport data.a',
+  'import data.a\nimport data.a\np if { input := 1 }',
+  'import data.a\nimport data.a\np if { x := y }',
+  'p if { input := 1 }\nq if { x := y }',
+  'p if { x := y }\nq if { input := 1 }',
+  'p if { x := y }\ninput := 1',
+];
+
 /** Each list with the query its modules are asked. */
 const CHECKS: [string, readonly string[], string][] = [
   ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
@@ -152,6 +175,7 @@ const CHECKS: [string, readonly string[], string][] = [
   ['unsafe vars', UNSAFE, 'x := data.t'],
   ['assignment targets', ASSIGN_TARGETS, 'x := data.t'],
   ['else values', ELSE_VALUES, 'x := data.t'],
+  ['import names', IMPORT_NAMES, 'x := data.t'],
 ];
 
 describeWithOpa('compile checks against opa eval', () => {

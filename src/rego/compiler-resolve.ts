@@ -222,12 +222,12 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
   } else if (ctx.ruleNames.get(first)?.has('func') && parts.length === 1) path = [...ctx.pkg, first];
   // a rule of the package shadows a builtin of its name, as OPA: calling it is an arity error (an
   // operator too: with a rule `lt`, `1 < 2` is `function data.pkg.lt has arity 0, got 2 arguments`)
-  else if (parts.length === 1 && ctx.rulePaths?.has(['data', ...ctx.pkg, first].join('.'))) path = [...ctx.pkg, first];
+  else if (ctx.ruleNames.has(first)) path = [...ctx.pkg, ...parts];
   else if (ctx.funcArity.has(['data', ...ctx.pkg, ...parts].join('.'))) path = [...ctx.pkg, ...parts];
   if (path) {
     const key = ['data', ...path].join('.');
     const arity = ctx.funcArity.get(key);
-    if (arity === undefined && ctx.rulePaths?.has(key)) {
+    if (arity === undefined && nargs > 0 && ctx.rulePaths?.has(key)) {
       ctx.errors.push(new RegoError('rego_type_error', `function ${key} has arity 0, got ${nargs} argument${nargs === 1 ? '' : 's'}`, t.loc));
     } else if (arity === undefined) {
       ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
@@ -341,13 +341,14 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       break;
     case 'assign': {
       const right = resolveTerm(e.right, scope, ctx);
-      if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
+      if ((e.left.type === 'ref' && !l.negated) || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
         const msg = e.left.type === 'var' ? `variables must not shadow ${e.left.name} (use a different variable name)` : 'cannot assign to ref';
         const err = new RegoError('rego_compile_error', msg, l.loc);
         if (e.left.type === 'var') recoverableError(err, ctx.errors);
         else ctx.errors.push(err);
       }
-      if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
+      if (l.negated) ctx.errors.push(new RegoError('rego_compile_error', 'cannot assign vars inside negated expression', l.loc));
+      else if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
       declarePattern(e.left, scope, ctx, true, 'assigned');
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;

@@ -199,12 +199,15 @@ class Parser extends TemplateParser {
     let paramChecks: Literal[] = [];
     // as OPA: in v1 a function's parameters follow its name directly (`f (x)` is a name, then a term)
     if (this.isOp('(') && !(this.v1 ? this.tok.ws : this.tok.nl)) ({ args, checks: paramChecks } = templateParams(this.parseArgs()));
+    // as OPA: a head `f()` names a rule, not a function (a function has at least one parameter)
+    const emptyArgs = args?.length === 0;
+    if (emptyArgs) args = undefined;
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
     let kind: Rule['kind'] = args ? 'func' : 'value';
     // a head's value or element may be `k, v in coll`, as in a body
-    if (this.isIdent('contains') && args) {
+    if (this.isIdent('contains') && (args || emptyArgs)) {
       this.unexpected('the contains keyword can only be used with multi-value rule definitions (e.g., f contains <VALUE> { ... })');
     }
     if (this.isIdent('contains') && !args) {
@@ -253,6 +256,7 @@ class Parser extends TemplateParser {
       // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
       // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
       if (converted && this.v1) this.fail('`contains` keyword is required for partial set rules', start);
+      if (emptyArgs && !value && !this.isIdent('with')) this.fail('rule argument list must take at least one argument', start);
       if (this.v1 && kind === 'value' && !value && !args) {
         // (a `with` after it makes this a body expression, which refuseWith below refuses)
         if (ref.length === 1 && !this.isIdent('with')) this.failLater('var cannot be used for rule name', start);

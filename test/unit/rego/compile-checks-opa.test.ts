@@ -80,6 +80,16 @@ const ASSIGN_TARGETS = [
   'p if { {1, x} := {1, 2} }',
   'p if { [x, [y, 3]] := [1, [2, 3]] }',
   'p if { x := 1 }',
+  // no assignment under `not`, whatever its target
+  'p if { not x := 1 }',
+  'p if { not [x] := [1] }',
+  'p if { not 1 := 1 }',
+  'p if { not input := 1 }',
+  'p if { not input.x := 1 }',
+  'p if { x := 1; not x := 2 }',
+  'p := [1 | not x := 1]',
+  'p if { every y in [1] { not x := y } }',
+  'p if { not x = 1 }',
 ];
 
 /** An else's value is a head of its own: its vars come from the arguments or its body. */
@@ -165,6 +175,57 @@ const IMPORT_NAMES = [
   'p if { x := y }\ninput := 1',
 ];
 
+/** Refs into what a builtin returns: none into a declared scalar, only numbers into an array; any into `any` or a function's result. */
+const CALL_REFS = [
+  'p := count([1])[0]',
+  'p if { count([1])[0] }',
+  'p := count([1]).a',
+  'p if { x := count([1])[0] }',
+  'p := [x | x := concat(",", ["a"])[0]]',
+  'p := time.now_ns()[0]',
+  'p if { count([1])[0] == 1 }',
+  'p := sum([1])[x]',
+  'p := split("a", ",")["x"]',
+  'p := split("a", ",")[0]',
+  'p := is_number(1).a',
+  'p if { count([1])[0] with input as 1 }',
+  'p := 1 if { count(input)[0] with count as 3 }',
+  'p := {count([1])[0]: 1}',
+  'p := [1 | count([1])[0]]',
+  'p if { some x in [count([1])[0]] }',
+  'p := json.marshal(1)[0]',
+  'p := object.get({}, "a", [1])[0]',
+  'p := walk([1])[0]',
+  'f(x) := [x]\np := f(1)[0]',
+];
+
+/** A head `f()` is a rule, not a function: calling it is an undefined function, as is calling any rule without arguments. */
+const EMPTY_ARGS = [
+  'f() := 1',
+  'f() contains 1',
+  'default f() := 1',
+  'f() if true',
+  'f() = 1',
+  'f() := 1\np := f()',
+  'f() := 1\np := f',
+  'f() := 1\nf := 2',
+  'f() := 1\nf(x) := 2',
+  'default f() := 1\nf() := 2',
+  'f() := 1 if { false } else := 2',
+  'f.g() := 1',
+  'f() := 1\np := data.t.f()',
+  'f := 1\np := f()',
+  'p if { data.t.q() }\nq := 1',
+  'q.r := 1\np := q.r()',
+  'q.r := 1\np := q()',
+  'q.r := 1\np := q.r(1)',
+  'q.r := 1\np := q(1)',
+  'q.r(x) := 1\np := q.s(1)',
+  'f()',
+  'f() with input as 1',
+  'count := 1\np := count([1])',
+];
+
 /** Each list with the query its modules are asked. */
 const CHECKS: [string, readonly string[], string][] = [
   ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
@@ -176,6 +237,8 @@ const CHECKS: [string, readonly string[], string][] = [
   ['assignment targets', ASSIGN_TARGETS, 'x := data.t'],
   ['else values', ELSE_VALUES, 'x := data.t'],
   ['import names', IMPORT_NAMES, 'x := data.t'],
+  ['refs into builtin results', CALL_REFS, 'x := data.t'],
+  ['heads with no arguments', EMPTY_ARGS, 'x := data.t'],
 ];
 
 describeWithOpa('compile checks against opa eval', () => {

@@ -14,6 +14,8 @@ import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser, templateParams } from './string-interpolation.ts';
 import { ObjectValue, SetValue } from './value.ts';
+import { termText } from './term-text.ts';
+import { pinnedOpaCapabilities } from './builtins/capabilities.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -174,6 +176,7 @@ class Parser extends TemplateParser {
     }
     if (this.startsNonRuleStatement() && this.refuseNonRuleStatement()) return [];
     if (this.tok.type !== 'ident') this.unexpected();
+    const namePos = this.pos;
     const nameTok = this.next();
     const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
     // head ref suffixes
@@ -202,13 +205,18 @@ class Parser extends TemplateParser {
     // as OPA: a head `f()` names a rule, not a function (a function has at least one parameter)
     const emptyArgs = args?.length === 0;
     if (emptyArgs) args = undefined;
+    // a ref on a call (`f(1)[0]`) is an expression, which cannot be a rule
+    if ((args || emptyArgs) && (this.isOp('[') || this.isOp('.')) && !this.tok.ws && !isDefault) {
+      this.pos = namePos;
+      if (this.refuseNonRuleStatement()) return [];
+    }
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
     let kind: Rule['kind'] = args ? 'func' : 'value';
     // a head's value or element may be `k, v in coll`, as in a body
     if (this.isIdent('contains') && (args || emptyArgs)) {
-      this.unexpected('the contains keyword can only be used with multi-value rule definitions (e.g., f contains <VALUE> { ... })');
+      this.unexpected(`the contains keyword can only be used with multi-value rule definitions (e.g., ${termText(ref.length === 1 ? (ref[0] as Term) : { type: 'ref', head: ref[0] as Term, path: ref.slice(1), loc: (ref[0] as Term).loc })} contains <VALUE> { ... })`);
     }
     if (this.isIdent('contains') && !args) {
       this.next();
@@ -257,9 +265,11 @@ class Parser extends TemplateParser {
       // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
       if (converted && this.v1) this.fail('`contains` keyword is required for partial set rules', start);
       if (emptyArgs && !value && !this.isIdent('with')) this.fail('rule argument list must take at least one argument', start);
+      // a call statement OPA cannot read as a function returning true: one of a builtin's name
+      if (args && !value && !this.isIdent('with') && isBuiltinName(ref)) this.failLater('rule name conflicts with built-in function', start);
       if (this.v1 && kind === 'value' && !value && !args) {
         // (a `with` after it makes this a body expression, which refuseWith below refuses)
-        if (ref.length === 1 && !this.isIdent('with')) this.failLater('var cannot be used for rule name', start);
+        if (ref.length === 1 && !this.isIdent('with')) this.failLater(ROOT_NAMES.has(nameTok.text) ? 'refs cannot be used for rule head' : 'var cannot be used for rule name', start);
         else this.failLater('rule must have value assignment and/or body declaration', start, 1);
       }
       bodies.push([]);
@@ -339,6 +349,8 @@ class Parser extends TemplateParser {
   private startsNonRuleStatement(): boolean {
     const t = this.tok;
     if (isKeywordRef(t, this.peek())) return false;
+    // `set()` is the empty set
+    if (t.type === 'ident' && t.text === 'set' && this.isOp('(', this.peek()) && !this.peek().ws && this.isOp(')', this.peek(2))) return true;
     if (t.type === 'number' || t.type === 'string') return true;
     if (t.type === 'ident') return this.tokenName(t) !== 'identifier' && !['contains', 'default', 'else', 'import', 'package'].includes(t.text);
     return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(' || t.text === '.');
@@ -375,6 +387,7 @@ function nonRuleReason(lit: Literal): string | undefined {
   if (e.kind === 'every') return 'expression cannot be used for rule head';
   const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
   if (head === undefined) return undefined;
+  if (head.type === 'ref' && head.head.type !== 'var') return `invalid rule head: ${termText(head)}`;
   if (e.kind === 'term' && head.type === 'call') return 'rule name conflicts with built-in function';
   const name = termKindName(head);
   return name === undefined ? undefined : `${name} cannot be used for rule name`;
@@ -393,6 +406,16 @@ function isGroundTerm(t: Term): boolean {
     default:
       return false;
   }
+}
+
+const ROOT_NAMES: ReadonlySet<string> = new Set(['data', 'input']);
+let builtinNames: ReadonlySet<string> | undefined;
+
+/** Whether a head's ref spells the name of one of OPA's builtins (`count`, `io.jwt.decode`). */
+function isBuiltinName(ref: readonly Term[]): boolean {
+  builtinNames ??= new Set(pinnedOpaCapabilities().builtins.map((b) => b.name));
+  const parts = ref.map((t) => (t.type === 'var' ? t.name : t.type === 'value' && typeof t.value === 'string' ? t.value : undefined));
+  return parts.every((p) => p !== undefined) && builtinNames.has(parts.join('.'));
 }
 
 /** OPA's name for the kind of a term that cannot name a rule, or undefined for a ref or a call. */

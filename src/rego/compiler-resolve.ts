@@ -7,7 +7,7 @@
  * One file past 400 lines: every construct that opens a scope is resolved by one walk over one
  * scope stack, and its parts call one another as the constructs nest.
  */
-import { refName, walkTerms } from './term-walk.ts';
+import { refName, topSlots, walkLiteral, walkTerms } from './term-walk.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
@@ -80,6 +80,8 @@ export interface ResolveCtx {
   queryVars?: { name: string; slot: number }[];
   /** Every `some x` / `every` declaration of the rule or query being compiled (see checkDeclsUsed). */
   decls?: { name: string; loc: Loc; state: { used: boolean } }[];
+  /** The expressions of template strings in the rule being resolved (string-interpolation.ts), resolved. */
+  templateParts?: Term[];
 }
 
 /**
@@ -109,6 +111,39 @@ export function checkDeclsUsed(ctx: ResolveCtx): void {
 }
 
 export const ROOTS = new Set(['data', 'input']);
+
+function isTemplateCapture(name: string): boolean {
+  return name.startsWith('__template_') && !name.startsWith('__template_param_');
+}
+
+/**
+ * A var of a template string's expression that nothing else in the rule binds (`$"{xs[_]}"`): OPA
+ * takes a template expression's value, never iterates it, and refuses such a var as undeclared
+ * (vars inside a comprehension of the expression are that comprehension's own). `rule`: every
+ * term and body of the rule, the template expressions among them.
+ */
+export function checkTemplateVars(ctx: ResolveCtx, rule: { terms: readonly Term[]; bodies: readonly (readonly Literal[])[] }): void {
+  const parts = ctx.templateParts ?? [];
+  ctx.templateParts = [];
+  if (parts.length === 0) return;
+  const count = (into: Map<number, number>) => (x: Term) => {
+    if (x.type === 'var' && x.slot !== undefined) into.set(x.slot, (into.get(x.slot) ?? 0) + 1);
+  };
+  const all = new Map<number, number>();
+  for (const t of rule.terms) walkTerms(t, count(all));
+  for (const b of rule.bodies) for (const l of b) walkLiteral(l, count(all));
+  const inParts = new Map<number, number>();
+  for (const p of parts) walkTerms(p, count(inParts));
+  for (const p of parts) {
+    const reported = new Set<string>();
+    for (const slot of [...topSlots(p, new Set())].sort((a, b) => a - b)) {
+      const name = ctx.names.get(slot) ?? '?';
+      if ((all.get(slot) ?? 0) > (inParts.get(slot) ?? 0) || reported.has(name)) continue;
+      reported.add(name);
+      ctx.errors.push(new RegoError('rego_compile_error', `var ${name} is undeclared`, p.loc));
+    }
+  }
+}
 
 function newSlot(ctx: ResolveCtx, name: string): number {
   const s = ctx.nslots++;
@@ -186,8 +221,18 @@ export function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
       return { ...t, entries: t.entries.map(([k, v]) => [resolveTerm(k, scope, ctx), resolveTerm(v, scope, ctx)] as [Term, Term]) };
     case 'arraycompr':
     case 'setcompr': {
+      if (t.term.type === 'var' && isTemplateCapture(t.term.name)) {
+        // a template expression that is a var (not a rule's name) is always defined: OPA takes the set of its one value (any `with` dropped)
+        const e = t.body[0]?.expr;
+        if (e?.kind === 'unify' && e.right.type === 'var') {
+          const v = resolveTerm(e.right, scope, ctx);
+          if (v.type === 'var') return { type: 'set', items: [v], loc: t.loc };
+        }
+      }
       const inner = new Scope(scope);
       const body = resolveBody(t.body, inner, ctx);
+      const capture = body[0]?.expr;
+      if (t.term.type === 'var' && isTemplateCapture(t.term.name) && capture?.kind === 'unify') (ctx.templateParts ??= []).push(capture.right);
       return { ...t, body, term: resolveTerm(t.term, inner, ctx) };
     }
     case 'objectcompr': {

@@ -5,7 +5,7 @@
  * rule tree and their reporting order (`compiler-checks.ts`), constant folding (`compiler-fold.ts`).
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
-import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
+import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments, checkTemplateVars } from './compiler-resolve.ts';
 import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultArgs, checkDefaultValue, checkConflicts, checkRecursion, rulesOf, checkDuplicateImports, recoverableError } from './compiler-checks.ts';
 import { checkVoidCalls } from './void-calls.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
@@ -266,6 +266,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     loc: r.loc,
   };
   checkDeclsUsed(ctx);
+  checkTemplateVars(ctx, { terms: [...args, ...restR, value, ...(key ? [key] : []), ...elses.map((e) => e.value)], bodies: [body, ...elses.map((e) => e.body)] });
   out.nslots = ctx.nslots;
   for (const e of elses) e.nslots = ctx.nslots;
   for (const br of [out, ...elses]) foldRule(br);

@@ -226,6 +226,32 @@ const EMPTY_ARGS = [
   'count := 1\np := count([1])',
 ];
 
+/** Template strings: a var expression is its one value, a var nothing else binds is undeclared, no ref on the string, no empty expression. */
+const TEMPLATES = [
+  'p := $"a{}"',
+  'p := $"a{ }b"',
+  'p := $"{x}"',
+  'p if { $"{x}" == "1" }',
+  'p := $"{x}" if { x := 1 }',
+  'p := $"{x with input as 1}" if { x := 1 }',
+  'p := $"{1}"[0]',
+  'p := $"{1}".a',
+  'p := $"{_}"',
+  'p := $"{[1,2][_]}"',
+  'p := $"{input[x]}"',
+  'p := $"{input[x]}" if { x := "a" }',
+  'p := $"{input[x][y]}"',
+  'p := $"{count(input[x])}"',
+  'p := $"{[y | y := 1]}"',
+  'p := $"{[y | some y in [1]][x]}"',
+  'f(x) := $"{input[x]}"\np := f("a")',
+  'p := [$"{input[x]}" | some x in ["a"]]',
+  'p := [$"{x}" | some x in [1, 2]]',
+  'p := $"{input[_]}" if { true } else := 1',
+  'p := 1 if { false } else := $"{input[x]}"',
+  'p if { every x in [1] { $"{[1][y]}" == "" } }',
+];
+
 /** Each list with the query its modules are asked. */
 const CHECKS: [string, readonly string[], string][] = [
   ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
@@ -239,6 +265,7 @@ const CHECKS: [string, readonly string[], string][] = [
   ['import names', IMPORT_NAMES, 'x := data.t'],
   ['refs into builtin results', CALL_REFS, 'x := data.t'],
   ['heads with no arguments', EMPTY_ARGS, 'x := data.t'],
+  ['template strings', TEMPLATES, 'x := data.t'],
 ];
 
 describeWithOpa('compile checks against opa eval', () => {

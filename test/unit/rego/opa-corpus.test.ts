@@ -12,15 +12,11 @@ import { listYamlFiles } from '../../../src/cli/commands/rego-conformance.ts';
 import { runCorpusFile, type CaseOutcome } from '../../../src/cli/rego-conformance/runner.ts';
 import { opaCorpusDir, pinnedOpaVersion } from '../../helpers/opa-corpus.ts';
 
-const NO_NETWORK = 'refused by design: the engine makes no network calls (net.lookup_ip_addr, http.send); mock them with `with`';
 const ONE_NUMBER_FORM =
   'one canonical form per number: OPA keeps a number written 1e2, 100.0, 2e308 or -1e9 as a float by its literal text (sprintf %f / %v format it as one, an integer operand refuses it); the engine holds it as the integer it equals';
 
 /** Cases that fail, keyed `<file>#<note>` (relative to the corpus folder), with the reason. */
 const ALLOWED: ReadonlyMap<string, string> = new Map([
-  ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip4 returns that ip4', `${NO_NETWORK}; net.lookup_ip_addr is refused whole, also for an IP literal Go answers without a lookup`],
-  ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/simple ip6 returns that ip6', `${NO_NETWORK}; net.lookup_ip_addr is refused whole, also for an IP literal Go answers without a lookup`],
-  ['netlookupipaddr/test-netlookupipaddr.yaml#net.lookup_ip_addr/localhost', NO_NETWORK],
   ['time/test-time-0947.yaml#time/time caching', 'calls test.sleep, a builtin only OPA\'s own test runner registers'],
   ...['positive_basic', 'positive_one', 'empty_delimiter_positive', 'usecase_positive'].map(
     (n) =>

@@ -252,6 +252,31 @@ const TEMPLATES = [
   'p if { every x in [1] { $"{[1][y]}" == "" } }',
 ];
 
+/** Numbers written as floats (1.0, 1e2, 2e308) keep their text in array literals, as OPA formats them by it. */
+const WRITTEN_NUMBERS = [
+  'p := sprintf("%f, %3.1f, %.3f", [0.0, 100.0, .0])',
+  'p := sprintf("%f", [1e2])',
+  'p if { sprintf("hi %v", [2e308], x) }',
+  'p := sprintf("%v %d %f", [1.0, 1.0, 1.0])',
+  'p := sprintf("%v", [-1e9])',
+  'p := x if { a := [1.0]; x := sprintf("%v", a) }',
+  'p := sprintf("%d", [1e2])',
+  'p := sprintf("%v", [1.5e3])',
+  'p := sprintf("%v", [[1.0]])',
+  'p := sprintf("%s", [1.0])',
+  'p := sprintf("%v", [1e400])',
+  'p := sprintf("%v %v", [1.5e-3, 0.10])',
+  'p := sprintf("%v", [{"a": [1.0]}])',
+  'p := sprintf("%v", [1.0 + 0])',
+  'p := json.marshal([1.0])',
+  'p := json.marshal([1e2, 2])',
+  'p := json.marshal({"a": [1.0]})',
+  'p := json.marshal([1.5e3, 1.50, -0.0])',
+  'p := [1.0] == [1]',
+  'p := count({[1.0], [1]})',
+  'p := [x | some x in [1.0, 2]]',
+];
+
 /** Each list with the query its modules are asked. */
 const CHECKS: [string, readonly string[], string][] = [
   ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
@@ -266,6 +291,7 @@ const CHECKS: [string, readonly string[], string][] = [
   ['refs into builtin results', CALL_REFS, 'x := data.t'],
   ['heads with no arguments', EMPTY_ARGS, 'x := data.t'],
   ['template strings', TEMPLATES, 'x := data.t'],
+  ['numbers written as floats', WRITTEN_NUMBERS, 'x := data.t'],
 ];
 
 describeWithOpa('compile checks against opa eval', () => {

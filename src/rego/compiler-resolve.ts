@@ -7,7 +7,7 @@
  * One file past 400 lines: every construct that opens a scope is resolved by one walk over one
  * scope stack, and its parts call one another as the constructs nest.
  */
-import { refName, topSlots, walkLiteral, walkTerms } from './term-walk.ts';
+import { forEachChild, refName, topSlots, walkLiteral, walkTerms } from './term-walk.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
@@ -156,7 +156,7 @@ function newSlot(ctx: ResolveCtx, name: string): number {
  * var declared, assigned or referenced earlier in the same scope cannot be declared again (`:=`, `some`).
  */
 export function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean, kind: DeclKind): void {
-  walkTerms(t, (x) => {
+  walkOutputTerms(t, (x) => {
     if (x.type !== 'var') return;
     if (x.name === '_') return;
     if (check && scope.declared.has(x.name)) {
@@ -170,6 +170,50 @@ export function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: bo
     }
     scope.declared.add(x.name);
   });
+}
+
+/**
+ * The terms of a pattern that can bind: all but those inside a call, whose vars it only reads (OPA
+ * declares the output vars of `value = coll[key]`: in `some (x in xs) in ys` none, so x is unsafe).
+ */
+function walkOutputTerms(t: Term, fn: (t: Term) => void): void {
+  if (t.type === 'call') return;
+  fn(t);
+  switch (t.type) {
+    case 'ref':
+      walkOutputTerms(t.head, fn);
+      for (const p of t.path) walkOutputTerms(p, fn);
+      return;
+    case 'array':
+    case 'set':
+      for (const i of t.items) walkOutputTerms(i, fn);
+      return;
+    case 'object':
+      for (const [k, v] of t.entries) (walkOutputTerms(k, fn), walkOutputTerms(v, fn));
+      return;
+    default:
+      walkTerms(t, (x) => x !== t && fn(x));
+  }
+}
+
+/** The names a `some k, v in coll` binds (not object keys) that its collection also names (outside closures), sorted. */
+function assignedBefore(key: Term | undefined, value: Term, coll: Term): string[] {
+  const bound = new Set<string>();
+  const bind = (t: Term): void => {
+    if (t.type === 'var') bound.add(t.name);
+    else if (t.type === 'array') t.items.forEach(bind);
+    else if (t.type === 'object') for (const [, v] of t.entries) bind(v);
+    else if (t.type === 'ref') t.path.forEach(bind);
+  };
+  if (key) bind(key);
+  bind(value);
+  const named = new Set<string>();
+  const visit = (t: Term): void => {
+    if (t.type === 'var') named.add(t.name);
+    else if (t.type !== 'arraycompr' && t.type !== 'setcompr' && t.type !== 'objectcompr') forEachChild(t, visit);
+  };
+  visit(coll);
+  return [...bound].filter((n) => n !== '_' && named.has(n)).sort();
 }
 
 function dataRef(path: string[], loc: Loc): Term {
@@ -404,6 +448,8 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       registerDecls(e.vars, scope, ctx);
       break;
     case 'somein': {
+      // the vars `some` binds must not also appear in the collection
+      for (const n of assignedBefore(e.key, e.value, e.coll)) ctx.errors.push(new RegoError('rego_compile_error', `var ${n} assigned before`, l.loc));
       const coll = resolveTerm(e.coll, scope, ctx);
       if (e.key) declarePattern(e.key, scope, ctx, true, 'declared');
       declarePattern(e.value, scope, ctx, true, 'declared');

@@ -339,3 +339,34 @@ describe('`some x in a in b` is `some (x in a) in b` (OPA parser)', () => {
     }
   });
 });
+
+describe("OPA's rule index and early exit (strict; answers as opa eval gave them)", () => {
+  const strict = (m: string, input?: unknown) => run(`package t\n${m}\n`, 'x := data.t', { strict: true, ...(input === undefined ? {} : { input: fromJSON(input) }) });
+
+  it('`ref == call` indexes the ref as defined: the call moves into a local first, so an undefined ref skips the body', () => {
+    expect(strict('r0 := 1 if {\n\tinput.s == substring("a", -1, 0)\n}', { n: 1 })).toEqual([{ x: {} }]);
+    expect(strict('r0 := 1 if {\n\tsome x0 in ["b", "a"]\n\tinput.s = substring(x0, -1, 0)\n}', { n: 1 })).toEqual([{ x: {} }]);
+    expect(err(() => strict('r0 := 1 if {\n\tinput.s == substring("a", -1, 0)\n}', { s: 'x' })).regoMessage).toBe('substring: negative offset');
+  });
+
+  it('a constant-valued body stops at its first solution only when every branch agrees on the value (no other else value)', () => {
+    const body = '{\n\tx2 := input.xs[_]\n\tx3 = format_int(x2, 16)\n}';
+    const input = { xs: [2.25, 10, [1]] };
+    expect(err(() => strict(`r1 := ["b", "a"] if ${body} else := ["a"]`, input)).regoMessage).toBe('format_int: operand 1 must be number but got array');
+    expect(strict(`r1 := ["b", "a"] if ${body} else := ["b", "a"]`, input)).toEqual([{ x: { r1: ['b', 'a'] } }]);
+    expect(strict(`r1 := 1 if ${body}\nr1 := 1 if { false }`, input)).toEqual([{ x: { r1: 1 } }]);
+    expect(err(() => strict(`r1 := 1 if ${body}\nr1 := 2 if { false }`, input)).regoCode).toBe('eval_type_error');
+  });
+});
+
+describe('`some ... in` declares only the vars its pattern can bind', () => {
+  it('in `some (x in xs) in ys` (a next line starting with `-` continues the expression) nothing is bound: x is unsafe, an argument inside is no redeclaration', () => {
+    expect(err(() => run('package t\nf2(a0, a1) := a0 if {\n\tsome x9 in [1, a1]\n\t-2.5 in []\n}\n', 'x := data.t')).message).toBe('m0.rego:3: rego_unsafe_var_error: var x9 is unsafe');
+    expect(err(() => run('package t\np if {\n\tsome x5 in {x6 | some x6 in [1]}\n\t-1 in [1]\n}\n', 'x := data.t')).message).toBe('m0.rego:3: rego_unsafe_var_error: var x5 is unsafe');
+  });
+
+  it('a var it binds that its collection also names is "assigned before"', () => {
+    expect(err(() => run('package t\np if { some x in [x] }\n', 'x := data.t')).message).toBe('m0.rego:2: rego_compile_error: var x assigned before');
+    expect(err(() => run('package t\np if { some k, v in {k: 1} }\n', 'x := data.t')).message).toBe('m0.rego:2: rego_compile_error: var k assigned before');
+  });
+});

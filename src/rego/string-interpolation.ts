@@ -21,6 +21,8 @@ export abstract class TemplateParser extends LogicParser {
   override parsePrimary(): Term {
     if (this.tok.type !== 'tmpl') return super.parsePrimary();
     const first = this.tok;
+    // OPA's v0 capabilities have no template strings, whatever the module imports
+    if (this.parsedAsV0) this.fail('template strings are not supported by current capabilities', first);
     if (!first.tmplStart) this.fail(`unexpected ${this.tokenName(first)} token`);
     const loc = this.loc(first);
     const items: Term[] = [];

@@ -370,3 +370,20 @@ describe('`some ... in` declares only the vars its pattern can bind', () => {
     expect(err(() => run('package t\np if { some k, v in {k: 1} }\n', 'x := data.t')).message).toBe('m0.rego:2: rego_compile_error: var k assigned before');
   });
 });
+
+describe('Rego v0 (answers as `opa eval --v0-compatible` gave them)', () => {
+  it('has no template strings, even with `import rego.v1`', () => {
+    const msg = (m: string) => err(() => run(`package t\n${m}\n`, 'x := data.t', { v0: true })).message;
+    expect(msg('p = $"{x}"')).toBe('m0.rego:2: rego_parse_error: template strings are not supported by current capabilities');
+    expect(msg('import rego.v1\np := $"{1}"')).toBe('m0.rego:3: rego_parse_error: template strings are not supported by current capabilities');
+  });
+
+  it('reads statements as v1 does where OPA does: bare builtin calls, f(), refs on calls, duplicate imports allowed', () => {
+    const msg = (m: string) => err(() => run(`package t\n${m}\n`, 'x := data.t', { v0: true })).message;
+    expect(msg('count(x)')).toBe('m0.rego:2: rego_parse_error: rule name conflicts with built-in function');
+    expect(msg('f()')).toBe('m0.rego:2: rego_parse_error: rule argument list must take at least one argument');
+    expect(msg('p { x := count([1])[0] }')).toBe('m0.rego:2: rego_type_error: undefined ref: count([1])[0]');
+    expect(msg('[1][0]')).toBe('m0.rego:2: rego_parse_error: invalid rule head: [1][0]');
+    expect(run('package t\nimport data.a\nimport data.a\np = 1\n', 'x := data.t.p', { v0: true })).toEqual([{ x: 1 }]);
+  });
+});

@@ -387,3 +387,13 @@ describe('Rego v0 (answers as `opa eval --v0-compatible` gave them)', () => {
     expect(run('package t\nimport data.a\nimport data.a\np = 1\n', 'x := data.t.p', { v0: true })).toEqual([{ x: 1 }]);
   });
 });
+
+describe('calls in operands run before any lookup (strict; answers as opa eval gave them)', () => {
+  it('an operand that looks up through a builtin call finds nothing: the later operands\' calls still run first', () => {
+    const strict = (m: string, input: unknown) => err(() => run(`package t\n${m}\n`, 'x := data.t', { strict: true, input: fromJSON(input) })).regoMessage;
+    expect(strict('p := indexof(split("", "a")[1], trim_right(input.s, "a"))', { s: [1] })).toBe('trim_right: operand 1 must be string but got array');
+    expect(strict('p := [split("", "a")[1], trim_right(input.s, "a")]', { s: [1] })).toBe('trim_right: operand 1 must be string but got array');
+    expect(strict('f2(a0, a1) := a1\np := f2(input.o[upper("aa")], split(input.s, "a")[0])', { s: null, o: {} })).toBe('split: operand 1 must be string but got null');
+    expect(run('package t\np := indexof(split("", "a")[1], trim_right(input.s, "a"))\n', 'x := data.t', { strict: true, input: fromJSON({ s: 'x' }) })).toEqual([{ x: {} }]);
+  });
+});

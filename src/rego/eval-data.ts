@@ -14,6 +14,7 @@ import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
 import { callFunc } from './eval-calls.ts';
 import { agreeOnConstant, eachBranchValue, indexed } from './eval-branch.ts';
+import { hasOneDefinition } from './eval-plans.ts';
 import { walk } from './eval-refs.ts';
 
 export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
@@ -231,7 +232,7 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
     };
     let disagreed = false;
     // as OPA: a body stops at its first solution only when every candidate branch has one constant value
-    const firstOnly = r.value.type === 'value' && (everyBranchAgrees ??= agreeOnConstant(ev, rules));
+    const firstOnly = r.value.type === 'value' && (everyBranchAgrees ??= (r.elses.length === 0 && hasOneDefinition(rules)) || agreeOnConstant(ev, rules));
     ruleValues(ev, r, (v, rr) => {
       if (!disagreed) disagreed = take(v, rr);
     }, f, d.branch, firstOnly);

@@ -7,7 +7,9 @@
  * One file past 400 lines: every construct that opens a scope is resolved by one walk over one
  * scope stack, and its parts call one another as the constructs nest.
  */
-import { forEachChild, refName, topSlots, walkLiteral, walkTerms } from './term-walk.ts';
+import { refName, walkTerms } from './term-walk.ts';
+import { assignedBefore, walkOutputTerms } from './pattern-vars.ts';
+import { isTemplateCapture } from './template-vars.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
@@ -112,39 +114,6 @@ export function checkDeclsUsed(ctx: ResolveCtx): void {
 
 export const ROOTS = new Set(['data', 'input']);
 
-function isTemplateCapture(name: string): boolean {
-  return name.startsWith('__template_') && !name.startsWith('__template_param_');
-}
-
-/**
- * A var of a template string's expression that nothing else in the rule binds (`$"{xs[_]}"`): OPA
- * takes a template expression's value, never iterates it, and refuses such a var as undeclared
- * (vars inside a comprehension of the expression are that comprehension's own). `rule`: every
- * term and body of the rule, the template expressions among them.
- */
-export function checkTemplateVars(ctx: ResolveCtx, rule: { terms: readonly Term[]; bodies: readonly (readonly Literal[])[] }): void {
-  const parts = ctx.templateParts ?? [];
-  ctx.templateParts = [];
-  if (parts.length === 0) return;
-  const count = (into: Map<number, number>) => (x: Term) => {
-    if (x.type === 'var' && x.slot !== undefined) into.set(x.slot, (into.get(x.slot) ?? 0) + 1);
-  };
-  const all = new Map<number, number>();
-  for (const t of rule.terms) walkTerms(t, count(all));
-  for (const b of rule.bodies) for (const l of b) walkLiteral(l, count(all));
-  const inParts = new Map<number, number>();
-  for (const p of parts) walkTerms(p, count(inParts));
-  for (const p of parts) {
-    const reported = new Set<string>();
-    for (const slot of [...topSlots(p, new Set())].sort((a, b) => a - b)) {
-      const name = ctx.names.get(slot) ?? '?';
-      if ((all.get(slot) ?? 0) > (inParts.get(slot) ?? 0) || reported.has(name)) continue;
-      reported.add(name);
-      ctx.errors.push(new RegoError('rego_compile_error', `var ${name} is undeclared`, p.loc));
-    }
-  }
-}
-
 function newSlot(ctx: ResolveCtx, name: string): number {
   const s = ctx.nslots++;
   ctx.names.set(s, name);
@@ -170,50 +139,6 @@ export function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: bo
     }
     scope.declared.add(x.name);
   });
-}
-
-/**
- * The terms of a pattern that can bind: all but those inside a call, whose vars it only reads (OPA
- * declares the output vars of `value = coll[key]`: in `some (x in xs) in ys` none, so x is unsafe).
- */
-function walkOutputTerms(t: Term, fn: (t: Term) => void): void {
-  if (t.type === 'call') return;
-  fn(t);
-  switch (t.type) {
-    case 'ref':
-      walkOutputTerms(t.head, fn);
-      for (const p of t.path) walkOutputTerms(p, fn);
-      return;
-    case 'array':
-    case 'set':
-      for (const i of t.items) walkOutputTerms(i, fn);
-      return;
-    case 'object':
-      for (const [k, v] of t.entries) (walkOutputTerms(k, fn), walkOutputTerms(v, fn));
-      return;
-    default:
-      walkTerms(t, (x) => x !== t && fn(x));
-  }
-}
-
-/** The names a `some k, v in coll` binds (not object keys) that its collection also names (outside closures), sorted. */
-function assignedBefore(key: Term | undefined, value: Term, coll: Term): string[] {
-  const bound = new Set<string>();
-  const bind = (t: Term): void => {
-    if (t.type === 'var') bound.add(t.name);
-    else if (t.type === 'array') t.items.forEach(bind);
-    else if (t.type === 'object') for (const [, v] of t.entries) bind(v);
-    else if (t.type === 'ref') t.path.forEach(bind);
-  };
-  if (key) bind(key);
-  bind(value);
-  const named = new Set<string>();
-  const visit = (t: Term): void => {
-    if (t.type === 'var') named.add(t.name);
-    else if (t.type !== 'arraycompr' && t.type !== 'setcompr' && t.type !== 'objectcompr') forEachChild(t, visit);
-  };
-  visit(coll);
-  return [...bound].filter((n) => n !== '_' && named.has(n)).sort();
 }
 
 function dataRef(path: string[], loc: Loc): Term {

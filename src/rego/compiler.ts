@@ -5,9 +5,10 @@
  * rule tree and their reporting order (`compiler-checks.ts`), constant folding (`compiler-fold.ts`).
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
-import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments, checkTemplateVars } from './compiler-resolve.ts';
+import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
 import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultArgs, checkDefaultValue, checkConflicts, checkRecursion, rulesOf, checkDuplicateImports, recoverableError } from './compiler-checks.ts';
 import { checkVoidCalls } from './void-calls.ts';
+import { checkTemplateVars } from './template-vars.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
 import type { Literal, Loc, Module, Rule, Term } from './ast.ts';

@@ -4,7 +4,8 @@
  * parsing even a small module costs more than reading its tree.
  *
  * The tree is kept exactly: every field in its order, `undefined` fields, Rego values (bigints,
- * decimals, -0, sets and objects, through their public API), and objects the parser shares between
+ * decimals, -0, sets and objects, through their public API; the written text of an array literal's
+ * float-written numbers, written-numbers.ts), and objects the parser shares between
  * two places stay shared, since the compiler annotates terms in place. Anything else (a class this
  * codec does not know, a field named like one of its tags) makes `encodeModule` refuse, so a tree
  * it returns always decodes to the tree it was given.
@@ -12,6 +13,7 @@
 import type { Module } from './ast.ts';
 import { Decimal } from './number-value.ts';
 import { ObjectValue, SetValue, type Value } from './value.ts';
+import { keepWrittenNumbers, writtenNumbersOf } from './written-numbers.ts';
 
 /** Refused by encodeModule: the tree holds something this codec cannot keep exactly. */
 export class AstCodecError extends Error {}
@@ -63,7 +65,10 @@ export function encodeModule(m: Module): Json {
     return { $i: ids.size - 1, $v: encObject(x) };
   };
   const encObject = (x: object): Json => {
-    if (Array.isArray(x)) return x.map(enc);
+    if (Array.isArray(x)) {
+      const texts = writtenNumbersOf(x);
+      return texts === undefined ? x.map(enc) : { $a: x.map(enc), $t: texts.map((t) => t ?? null) };
+    }
     if (x instanceof SetValue) return { $s: x.values().map(enc) };
     if (x instanceof ObjectValue) return { $o: x.entries().map(([k, v]) => [enc(k), enc(v)]) };
     if (x instanceof Decimal) return { $d: [x.m.toString(), x.e] };
@@ -107,6 +112,11 @@ export function decodeModule(json: unknown): Module {
       case '$d': {
         const [m, e] = o.$d as [string, number];
         return new Decimal(BigInt(m), e);
+      }
+      case '$a': {
+        const items = (o.$a as unknown[]).map(dec);
+        keepWrittenNumbers(items, (o.$t as (string | null)[]).map((t) => t ?? undefined));
+        return items;
       }
       case '$s':
         return new SetValue((o.$s as unknown[]).map((v) => dec(v) as Value));

@@ -5,8 +5,8 @@
  */
 import type { CRule, DataNode } from './compiler.ts';
 import { walkTerms, walkLiteral } from './term-walk.ts';
-import type { Literal, Loc, Term } from './ast.ts';
-import { refSegment } from './term-text.ts';
+import type { Import, Literal, Loc, Term } from './ast.ts';
+import { refSegment, termText } from './term-text.ts';
 import { RegoError } from './errors.ts';
 import { checkBodyTypes, checkFunctionCalls, checkFunctionRefs } from './typecheck.ts';
 import { compareValues, typeName, type Value } from './value.ts';
@@ -52,7 +52,11 @@ export function throwCompileErrors(errors: RegoError[]): never {
   const stage = (e: RegoError): number => (TYPE_STAGE.has(e) ? 3 : e.regoCode === 'rego_unsafe_var_error' ? 2 : 1);
   // OPA sorts the type check's errors by location, then text (ast.Errors.Sort)
   const byPlace = (a: RegoError, b: RegoError): number => (stage(a) === 3 && stage(b) === 3 ? compareLocs(a, b) : 0);
-  const ordered = errors.map((e, i) => ({ e, i })).sort((a, b) => stage(a.e) - stage(b.e) || byPlace(a.e, b.e) || a.i - b.i).map((x) => x.e);
+  const fatal = errors.filter((e) => !RECOVERABLE.has(e));
+  let ordered = fatal.map((e, i) => ({ e, i })).sort((a, b) => stage(a.e) - stage(b.e) || byPlace(a.e, b.e) || a.i - b.i).map((x) => x.e);
+  // the stages that go on after their errors report them with the first failing stage's, all sorted by place
+  const kept = errors.filter((e) => RECOVERABLE.has(e));
+  if (kept.length) ordered = [...kept, ...ordered.slice(0, 1)].sort(compareLocs).concat(ordered.slice(1));
   const first = ordered[0] as RegoError;
   throw new RegoError(first.regoCode ?? 'rego_compile_error', first.regoMessage ?? '', first.loc, ordered.slice(1));
 }
@@ -63,6 +67,39 @@ function compareLocs(a: RegoError, b: RegoError): number {
   if (x === undefined || y === undefined) return x === y ? 0 : x === undefined ? 1 : -1;
   const c = x.file < y.file ? -1 : x.file > y.file ? 1 : x.line - y.line || x.col - y.col;
   return c !== 0 ? c : a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+}
+
+/**
+ * Errors of the stages OPA goes on after (checkKeywordOverrides, checkImports record them as
+ * recoverable): the compile ends at the next stage that fails, and every error is sorted by place.
+ */
+const RECOVERABLE = new WeakSet<RegoError>();
+
+/** Records an error of a stage OPA goes on after. */
+export function recoverableError(e: RegoError, errors: RegoError[]): void {
+  RECOVERABLE.add(e);
+  errors.push(e);
+}
+
+/** Two imports of one name in a module (the alias, else the path's last step): the later one is refused, naming the first. */
+export function checkDuplicateImports(imports: readonly Import[], errors: RegoError[]): void {
+  const seen = new Map<string, Import>();
+  for (const imp of imports) {
+    const name = importName(imp);
+    const first = seen.get(name);
+    if (first === undefined) seen.set(name, imp);
+    else recoverableError(new RegoError('rego_compile_error', `import must not shadow import ${termText(first.path)}${first.alias === undefined ? '' : ` as ${first.alias}`}`, imp.loc), errors);
+  }
+}
+
+function importName(imp: Import): string {
+  if (imp.alias !== undefined) return imp.alias;
+  const t = imp.path;
+  if (t.type === 'var') return t.name;
+  if (t.type !== 'ref') return '';
+  const last = t.path[t.path.length - 1];
+  if (last === undefined) return t.head.type === 'var' ? t.head.name : '';
+  return last.type === 'var' ? last.name : last.type === 'value' && typeof last.value === 'string' ? last.value : '';
 }
 
 /** A default function's arguments are distinct variables, as OPA's parser requires. */

@@ -8,9 +8,12 @@
  * scope stack, and its parts call one another as the constructs nest.
  */
 import { refName, walkTerms } from './term-walk.ts';
+import { assignedBefore, walkOutputTerms } from './pattern-vars.ts';
+import { isTemplateCapture } from './template-vars.ts';
 import { FUNC_OUTPUT } from './compiler-order.ts';
 import type { CallTarget, Expr, Literal, Loc, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';
+import { recoverableError } from './compiler-checks.ts';
 import { lookupBuiltin } from './builtins/registry.ts';
 import { ObjectValue, typeName, type Value } from './value.ts';
 
@@ -79,6 +82,8 @@ export interface ResolveCtx {
   queryVars?: { name: string; slot: number }[];
   /** Every `some x` / `every` declaration of the rule or query being compiled (see checkDeclsUsed). */
   decls?: { name: string; loc: Loc; state: { used: boolean } }[];
+  /** The expressions of template strings in the rule being resolved (string-interpolation.ts), resolved. */
+  templateParts?: Term[];
 }
 
 /**
@@ -120,7 +125,7 @@ function newSlot(ctx: ResolveCtx, name: string): number {
  * var declared, assigned or referenced earlier in the same scope cannot be declared again (`:=`, `some`).
  */
 export function declarePattern(t: Term, scope: Scope, ctx: ResolveCtx, check: boolean, kind: DeclKind): void {
-  walkTerms(t, (x) => {
+  walkOutputTerms(t, (x) => {
     if (x.type !== 'var') return;
     if (x.name === '_') return;
     if (check && scope.declared.has(x.name)) {
@@ -185,8 +190,18 @@ export function resolveTerm(t: Term, scope: Scope, ctx: ResolveCtx): Term {
       return { ...t, entries: t.entries.map(([k, v]) => [resolveTerm(k, scope, ctx), resolveTerm(v, scope, ctx)] as [Term, Term]) };
     case 'arraycompr':
     case 'setcompr': {
+      if (t.term.type === 'var' && isTemplateCapture(t.term.name)) {
+        // a template expression that is a var (not a rule's name) is always defined: OPA takes the set of its one value (any `with` dropped)
+        const e = t.body[0]?.expr;
+        if (e?.kind === 'unify' && e.right.type === 'var') {
+          const v = resolveTerm(e.right, scope, ctx);
+          if (v.type === 'var') return { type: 'set', items: [v], loc: t.loc };
+        }
+      }
       const inner = new Scope(scope);
       const body = resolveBody(t.body, inner, ctx);
+      const capture = body[0]?.expr;
+      if (t.term.type === 'var' && isTemplateCapture(t.term.name) && capture?.kind === 'unify') (ctx.templateParts ??= []).push(capture.right);
       return { ...t, body, term: resolveTerm(t.term, inner, ctx) };
     }
     case 'objectcompr': {
@@ -221,12 +236,12 @@ function resolveCall(t: Term & { type: 'call' }, nargs: number, ctx: ResolveCtx,
   } else if (ctx.ruleNames.get(first)?.has('func') && parts.length === 1) path = [...ctx.pkg, first];
   // a rule of the package shadows a builtin of its name, as OPA: calling it is an arity error (an
   // operator too: with a rule `lt`, `1 < 2` is `function data.pkg.lt has arity 0, got 2 arguments`)
-  else if (parts.length === 1 && ctx.rulePaths?.has(['data', ...ctx.pkg, first].join('.'))) path = [...ctx.pkg, first];
+  else if (ctx.ruleNames.has(first)) path = [...ctx.pkg, ...parts];
   else if (ctx.funcArity.has(['data', ...ctx.pkg, ...parts].join('.'))) path = [...ctx.pkg, ...parts];
   if (path) {
     const key = ['data', ...path].join('.');
     const arity = ctx.funcArity.get(key);
-    if (arity === undefined && ctx.rulePaths?.has(key)) {
+    if (arity === undefined && nargs > 0 && ctx.rulePaths?.has(key)) {
       ctx.errors.push(new RegoError('rego_type_error', `function ${key} has arity 0, got ${nargs} argument${nargs === 1 ? '' : 's'}`, t.loc));
     } else if (arity === undefined) {
       ctx.errors.push(new RegoError('rego_type_error', `undefined function ${key}`, t.loc));
@@ -340,11 +355,14 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       break;
     case 'assign': {
       const right = resolveTerm(e.right, scope, ctx);
-      if (e.left.type === 'ref' || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
+      if ((e.left.type === 'ref' && !l.negated) || (ctx.v1 && e.left.type === 'var' && ROOTS.has(e.left.name))) {
         const msg = e.left.type === 'var' ? `variables must not shadow ${e.left.name} (use a different variable name)` : 'cannot assign to ref';
-        ctx.errors.push(new RegoError('rego_compile_error', msg, l.loc));
+        const err = new RegoError('rego_compile_error', msg, l.loc);
+        if (e.left.type === 'var') recoverableError(err, ctx.errors);
+        else ctx.errors.push(err);
       }
-      if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
+      if (l.negated) ctx.errors.push(new RegoError('rego_compile_error', 'cannot assign vars inside negated expression', l.loc));
+      else if (e.left.type !== 'ref') for (const fault of unassignable(e.left)) ctx.errors.push(new RegoError('rego_compile_error', `cannot assign to ${fault.what}`, fault.loc));
       declarePattern(e.left, scope, ctx, true, 'assigned');
       expr = { kind: 'assign', left: resolveTerm(e.left, scope, ctx), right };
       break;
@@ -355,6 +373,8 @@ function resolveLiteral(l: Literal, scope: Scope, ctx: ResolveCtx): Literal {
       registerDecls(e.vars, scope, ctx);
       break;
     case 'somein': {
+      // the vars `some` binds must not also appear in the collection
+      for (const n of assignedBefore(e.key, e.value, e.coll)) ctx.errors.push(new RegoError('rego_compile_error', `var ${n} assigned before`, l.loc));
       const coll = resolveTerm(e.coll, scope, ctx);
       if (e.key) declarePattern(e.key, scope, ctx, true, 'declared');
       declarePattern(e.value, scope, ctx, true, 'declared');

@@ -6,8 +6,9 @@
  */
 import { refName, varSlots, topSlots } from './term-walk.ts';
 import { Scope, type ResolveCtx, checkDeclsUsed, ROOTS, declarePattern, resolveTerm, resolveBody, importSegments } from './compiler-resolve.ts';
-import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultArgs, checkDefaultValue, checkConflicts, checkRecursion, rulesOf } from './compiler-checks.ts';
+import { typeCheck, typeCheckFunctionCalls, throwCompileErrors, checkDefaultArgs, checkDefaultValue, checkConflicts, checkRecursion, rulesOf, checkDuplicateImports, recoverableError } from './compiler-checks.ts';
 import { checkVoidCalls } from './void-calls.ts';
+import { checkTemplateVars } from './template-vars.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
 import type { Literal, Loc, Module, Rule, Term } from './ast.ts';
@@ -125,6 +126,15 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
     }
     return n;
   };
+  // OPA's stages before any rule is compiled: rule names that shadow a root document, then imports of one name
+  for (const m of modules) {
+    if (!m.regoV1) continue;
+    for (const r of m.rules) {
+      const head = ruleHeadName(r);
+      if (ROOTS.has(head)) recoverableError(new RegoError('rego_compile_error', `rules must not shadow ${head} (use a different rule name)`, r.loc), errors);
+    }
+  }
+  for (const m of modules) if (m.regoV1) checkDuplicateImports(m.imports, errors);
   for (const m of modules) {
     if (m.pkg[0] !== 'data') {
       errors.push(new RegoError('rego_parse_error', 'package must begin with data', m.pkgLoc));
@@ -147,8 +157,6 @@ export function compiledPolicyOf(modules: readonly Module[], options: ModuleComp
         return segs[0] === 'future' && segs[1] === 'keywords' && (segs.length === 2 || segs[2] === 'not');
       });
       const ctx: ResolveCtx = { v1: m.regoV1, notKeyword, pkg, file: m.file, imports, ruleNames, funcArity, rulePaths, nslots: 0, names: new Map(), errors };
-      const head = ruleHeadName(r);
-      if (m.regoV1 && ROOTS.has(head)) errors.push(new RegoError('rego_compile_error', `rules must not shadow ${head} (use a different rule name)`, r.loc));
       if (r.isDefault) {
         checkDefaultArgs(r.args, r.loc, errors);
         checkDefaultValue(r.value, errors);
@@ -259,6 +267,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     loc: r.loc,
   };
   checkDeclsUsed(ctx);
+  checkTemplateVars(ctx, { terms: [...args, ...restR, value, ...(key ? [key] : []), ...elses.map((e) => e.value)], bodies: [body, ...elses.map((e) => e.body)] });
   out.nslots = ctx.nslots;
   for (const e of elses) e.nslots = ctx.nslots;
   for (const br of [out, ...elses]) foldRule(br);

@@ -14,6 +14,7 @@ import { unifyValue } from './eval-unify.ts';
 import { direct } from './eval-direct.ts';
 import { callFunc } from './eval-calls.ts';
 import { agreeOnConstant, eachBranchValue, indexed } from './eval-branch.ts';
+import { hasOneDefinition } from './eval-plans.ts';
 import { walk } from './eval-refs.ts';
 
 export function evalData(ev: Evaluator, node: DataNode, base: Value | undefined, path: Term[], i: number, f: Frame, k: VK): boolean {
@@ -191,6 +192,7 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
   let def: CRule | undefined;
   // asked only once a value is known and another definition is left to try
   let earlyExit: boolean | undefined;
+  let everyBranchAgrees: boolean | undefined;
   // as OPA: every definition is tried, each adding its first value that differs from the first one
   let conflicts: ConflictingValue[] | undefined;
   let firstAt: Loc | undefined;
@@ -229,9 +231,11 @@ function evalComplete(ev: Evaluator, rules: CRule[]): Value | undefined {
       return true;
     };
     let disagreed = false;
+    // as OPA: a body stops at its first solution only when every candidate branch has one constant value
+    const firstOnly = r.value.type === 'value' && (everyBranchAgrees ??= (r.elses.length === 0 && hasOneDefinition(rules)) || agreeOnConstant(ev, rules));
     ruleValues(ev, r, (v, rr) => {
       if (!disagreed) disagreed = take(v, rr);
-    }, f, d.branch);
+    }, f, d.branch, firstOnly);
   }
   if (conflicts !== undefined) throw conflictError('rule', path, conflicts);
   if (result === undefined && def) {
@@ -288,12 +292,13 @@ function directRuleValue(ev: Evaluator, r: CRule, f: Frame): DirectRuleValue {
 
 /**
  * Values of one rule definition: its body's solutions, or the first else branch with a solution;
- * `from` is the branch to start at (the ones before it did not hold).
+ * `from` is the branch to start at (the ones before it did not hold), `firstOnly` whether its body
+ * may stop at its first solution.
  */
-function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame = new Array(r.nslots), from: CRule = r): void {
+function ruleValues(ev: Evaluator, r: CRule, onValue: (v: Value, r: CRule) => void, f: Frame, from: CRule, firstOnly: boolean): void {
   // A branch counts when its body holds and its value is defined (OPA evaluates the head value in the body).
-  // Early exit (as OPA): a constant value needs only the first solution of the body.
-  if (from === r && indexed(ev, r) && branchValues(ev, r, f, onValue, r.value.type === 'value')) return;
+  // Early exit (as OPA): `firstOnly` when the value is constant and agrees with every other candidate's.
+  if (from === r && indexed(ev, r) && branchValues(ev, r, f, onValue, firstOnly)) return;
   let started = from === r;
   for (const e of r.elses) {
     if (!started) {

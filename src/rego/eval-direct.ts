@@ -4,7 +4,7 @@
  * terms) computed without continuations. Anything else answers GENERAL and takes the general path.
  */
 import { type Frame, GENERAL, type Direct, childOf } from './eval-support.ts';
-import { dataRefPlan, candidateRules, hasOneDefinition, callsFirst, dynamicKeys, objectPlan } from './eval-plans.ts';
+import { dataRefPlan, candidateRules, hasOneDefinition, callsFirst, dynamicKeys, objectPlan, lookupAfterBuiltins, operandHoldsCall } from './eval-plans.ts';
 import type { Term } from './ast.ts';
 import { type BuiltinFn, lookupBuiltin } from './builtins/registry.ts';
 import type { CRule } from './compiler.ts';
@@ -116,10 +116,25 @@ function directItems(ev: Evaluator, items: readonly Term[], order: readonly numb
   for (let i = 0; i < items.length; i++) {
     const j = order === undefined ? i : (order[i] as number);
     const v = direct(ev, items[j] as Term, f);
+    if (v === undefined && lookupAfterBuiltins(items[j] as Term)) return laterCallsFirst(ev, items, order, i, f);
     if (v === undefined || v === GENERAL) return v;
     vals[j] = v;
   }
   return vals;
+}
+
+/**
+ * Operand `i` (in `order`) was a lookup through builtin calls that found nothing: the calls of the
+ * operands after it run before OPA would look it up (lookupAfterBuiltins), so evaluate those for
+ * their errors, then fail. GENERAL when one of them needs the general path, which decides again.
+ */
+function laterCallsFirst(ev: Evaluator, items: readonly Term[], order: readonly number[] | undefined, i: number, f: Frame): undefined | typeof GENERAL {
+  for (let k = i + 1; k < items.length; k++) {
+    const t = items[order === undefined ? k : (order[k] as number)] as Term;
+    if (!operandHoldsCall(t)) continue;
+    if (direct(ev, t, f) === GENERAL) return GENERAL;
+  }
+  return undefined;
 }
 
 /**
@@ -205,6 +220,7 @@ function directArgs(ev: Evaluator, t: Term & { type: 'call' }, f: Frame, order: 
   for (let i = 0; i < t.args.length; i++) {
     const j = order === undefined ? i : (order[i] as number);
     const v = direct(ev, t.args[j] as Term, f);
+    if (v === undefined && lookupAfterBuiltins(t.args[j] as Term)) return laterCallsFirst(ev, t.args, order, i, f);
     if (v === undefined || v === GENERAL) return v;
     vals[j] = v;
   }

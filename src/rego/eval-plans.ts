@@ -225,6 +225,44 @@ function holdsCall(t: Term): boolean {
   }
 }
 
+const LOOKUP_AFTER_BUILTINS = new WeakMap<Term, boolean>();
+
+/** Whether every call a term holds outside closures is a builtin's (so it is never undefined when builtin errors are strict). */
+function onlyBuiltinCalls(t: Term): boolean {
+  switch (t.type) {
+    case 'call':
+      return t.target?.kind === 'builtin' && t.args.every(onlyBuiltinCalls);
+    case 'ref':
+      return onlyBuiltinCalls(t.head) && t.path.every(onlyBuiltinCalls);
+    case 'array':
+    case 'set':
+      return t.items.every(onlyBuiltinCalls);
+    case 'object':
+      return t.entries.every(([a, b]) => onlyBuiltinCalls(a) && onlyBuiltinCalls(b));
+    default:
+      return true;
+  }
+}
+
+/**
+ * An operand that is a ref on or through builtin calls (`split(s, ",")[1]`, `input.o[f(x)]`): OPA's
+ * compiler hoists those calls, and the calls of the operands after it, before any ref lookup, so when
+ * this lookup finds nothing the later operands' calls still run (and may raise) first.
+ */
+export function lookupAfterBuiltins(t: Term): boolean {
+  let b = LOOKUP_AFTER_BUILTINS.get(t);
+  if (b === undefined) {
+    b = t.type === 'ref' && holdsCall(t) && onlyBuiltinCalls(t);
+    LOOKUP_AFTER_BUILTINS.set(t, b);
+  }
+  return b;
+}
+
+/** Whether an operand holds a call OPA's compiler hoists out of it. */
+export function operandHoldsCall(t: Term): boolean {
+  return holdsCall(t);
+}
+
 /**
  * The order OPA evaluates the operands of a composite term or call in: its compiler hoists the
  * nested calls out first and binds the remaining refs after them (`[input.missing, to_number("a")]`

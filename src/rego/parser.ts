@@ -3,17 +3,15 @@
  * queries. v0 mode is lenient: `if`, `contains`, `in` and `every` are accepted as keywords without the
  * `future.keywords` imports (those imports are accepted and have no further effect). This file reads
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
- *
- * One file past 400 lines: the package, imports and rule statements are one reading of a module,
- * with OPA's fallbacks (a statement that is no rule read again as an expression) and the errors OPA
- * reports only once the whole module is read, all over the same tokens.
+ * What OPA makes of a statement that is no rule is in rule-statements.ts.
  */
 import type { Import, Literal, Module, Rule, Term } from './ast.ts';
 import type { Token } from './lexer.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser, templateParams } from './string-interpolation.ts';
-import { ObjectValue, SetValue } from './value.ts';
+import { termText } from './term-text.ts';
+import { isBuiltinName, isGroundTerm, nonRuleReason, ROOT_NAMES, termKindName } from './rule-statements.ts';
 
 export type RegoVersion = 'v0' | 'v1';
 
@@ -70,8 +68,6 @@ class Parser extends TemplateParser {
     return { file: this.file, pkg, pkgLoc: this.loc(pkgTok), imports, rules, regoV1: this.v1 };
   }
 
-  private sawRegoV1 = false;
-  private sawFuture = false;
 
   /** One import statement, from `import` on; what it imports switches keywords and Rego v1 on from here. */
   private parseImport(): Import {
@@ -103,17 +99,12 @@ class Parser extends TemplateParser {
     if (kw.logic) this.logicOps = true;
     if (kw.not) this.notBodies = true;
     const isRegoV1 = segs[0] === 'rego' && segs[1] === 'v1' && segs.length === 2;
-    if ((isRegoV1 && (this.sawRegoV1 || this.sawFuture)) || (segs[0] === 'future' && this.sawRegoV1)) {
-      this.fail(`this import shadows previous import of ${isRegoV1 ? 'rego.v1' : segs.join('.')}`, t);
-    }
     if (isRegoV1) {
       this.v1 = true;
-      this.sawRegoV1 = true;
     } else if (segs[0] === 'rego' && segs[1] === 'v2' && segs.length === 2) {
       // OPA v1.22 reads `import rego.v2` as Rego v1 with keywords in refs and template strings allowed
       this.v1 = true;
     } else if (segs[0] === 'future') {
-      this.sawFuture = true;
       this.checkFutureImport(segs, path, aliasTok);
     } else if (segs[0] === 'rego') {
       this.fail(`invalid import \`${segs.join('.')}\`, must be one of: \`rego.v1\`, \`rego.v2\``, t);
@@ -181,6 +172,7 @@ class Parser extends TemplateParser {
     }
     if (this.startsNonRuleStatement() && this.refuseNonRuleStatement()) return [];
     if (this.tok.type !== 'ident') this.unexpected();
+    const namePos = this.pos;
     const nameTok = this.next();
     const ref: Term[] = [{ type: 'var', name: nameTok.text, loc: this.loc(nameTok) }];
     // head ref suffixes
@@ -206,13 +198,21 @@ class Parser extends TemplateParser {
     let paramChecks: Literal[] = [];
     // as OPA: in v1 a function's parameters follow its name directly (`f (x)` is a name, then a term)
     if (this.isOp('(') && !(this.v1 ? this.tok.ws : this.tok.nl)) ({ args, checks: paramChecks } = templateParams(this.parseArgs()));
+    // as OPA: a head `f()` names a rule, not a function (a function has at least one parameter)
+    const emptyArgs = args?.length === 0;
+    if (emptyArgs) args = undefined;
+    // a ref on a call (`f(1)[0]`) is an expression, which cannot be a rule
+    if ((args || emptyArgs) && (this.isOp('[') || this.isOp('.')) && !this.tok.ws && !isDefault) {
+      this.pos = namePos;
+      if (this.refuseNonRuleStatement()) return [];
+    }
     let key: Term | undefined;
     let value: Term | undefined;
     let assign = false;
     let kind: Rule['kind'] = args ? 'func' : 'value';
     // a head's value or element may be `k, v in coll`, as in a body
-    if (this.isIdent('contains') && args) {
-      this.unexpected('the contains keyword can only be used with multi-value rule definitions (e.g., f contains <VALUE> { ... })');
+    if (this.isIdent('contains') && (args || emptyArgs)) {
+      this.unexpected(`the contains keyword can only be used with multi-value rule definitions (e.g., ${termText(ref.length === 1 ? (ref[0] as Term) : { type: 'ref', head: ref[0] as Term, path: ref.slice(1), loc: (ref[0] as Term).loc })} contains <VALUE> { ... })`);
     }
     if (this.isIdent('contains') && !args) {
       this.next();
@@ -260,9 +260,12 @@ class Parser extends TemplateParser {
       // v0 (like OPA's rule-from-statement reading): a bare `p[x]` / `p.q` is a partial set with one element
       // OPA's words: a two-term ref reads as a partial set, one name as a var, a longer ref as a rule
       if (converted && this.v1) this.fail('`contains` keyword is required for partial set rules', start);
+      if (emptyArgs && !value && !this.isIdent('with')) this.fail('rule argument list must take at least one argument', start);
+      // a call statement OPA cannot read as a function returning true: one of a builtin's name
+      if (args && !value && !this.isIdent('with') && isBuiltinName(ref)) this.failLater('rule name conflicts with built-in function', start);
       if (this.v1 && kind === 'value' && !value && !args) {
         // (a `with` after it makes this a body expression, which refuseWith below refuses)
-        if (ref.length === 1 && !this.isIdent('with')) this.failLater('var cannot be used for rule name', start);
+        if (ref.length === 1 && !this.isIdent('with')) this.failLater(ROOT_NAMES.has(nameTok.text) ? 'refs cannot be used for rule head' : 'var cannot be used for rule name', start);
         else this.failLater('rule must have value assignment and/or body declaration', start, 1);
       }
       bodies.push([]);
@@ -342,6 +345,8 @@ class Parser extends TemplateParser {
   private startsNonRuleStatement(): boolean {
     const t = this.tok;
     if (isKeywordRef(t, this.peek())) return false;
+    // `set()` is the empty set
+    if (t.type === 'ident' && t.text === 'set' && this.isOp('(', this.peek()) && !this.peek().ws && this.isOp(')', this.peek(2))) return true;
     if (t.type === 'number' || t.type === 'string') return true;
     if (t.type === 'ident') return this.tokenName(t) !== 'identifier' && !['contains', 'default', 'else', 'import', 'package'].includes(t.text);
     return t.type === 'op' && (t.text === '[' || t.text === '{' || t.text === '(' || t.text === '.');
@@ -366,62 +371,6 @@ class Parser extends TemplateParser {
 
   private wasDotted(t: Term): boolean {
     return this.dotted.has(t);
-  }
-}
-
-/** Why OPA cannot make a rule of a statement that is this literal, or undefined to keep the token error. */
-function nonRuleReason(lit: Literal): string | undefined {
-  if (lit.withs.length > 0) return 'expressions using with keyword cannot be used for rule head';
-  if (lit.negated) return 'negated expressions cannot be used for rule head';
-  const e = lit.expr;
-  if (e.kind === 'some' || e.kind === 'somein') return "'some' declarations cannot be used for rule head";
-  if (e.kind === 'every') return 'expression cannot be used for rule head';
-  const head = e.kind === 'term' ? e.term : e.kind === 'assign' || e.kind === 'unify' ? e.left : undefined;
-  if (head === undefined) return undefined;
-  if (e.kind === 'term' && head.type === 'call') return 'rule name conflicts with built-in function';
-  const name = termKindName(head);
-  return name === undefined ? undefined : `${name} cannot be used for rule name`;
-}
-
-/** A term without variables (OPA's IsGround): a ref, call or comprehension never is. */
-function isGroundTerm(t: Term): boolean {
-  switch (t.type) {
-    case 'value':
-      return true;
-    case 'array':
-    case 'set':
-      return t.items.every(isGroundTerm);
-    case 'object':
-      return t.entries.every(([k, v]) => isGroundTerm(k) && isGroundTerm(v));
-    default:
-      return false;
-  }
-}
-
-/** OPA's name for the kind of a term that cannot name a rule, or undefined for a ref or a call. */
-function termKindName(t: Term): string | undefined {
-  switch (t.type) {
-    case 'value': {
-      const v = t.value;
-      if (v === null) return 'null';
-      if (Array.isArray(v)) return 'array';
-      if (v instanceof SetValue) return 'set';
-      if (v instanceof ObjectValue) return 'object';
-      return typeof v === 'boolean' ? 'boolean' : typeof v === 'string' ? 'string' : 'number';
-    }
-    case 'array':
-    case 'set':
-    case 'object':
-    case 'var':
-      return t.type;
-    case 'arraycompr':
-      return 'arraycomprehension';
-    case 'setcompr':
-      return 'setcomprehension';
-    case 'objectcompr':
-      return 'objectcomprehension';
-    default:
-      return undefined;
   }
 }
 

@@ -228,8 +228,10 @@ function computeConditions(r: CRule, root: DataNode): readonly IndexCond[] {
       return true;
     }
     const ref = groundRef(a);
-    // OPA indexes a ref against a var, a scalar or an array (`input.a = input.b` is not indexed)
-    if (ref === undefined || !(b.type === 'var' || b.type === 'array' || (b.type === 'value' && isScalar(b.value)))) return false;
+    // OPA indexes a ref against a var, a scalar or an array (`input.a = input.b` is not indexed); a
+    // call or a comprehension there is a var by then, the compiler having moved it into a local before
+    const hoistedToVar = b.type === 'call' || b.type === 'arraycompr' || b.type === 'setcompr' || b.type === 'objectcompr';
+    if (ref === undefined || !(b.type === 'var' || hoistedToVar || b.type === 'array' || (b.type === 'value' && isScalar(b.value)))) return false;
     const c = constant(b);
     if (c !== undefined) conds.push({ ref, kind: 'eq', value: c });
     else conds.push({ ref, kind: 'defined' });

@@ -21,6 +21,8 @@ export abstract class TemplateParser extends LogicParser {
   override parsePrimary(): Term {
     if (this.tok.type !== 'tmpl') return super.parsePrimary();
     const first = this.tok;
+    // OPA's v0 capabilities have no template strings, whatever the module imports
+    if (this.parsedAsV0) this.fail('template strings are not supported by current capabilities', first);
     if (!first.tmplStart) this.fail(`unexpected ${this.tokenName(first)} token`);
     const loc = this.loc(first);
     const items: Term[] = [];
@@ -32,13 +34,15 @@ export abstract class TemplateParser extends LogicParser {
       if (this.tok.type !== 'tmpl' || this.tok.tmplStart) this.fail('expected } to end template string expression');
       part = this.next();
     }
+    // OPA reads a ref on it, and refuses it
+    if ((this.isOp('[') || this.isOp('.')) && !this.tok.ws) this.failAt('illegal ref (head cannot be templatestring)', loc);
     return { type: 'call', name: 'internal.template_string', args: [{ type: 'array', items, loc }], loc };
   }
 
   /** The expression between `{` and `}`: a term with optional `with` modifiers. */
   private templateExpression(): Term {
     const start = this.tok;
-    if (start.type === 'tmpl' && !start.tmplStart) this.fail('invalid template-string expression');
+    if (start.type === 'tmpl' && !start.tmplStart) this.fail('unexpected } token');
     const lit: Literal = this.parseLiteral();
     if (lit.negated) this.fail("unexpected negation ('not') in template-string expression", start);
     const bad = NOT_ALLOWED[lit.expr.kind];

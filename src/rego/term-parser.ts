@@ -5,7 +5,8 @@
  * the precedence levels and the primaries are one recursive descent over one token cursor.
  */
 import type { Literal, Loc, Term } from './ast.ts';
-import { parseNumber } from './number-value.ts';
+import { parseNumber, type NumberValue } from './number-value.ts';
+import { isWrittenFloat, keepWrittenNumbers } from './written-numbers.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { TokenCursor } from './token-cursor.ts';
 import { refName } from './term-walk.ts';
@@ -115,7 +116,7 @@ export abstract class TermParser extends TokenCursor {
       const n = this.next();
       const v = parseNumber(`-${frac}${n.text}`);
       if (v === undefined) this.fail(`invalid number ${n.text}`, n);
-      return this.parseSuffixes({ type: 'value', value: v, loc: this.loc(t) });
+      return this.parseSuffixes(numberTerm(v, `-${frac}${n.text}`, this.loc(t)));
     }
     return this.parsePrimary();
   }
@@ -150,7 +151,7 @@ export abstract class TermParser extends TokenCursor {
       const n = this.next();
       const v = /^\d+$/.test(n.text) ? parseNumber(frac + n.text) : undefined;
       if (v === undefined) this.fail(`invalid number .${n.text}`, n);
-      return this.parseSuffixes({ type: 'value', value: v, loc });
+      return this.parseSuffixes(numberTerm(v, frac + n.text, loc));
     }
     switch (t.type) {
       case 'number': {
@@ -158,7 +159,7 @@ export abstract class TermParser extends TokenCursor {
         this.next();
         const v = parseNumber(t.text);
         if (v === undefined) this.fail(`invalid number ${t.text}`, t);
-        term = { type: 'value', value: v, loc };
+        term = numberTerm(v, t.text, loc);
         break;
       }
       case 'string':
@@ -429,10 +430,21 @@ function sameTerm(a: Term, b: Term): boolean {
 }
 
 /** Turns composite literals whose parts are all constants into a single value term. */
+/** Number literal terms written as floats that hold integers, with their text (written-numbers.ts). */
+const writtenTexts = new WeakMap<Term, string>();
+
+function numberTerm(value: NumberValue, text: string, loc: Loc): Term {
+  const t: Term = { type: 'value', value, loc };
+  if (isWrittenFloat(text, value)) writtenTexts.set(t, text);
+  return t;
+}
+
 function foldConst(t: Term): Term {
   if (t.type === 'array') {
     if (!t.items.every((i) => i.type === 'value')) return t;
-    return { type: 'value', value: t.items.map((i) => (i as { value: Value }).value), loc: t.loc };
+    const value = t.items.map((i) => (i as { value: Value }).value);
+    keepWrittenNumbers(value, t.items.map((i) => writtenTexts.get(i)));
+    return { type: 'value', value, loc: t.loc };
   }
   if (t.type === 'set') {
     if (!t.items.every((i) => i.type === 'value')) return t;

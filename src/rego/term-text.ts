@@ -3,10 +3,12 @@
  * OPA prints: values in Rego syntax, refs as `data.p.q[1]["a b"]`, collections and calls. A local
  * var keeps its own name where OPA prints the name it rewrote it to (`__local0__`).
  */
-import type { Term } from './ast.ts';
+import type { Literal, Term } from './ast.ts';
 import { regoText } from './builtins/text.ts';
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** OPA's keywords (ast.Keywords, Rego v1): a ref step that spells one is printed in brackets. */
+const KEYWORDS: ReadonlySet<string> = new Set(['not', 'package', 'import', 'as', 'default', 'else', 'with', 'null', 'true', 'false', 'some', 'if', 'contains', 'in', 'every']);
 
 export function termText(t: Term): string {
   switch (t.type) {
@@ -24,12 +26,35 @@ export function termText(t: Term): string {
       return `{${t.entries.map(([k, v]) => `${termText(k)}: ${termText(v)}`).join(', ')}}`;
     case 'call':
       return `${t.name}(${t.args.map(termText).join(', ')})`;
+    case 'arraycompr':
+      return `[${termText(t.term)} | ${bodyText(t.body)}]`;
+    case 'setcompr':
+      return `{${termText(t.term)} | ${bodyText(t.body)}}`;
+    case 'objectcompr':
+      return `{${termText(t.key)}: ${termText(t.value)} | ${bodyText(t.body)}}`;
     default:
       return '...';
   }
 }
 
-/** One step of a ref: `.name` for a string that is an identifier, else `[term]`. */
+/** A body as OPA prints it (`ast.Body.String()`): `:=` as `assign(x, 1)`, `=` infix, `; ` between them. */
+function bodyText(body: readonly Literal[]): string {
+  return body.map(literalText).join('; ');
+}
+
+function literalText(l: Literal): string {
+  const e = l.expr;
+  let text: string;
+  if (e.kind === 'term') text = termText(e.term);
+  else if (e.kind === 'assign') text = `assign(${termText(e.left)}, ${termText(e.right)})`;
+  else if (e.kind === 'unify') text = `${termText(e.left)} = ${termText(e.right)}`;
+  else if (e.kind === 'some') text = `some ${e.vars.map(termText).join(', ')}`;
+  else text = '...';
+  const withs = l.withs.map((w) => ` with ${termText(w.target)} as ${termText(w.value)}`).join('');
+  return `${l.negated ? 'not ' : ''}${text}${withs}`;
+}
+
+/** One step of a ref: `.name` for a string that is an identifier and no keyword, else `[term]`. */
 export function refSegment(t: Term): string {
-  return t.type === 'value' && typeof t.value === 'string' && IDENTIFIER.test(t.value) ? `.${t.value}` : `[${termText(t)}]`;
+  return t.type === 'value' && typeof t.value === 'string' && IDENTIFIER.test(t.value) && !KEYWORDS.has(t.value) ? `.${t.value}` : `[${termText(t)}]`;
 }

@@ -31,12 +31,15 @@ export class TokenCursor {
   protected readonly dotted = new WeakSet<Term>();
   private readonly toks: Token[];
 
+  /** The text is read as Rego v0 (`import rego.v1` in it does not change this). */
+  protected readonly parsedAsV0: boolean;
   constructor(
     src: string,
     readonly file: string,
     /** Rego v1 rules apply (a module's `import rego.v1` switches it on). */
     public v1: boolean,
   ) {
+    this.parsedAsV0 = !v1;
     this.toks = tokenize(src, file);
   }
 

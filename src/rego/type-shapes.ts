@@ -127,7 +127,8 @@ export function declOf(name: string): BuiltinDecl | undefined {
     decls = new Map();
     for (const b of pinnedOpaCapabilities().builtins) {
       const d = b.decl as { args?: DeclType[]; result?: DeclType } | undefined;
-      if (d && Array.isArray(d.args)) decls.set(b.name, { args: d.args, ...(d.result ? { result: d.result } : {}) });
+      // a builtin of no arguments is declared without `args`
+      if (d && (Array.isArray(d.args) || (d.args === undefined && d.result))) decls.set(b.name, { args: d.args ?? [], ...(d.result ? { result: d.result } : {}) });
     }
   }
   return decls.get(name);

@@ -16,39 +16,40 @@
 import type { Literal, Term } from './ast.ts';
 import type { CRule } from './compiler.ts';
 import { RegoError } from './errors.ts';
-import { ObjectValue } from './value.ts';
+import { isNumber, ObjectValue } from './value.ts';
 import { forEachChild } from './term-walk.ts';
 import { termText } from './term-text.ts';
 import { ANY, compatible, declOf, elementType, fits, iteration, shapeOf, shapeOfValue, union, type DeclType, type Shape, type VarShapes } from './type-shapes.ts';
 
-/** Builtin calls in a term, comprehension heads included (their bodies are checked as literals). */
-function callsIn(t: Term, visit: (c: Term & { type: 'call' }) => void): void {
+/** Builtin calls in a term, comprehension heads included (their bodies are checked as literals); `onRef` sees each ref. */
+function callsIn(t: Term, visit: (c: Term & { type: 'call' }) => void, onRef?: (r: Term & { type: 'ref' }) => void): void {
   switch (t.type) {
     case 'ref':
-      callsIn(t.head, visit);
-      for (const p of t.path) callsIn(p, visit);
+      onRef?.(t);
+      callsIn(t.head, visit, onRef);
+      for (const p of t.path) callsIn(p, visit, onRef);
       return;
     case 'array':
     case 'set':
-      for (const i of t.items) callsIn(i, visit);
+      for (const i of t.items) callsIn(i, visit, onRef);
       return;
     case 'object':
       for (const [k, v] of t.entries) {
-        callsIn(k, visit);
-        callsIn(v, visit);
+        callsIn(k, visit, onRef);
+        callsIn(v, visit, onRef);
       }
       return;
     case 'call':
-      for (const a of t.args) callsIn(a, visit);
+      for (const a of t.args) callsIn(a, visit, onRef);
       visit(t);
       return;
     case 'arraycompr':
     case 'setcompr':
-      callsIn(t.term, visit);
+      callsIn(t.term, visit, onRef);
       return;
     case 'objectcompr':
-      callsIn(t.key, visit);
-      callsIn(t.value, visit);
+      callsIn(t.key, visit, onRef);
+      callsIn(t.value, visit, onRef);
       return;
     default:
       return;
@@ -94,6 +95,23 @@ function checkBuiltinCall(c: Term & { type: 'call' }, errors: RegoError[], vars:
   }
 }
 
+const SCALAR_TYPES: ReadonlySet<string> = new Set(['null', 'boolean', 'number', 'string']);
+
+/**
+ * A ref into what a builtin returns that the declared result cannot have: any step into a scalar
+ * (`count(x)[0]`), a constant step into an array that is not a number (`split(s, ",").x`). OPA's
+ * "undefined ref", also under a `with` that replaces the builtin (its declaration still types it).
+ */
+function checkCallRef(r: Term & { type: 'ref' }, errors: RegoError[]): void {
+  const h = r.head;
+  const step = r.path[0];
+  if (h.type !== 'call' || h.target?.kind !== 'builtin' || step === undefined) return;
+  const result = declOf(h.target.name)?.result;
+  if (result === undefined) return;
+  const noKey = SCALAR_TYPES.has(result.type) || (result.type === 'array' && step.type === 'value' && !isNumber(step.value));
+  if (noKey) errors.push(new RegoError('rego_type_error', `undefined ref: ${termText(r)}`, h.loc));
+}
+
 function literalTerms(l: Literal): Term[] {
   const e = l.expr;
   if (e.kind === 'term') return [e.term];
@@ -115,7 +133,8 @@ function callsKeepTypes(l: Literal): boolean {
 }
 
 function checkLiteral(l: Literal, errors: RegoError[], vars: VarShapes): void {
-  if (callsKeepTypes(l)) for (const t of literalTerms(l)) callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
+  const keep = callsKeepTypes(l);
+  for (const t of literalTerms(l)) callsIn(t, (c) => keep && checkBuiltinCall(c, errors, vars), (r) => checkCallRef(r, errors));
   const e = l.expr;
   if (e.kind === 'unify' || e.kind === 'assign') {
     if (!compatible(shapeOf(e.left, vars), shapeOf(e.right, vars))) {
@@ -169,7 +188,7 @@ export function checkBodyTypes(body: readonly Literal[], errors: RegoError[], he
   };
   for (const l of body) visit(l);
   for (const t of headTerms) {
-    callsIn(t, (c) => checkBuiltinCall(c, errors, vars));
+    callsIn(t, (c) => checkBuiltinCall(c, errors, vars), (r) => checkCallRef(r, errors));
     nestedBodies(t, visit);
   }
 }

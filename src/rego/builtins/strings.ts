@@ -1,6 +1,7 @@
 /** String builtins (OPA topdown/strings.go semantics; indices and lengths count code points). */
 import { type Value, SetValue, isNumber } from '../value.ts';
 import { toBigInt } from '../number-value.ts';
+import { writtenNumber } from '../written-numbers.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import {
   BuiltinError, arg, arr, builtinError, elementError, int, num, obj, oneOfError, runeCount, runes, str,
@@ -12,8 +13,16 @@ import { renderGoTemplate, TemplateError } from './lib/gotemplate.ts';
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
-function toGoArg(v: Value): GoArg {
+/**
+ * `written`: the text of a float-written integer literal (written-numbers.ts), which OPA formats as
+ * a float, or as that text where it is beyond a float64 (`2e308`).
+ */
+function toGoArg(v: Value, written?: string): GoArg {
   if (typeof v === 'string') return { kind: 'string', v };
+  if (written !== undefined) {
+    const d = Number(written);
+    return Number.isFinite(d) ? { kind: 'float', v: d } : { kind: 'string', v: written };
+  }
   if (isNumber(v)) {
     const b = toBigInt(v);
     if (b !== undefined) return b >= INT64_MIN && b <= INT64_MAX ? { kind: 'int', v: b } : { kind: 'bigint', v: b };
@@ -306,7 +315,7 @@ export const STRING_BUILTINS: BuiltinDef[] = [
       const xs = arr('sprintf', a, 1);
       const b = ctx.budget;
       try {
-        return goSprintf(f, xs.map(toGoArg), b ? b.maxBytes - b.bytes : undefined);
+        return goSprintf(f, xs.map((x, i) => toGoArg(x, writtenNumber(xs, i))), b ? b.maxBytes - b.bytes : undefined);
       } catch (e) {
         if (e instanceof SprintfTooLong && b) b.exceeded('bytes');
         throw e;

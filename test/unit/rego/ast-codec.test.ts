@@ -12,6 +12,7 @@ import type { Module } from '../../../src/rego/ast.ts';
 import { parseNumber } from '../../../src/rego/number-value.ts';
 import { parseModule } from '../../../src/rego/parser.ts';
 import { ObjectValue, SetValue, valueEquals, type Value } from '../../../src/rego/value.ts';
+import { writtenNumbersOf } from '../../../src/rego/written-numbers.ts';
 import { programArb } from '../../helpers/rego-program-gen.ts';
 import { roundTrip, treeDifference } from '../../helpers/rego-trees.ts';
 
@@ -43,6 +44,19 @@ describe('a parsed module through JSON and back', () => {
     expect(rule.elses[0]!.args).toBe(rule.args);
     const back = roundTrip(m).rules[0]!;
     expect(back.elses[0]!.args).toBe(back.args);
+  });
+
+  it("keeps the text of an array literal's float-written numbers (1.0, 1e2), which sprintf and json.marshal print", () => {
+    const m = parseModule('package p\nx := sprintf("%v %v", [1.0, 1e2])\ny := json.marshal([2, 3.50])\n', 'p.rego', 'v1');
+    const texts = (rule: Module['rules'][number]): unknown => {
+      const call = rule.value as { args: { value: unknown[] }[] };
+      const arr = call.args[call.args.length - 1]!.value;
+      return writtenNumbersOf(arr);
+    };
+    expect(texts(m.rules[0]!)).toEqual(['1.0', '1e2']);
+    const back = roundTrip(m);
+    expect(texts(back.rules[0]!)).toEqual(['1.0', '1e2']);
+    expect(texts(back.rules[1]!)).toEqual([undefined, '3.50']);
   });
 
   it('is the same tree for random programs', () => {

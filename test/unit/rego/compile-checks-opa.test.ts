@@ -80,6 +80,16 @@ const ASSIGN_TARGETS = [
   'p if { {1, x} := {1, 2} }',
   'p if { [x, [y, 3]] := [1, [2, 3]] }',
   'p if { x := 1 }',
+  // no assignment under `not`, whatever its target
+  'p if { not x := 1 }',
+  'p if { not [x] := [1] }',
+  'p if { not 1 := 1 }',
+  'p if { not input := 1 }',
+  'p if { not input.x := 1 }',
+  'p if { x := 1; not x := 2 }',
+  'p := [1 | not x := 1]',
+  'p if { every y in [1] { not x := y } }',
+  'p if { not x = 1 }',
 ];
 
 /** An else's value is a head of its own: its vars come from the arguments or its body. */
@@ -142,6 +152,131 @@ const DEFAULT_ARGS = [
   'default f({"a": x}) := 2',
 ];
 
+/** Two imports of one name (alias or last step), and the errors of OPA's stages that go on after theirs, sorted by place with the next stage's. */
+const IMPORT_NAMES = [
+  'import data.a\nimport data.a\np := 1',
+  'import input.a\nimport data.a\np := 1',
+  'import data.a\nimport data.b as a\np := 1',
+  'import data.x.a as b\nimport input.b\np := 1',
+  'import data.a as k\nimport data.b as k\np := 1',
+  'import data.a["b-c"]\nimport data.q["b-c"]\np := 1',
+  'import data.a\nimport data.a\nimport data.a\np := 1',
+  'import data.a\nimport data.b\np := 1',
+  'import future.keywords.in\nimport future.keywords.in\np := 1',
+  'import rego.v1\nimport rego.v1\np := 1',
+  'import rego.v1\nimport future.keywords.in\np := 1',
+  'import future.keywords\nimport rego.v1\np := 1',
+  'import data.a\nimport data.a\ninput := 1',
+  'input := 1\nimport data.a\nimport data.a',
+  'import data.a\nimport data.a\np if { input := 1 }',
+  'import data.a\nimport data.a\np if { x := y }',
+  'p if { input := 1 }\nq if { x := y }',
+  'p if { x := y }\nq if { input := 1 }',
+  'p if { x := y }\ninput := 1',
+];
+
+/** Refs into what a builtin returns: none into a declared scalar, only numbers into an array; any into `any` or a function's result. */
+const CALL_REFS = [
+  'p := count([1])[0]',
+  'p if { count([1])[0] }',
+  'p := count([1]).a',
+  'p if { x := count([1])[0] }',
+  'p := [x | x := concat(",", ["a"])[0]]',
+  'p := time.now_ns()[0]',
+  'p if { count([1])[0] == 1 }',
+  'p := sum([1])[x]',
+  'p := split("a", ",")["x"]',
+  'p := split("a", ",")[0]',
+  'p := is_number(1).a',
+  'p if { count([1])[0] with input as 1 }',
+  'p := 1 if { count(input)[0] with count as 3 }',
+  'p := {count([1])[0]: 1}',
+  'p := [1 | count([1])[0]]',
+  'p if { some x in [count([1])[0]] }',
+  'p := json.marshal(1)[0]',
+  'p := object.get({}, "a", [1])[0]',
+  'p := walk([1])[0]',
+  'f(x) := [x]\np := f(1)[0]',
+];
+
+/** A head `f()` is a rule, not a function: calling it is an undefined function, as is calling any rule without arguments. */
+const EMPTY_ARGS = [
+  'f() := 1',
+  'f() contains 1',
+  'default f() := 1',
+  'f() if true',
+  'f() = 1',
+  'f() := 1\np := f()',
+  'f() := 1\np := f',
+  'f() := 1\nf := 2',
+  'f() := 1\nf(x) := 2',
+  'default f() := 1\nf() := 2',
+  'f() := 1 if { false } else := 2',
+  'f.g() := 1',
+  'f() := 1\np := data.t.f()',
+  'f := 1\np := f()',
+  'p if { data.t.q() }\nq := 1',
+  'q.r := 1\np := q.r()',
+  'q.r := 1\np := q()',
+  'q.r := 1\np := q.r(1)',
+  'q.r := 1\np := q(1)',
+  'q.r(x) := 1\np := q.s(1)',
+  'f()',
+  'f() with input as 1',
+  'count := 1\np := count([1])',
+];
+
+/** Template strings: a var expression is its one value, a var nothing else binds is undeclared, no ref on the string, no empty expression. */
+const TEMPLATES = [
+  'p := $"a{}"',
+  'p := $"a{ }b"',
+  'p := $"{x}"',
+  'p if { $"{x}" == "1" }',
+  'p := $"{x}" if { x := 1 }',
+  'p := $"{x with input as 1}" if { x := 1 }',
+  'p := $"{1}"[0]',
+  'p := $"{1}".a',
+  'p := $"{_}"',
+  'p := $"{[1,2][_]}"',
+  'p := $"{input[x]}"',
+  'p := $"{input[x]}" if { x := "a" }',
+  'p := $"{input[x][y]}"',
+  'p := $"{count(input[x])}"',
+  'p := $"{[y | y := 1]}"',
+  'p := $"{[y | some y in [1]][x]}"',
+  'f(x) := $"{input[x]}"\np := f("a")',
+  'p := [$"{input[x]}" | some x in ["a"]]',
+  'p := [$"{x}" | some x in [1, 2]]',
+  'p := $"{input[_]}" if { true } else := 1',
+  'p := 1 if { false } else := $"{input[x]}"',
+  'p if { every x in [1] { $"{[1][y]}" == "" } }',
+];
+
+/** Numbers written as floats (1.0, 1e2, 2e308) keep their text in array literals, as OPA formats them by it. */
+const WRITTEN_NUMBERS = [
+  'p := sprintf("%f, %3.1f, %.3f", [0.0, 100.0, .0])',
+  'p := sprintf("%f", [1e2])',
+  'p if { sprintf("hi %v", [2e308], x) }',
+  'p := sprintf("%v %d %f", [1.0, 1.0, 1.0])',
+  'p := sprintf("%v", [-1e9])',
+  'p := x if { a := [1.0]; x := sprintf("%v", a) }',
+  'p := sprintf("%d", [1e2])',
+  'p := sprintf("%v", [1.5e3])',
+  'p := sprintf("%v", [[1.0]])',
+  'p := sprintf("%s", [1.0])',
+  'p := sprintf("%v", [1e400])',
+  'p := sprintf("%v %v", [1.5e-3, 0.10])',
+  'p := sprintf("%v", [{"a": [1.0]}])',
+  'p := sprintf("%v", [1.0 + 0])',
+  'p := json.marshal([1.0])',
+  'p := json.marshal([1e2, 2])',
+  'p := json.marshal({"a": [1.0]})',
+  'p := json.marshal([1.5e3, 1.50, -0.0])',
+  'p := [1.0] == [1]',
+  'p := count({[1.0], [1]})',
+  'p := [x | some x in [1.0, 2]]',
+];
+
 /** Each list with the query its modules are asked. */
 const CHECKS: [string, readonly string[], string][] = [
   ['print where a value is wanted', VOID_CALLS, 'x := data.t.p'],
@@ -152,6 +287,11 @@ const CHECKS: [string, readonly string[], string][] = [
   ['unsafe vars', UNSAFE, 'x := data.t'],
   ['assignment targets', ASSIGN_TARGETS, 'x := data.t'],
   ['else values', ELSE_VALUES, 'x := data.t'],
+  ['import names', IMPORT_NAMES, 'x := data.t'],
+  ['refs into builtin results', CALL_REFS, 'x := data.t'],
+  ['heads with no arguments', EMPTY_ARGS, 'x := data.t'],
+  ['template strings', TEMPLATES, 'x := data.t'],
+  ['numbers written as floats', WRITTEN_NUMBERS, 'x := data.t'],
 ];
 
 describeWithOpa('compile checks against opa eval', () => {

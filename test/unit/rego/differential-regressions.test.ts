@@ -339,3 +339,61 @@ describe('`some x in a in b` is `some (x in a) in b` (OPA parser)', () => {
     }
   });
 });
+
+describe("OPA's rule index and early exit (strict; answers as opa eval gave them)", () => {
+  const strict = (m: string, input?: unknown) => run(`package t\n${m}\n`, 'x := data.t', { strict: true, ...(input === undefined ? {} : { input: fromJSON(input) }) });
+
+  it('`ref == call` indexes the ref as defined: the call moves into a local first, so an undefined ref skips the body', () => {
+    expect(strict('r0 := 1 if {\n\tinput.s == substring("a", -1, 0)\n}', { n: 1 })).toEqual([{ x: {} }]);
+    expect(strict('r0 := 1 if {\n\tsome x0 in ["b", "a"]\n\tinput.s = substring(x0, -1, 0)\n}', { n: 1 })).toEqual([{ x: {} }]);
+    expect(err(() => strict('r0 := 1 if {\n\tinput.s == substring("a", -1, 0)\n}', { s: 'x' })).regoMessage).toBe('substring: negative offset');
+  });
+
+  it('a constant-valued body stops at its first solution only when every branch agrees on the value (no other else value)', () => {
+    const body = '{\n\tx2 := input.xs[_]\n\tx3 = format_int(x2, 16)\n}';
+    const input = { xs: [2.25, 10, [1]] };
+    expect(err(() => strict(`r1 := ["b", "a"] if ${body} else := ["a"]`, input)).regoMessage).toBe('format_int: operand 1 must be number but got array');
+    expect(strict(`r1 := ["b", "a"] if ${body} else := ["b", "a"]`, input)).toEqual([{ x: { r1: ['b', 'a'] } }]);
+    expect(strict(`r1 := 1 if ${body}\nr1 := 1 if { false }`, input)).toEqual([{ x: { r1: 1 } }]);
+    expect(err(() => strict(`r1 := 1 if ${body}\nr1 := 2 if { false }`, input)).regoCode).toBe('eval_type_error');
+  });
+});
+
+describe('`some ... in` declares only the vars its pattern can bind', () => {
+  it('in `some (x in xs) in ys` (a next line starting with `-` continues the expression) nothing is bound: x is unsafe, an argument inside is no redeclaration', () => {
+    expect(err(() => run('package t\nf2(a0, a1) := a0 if {\n\tsome x9 in [1, a1]\n\t-2.5 in []\n}\n', 'x := data.t')).message).toBe('m0.rego:3: rego_unsafe_var_error: var x9 is unsafe');
+    expect(err(() => run('package t\np if {\n\tsome x5 in {x6 | some x6 in [1]}\n\t-1 in [1]\n}\n', 'x := data.t')).message).toBe('m0.rego:3: rego_unsafe_var_error: var x5 is unsafe');
+  });
+
+  it('a var it binds that its collection also names is "assigned before"', () => {
+    expect(err(() => run('package t\np if { some x in [x] }\n', 'x := data.t')).message).toBe('m0.rego:2: rego_compile_error: var x assigned before');
+    expect(err(() => run('package t\np if { some k, v in {k: 1} }\n', 'x := data.t')).message).toBe('m0.rego:2: rego_compile_error: var k assigned before');
+  });
+});
+
+describe('Rego v0 (answers as `opa eval --v0-compatible` gave them)', () => {
+  it('has no template strings, even with `import rego.v1`', () => {
+    const msg = (m: string) => err(() => run(`package t\n${m}\n`, 'x := data.t', { v0: true })).message;
+    expect(msg('p = $"{x}"')).toBe('m0.rego:2: rego_parse_error: template strings are not supported by current capabilities');
+    expect(msg('import rego.v1\np := $"{1}"')).toBe('m0.rego:3: rego_parse_error: template strings are not supported by current capabilities');
+  });
+
+  it('reads statements as v1 does where OPA does: bare builtin calls, f(), refs on calls, duplicate imports allowed', () => {
+    const msg = (m: string) => err(() => run(`package t\n${m}\n`, 'x := data.t', { v0: true })).message;
+    expect(msg('count(x)')).toBe('m0.rego:2: rego_parse_error: rule name conflicts with built-in function');
+    expect(msg('f()')).toBe('m0.rego:2: rego_parse_error: rule argument list must take at least one argument');
+    expect(msg('p { x := count([1])[0] }')).toBe('m0.rego:2: rego_type_error: undefined ref: count([1])[0]');
+    expect(msg('[1][0]')).toBe('m0.rego:2: rego_parse_error: invalid rule head: [1][0]');
+    expect(run('package t\nimport data.a\nimport data.a\np = 1\n', 'x := data.t.p', { v0: true })).toEqual([{ x: 1 }]);
+  });
+});
+
+describe('calls in operands run before any lookup (strict; answers as opa eval gave them)', () => {
+  it('an operand that looks up through a builtin call finds nothing: the later operands\' calls still run first', () => {
+    const strict = (m: string, input: unknown) => err(() => run(`package t\n${m}\n`, 'x := data.t', { strict: true, input: fromJSON(input) })).regoMessage;
+    expect(strict('p := indexof(split("", "a")[1], trim_right(input.s, "a"))', { s: [1] })).toBe('trim_right: operand 1 must be string but got array');
+    expect(strict('p := [split("", "a")[1], trim_right(input.s, "a")]', { s: [1] })).toBe('trim_right: operand 1 must be string but got array');
+    expect(strict('f2(a0, a1) := a1\np := f2(input.o[upper("aa")], split(input.s, "a")[0])', { s: null, o: {} })).toBe('split: operand 1 must be string but got null');
+    expect(run('package t\np := indexof(split("", "a")[1], trim_right(input.s, "a"))\n', 'x := data.t', { strict: true, input: fromJSON({ s: 'x' }) })).toEqual([{ x: {} }]);
+  });
+});

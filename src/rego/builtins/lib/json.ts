@@ -3,6 +3,7 @@ import { GoJsonSyntaxError, readGoJson, type GoJsonBuilder } from '../../go-json
 import { type Value, ObjectValue, SetValue, compareStrings } from '../../value.ts';
 import { parseNumber } from '../../number-value.ts';
 import { scalarText } from '../../value-json.ts';
+import { writtenNumber } from '../../written-numbers.ts';
 
 export class JsonSyntaxError extends Error {}
 
@@ -85,7 +86,8 @@ export function marshalJson(v: Value): string {
   if (Array.isArray(v) || v instanceof SetValue) {
     const xs = Array.isArray(v) ? v : v.values();
     let out = '[';
-    for (let i = 0; i < xs.length; i++) out += (i === 0 ? '' : ',') + marshalJson(xs[i] as Value);
+    // a number literal keeps the text it was written in, as in OPA (written-numbers.ts)
+    for (let i = 0; i < xs.length; i++) out += (i === 0 ? '' : ',') + ((Array.isArray(v) ? writtenNumber(v, i) : undefined) ?? marshalJson(xs[i] as Value));
     return out + ']';
   }
   const entries = (v as ObjectValue).entries();

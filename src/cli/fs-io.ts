@@ -2,7 +2,7 @@
  * The filesystem edge: reading inputs with located errors and writing outputs atomically
  * (temp file in the same folder, fsync, rename) with private permissions.
  */
-import { mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, rmSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { constants, mkdirSync, openSync, writeSync, fsyncSync, fstatSync, closeSync, readSync, renameSync, rmSync, statSync, existsSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
@@ -12,37 +12,68 @@ import { utf8Text } from '../parse/utf8-text.ts';
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 
 export function readTextFile(path: string): string {
-  let size: number;
-  try {
-    const st = statSync(path);
-    if (!st.isFile()) throw new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file`, { at: [{ file: path }] });
-    size = st.size;
-  } catch (e) {
-    if (e instanceof ToolgateError) throw e;
-    throw new ToolgateError('FILE_UNREADABLE', `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }] });
-  }
-  if (size > MAX_INPUT_BYTES) {
-    throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
-  }
-  return utf8Text(readFileSync(path), path);
+  return utf8Text(readBytesFile(path), path);
 }
 
+function unreadable(path: string, e: unknown): ToolgateError {
+  return new ToolgateError('FILE_UNREADABLE', `${path}: cannot read: ${errno(e) ?? (e as Error).message}`, { at: [{ file: path }], cause: e });
+}
+
+function tooLarge(path: string, size: number | string): ToolgateError {
+  return new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
+}
+
+/**
+ * An input file's bytes. Opened without blocking and checked on the open descriptor, so a FIFO
+ * (whose open would wait for a writer) or a device such as /dev/zero (which never ends) is refused
+ * instead of hanging; read from that one descriptor up to the input limit, so a file swapped or
+ * grown while it is read cannot slip past the checks made on it.
+ */
 export function readBytesFile(path: string): Uint8Array {
-  // The same input limit as text inputs, checked before a byte is read.
-  let size: number | undefined;
+  let fd: number;
   try {
-    size = statSync(path).size;
-  } catch {
-    size = undefined; // the read below reports why
-  }
-  if (size !== undefined && size > MAX_INPUT_BYTES) {
-    throw new ToolgateError('INPUT_TOO_LARGE', `${path}: ${size} bytes exceeds the ${MAX_INPUT_BYTES}-byte input limit`, { at: [{ file: path }] });
-  }
-  try {
-    return readFileSync(path);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw new ToolgateError('FILE_UNREADABLE', `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }] });
+    throw errno(e) === 'EISDIR' ? new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file`, { at: [{ file: path }] }) : unreadable(path, e);
   }
+  try {
+    let size: number;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file`, { at: [{ file: path }] });
+      size = st.size;
+    } catch (e) {
+      throw e instanceof ToolgateError ? e : unreadable(path, e);
+    }
+    if (size > MAX_INPUT_BYTES) throw tooLarge(path, size);
+    return readToEnd(fd, path, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads `fd` to its end, starting with a buffer of the size fstat gave (0 for /proc files, which still hold bytes). */
+function readToEnd(fd: number, path: string, sizeHint: number): Uint8Array {
+  let buf = Buffer.allocUnsafe(Math.max(sizeHint + 1, 4096));
+  let len = 0;
+  for (;;) {
+    if (len === buf.length) {
+      if (len > MAX_INPUT_BYTES) throw tooLarge(path, `more than ${MAX_INPUT_BYTES}`);
+      const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_INPUT_BYTES + 1));
+      buf.copy(bigger, 0, 0, len);
+      buf = bigger;
+    }
+    let n: number;
+    try {
+      n = readSync(fd, buf, len, buf.length - len, null);
+    } catch (e) {
+      throw unreadable(path, e);
+    }
+    if (n === 0) break;
+    len += n;
+  }
+  if (len > MAX_INPUT_BYTES) throw tooLarge(path, `more than ${MAX_INPUT_BYTES}`);
+  return buf.subarray(0, len);
 }
 
 /** Bytes made in pieces: calls `write` with each chunk in order (a chunk is valid only during the call). */

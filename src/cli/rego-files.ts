@@ -74,6 +74,13 @@ function doublesOf(v: StrictJsonValue, file: string): unknown {
   return v;
 }
 
+/** A data file's document: OPA loads only an object there ("document must be of type object"), never an array or scalar at the data root. */
+export function parseDataDocument(text: string, file: string): Value {
+  const v = parseJsonValue(text, file);
+  if (!(v instanceof ObjectValue)) throw new ToolgateError('SCHEMA_INVALID', `${file}: document must be of type object`, { at: [{ file }] });
+  return v;
+}
+
 export function mergeData(a: Value | undefined, b: Value): Value {
   if (a instanceof ObjectValue && b instanceof ObjectValue) {
     const out = new ObjectValue(a.unordered());
@@ -93,7 +100,7 @@ export function loadSources(cwd: string, paths: readonly string[]): LoadedSource
   let data: Value | undefined;
   for (const f of files) {
     if (f.endsWith('.rego')) modules.push({ name: f, text: readTextFile(f) });
-    else if (f.endsWith('.json')) data = mergeData(data, parseJsonValue(readTextFile(f), f));
+    else if (f.endsWith('.json')) data = mergeData(data, parseDataDocument(readTextFile(f), f));
     else throw new ToolgateError('USAGE', `${f}: expected a .rego or .json file`, { at: [{ file: f }] });
   }
   return { modules, data };

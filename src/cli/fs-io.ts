@@ -152,26 +152,86 @@ export function writeNewFileSynced(path: string, bytes: Uint8Array | StreamedByt
 /**
  * Writes every file to a temp sibling, fsyncs, then renames them all into place. Everything is
  * produced in memory first (or streamed into the temp file), so an error before the renames
- * leaves earlier artifacts untouched. Each file is atomic; a set of several is not (a kill between
- * two renames mixes old and new): `compile` writes its set with commitArtifactSet instead.
+ * leaves earlier artifacts untouched, and no temp file is left behind. A SIGINT or SIGTERM that
+ * arrives meanwhile takes effect once the renames are done (see deferringSignals), so a signal
+ * never leaves some files old and some new; only SIGKILL can, and `compile` writes its set with
+ * commitArtifactSet, which survives even that.
  */
 export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): void {
+  deferringSignals(() => writeFilesNow(files, mode));
+}
+
+function writeFilesNow(files: readonly OutputFile[], mode: number): void {
   const temps: { tmp: string; path: string }[] = [];
+  let current = files[0]?.path ?? '';
   try {
     for (const f of files) {
+      current = f.path;
+      // Caught here, before any byte is written: a rename onto a folder fails only after the temp file was made.
+      if (statSync(f.path, { throwIfNoEntry: false })?.isDirectory()) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${f.path} is a folder`, { at: [{ file: f.path }] });
       const dir = dirname(f.path);
       makeFolders(dir);
       const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
-      writeNewFileSynced(tmp, f.bytes, mode);
       temps.push({ tmp, path: f.path });
+      writeNewFileSynced(tmp, f.bytes, mode);
     }
-    for (const t of temps) renameSync(t.tmp, t.path);
+    for (const t of temps) {
+      current = t.path;
+      renameSync(t.tmp, t.path);
+      testPause('write-files:renamed-one');
+    }
     for (const dir of new Set(temps.map((t) => dirname(t.path)))) fsyncFolder(dir);
   } catch (e) {
     for (const t of temps) if (existsSync(t.tmp)) rmSync(t.tmp, { force: true });
     if (e instanceof ToolgateError) throw e;
-    throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${(e as Error).message}`, { cause: e });
+    throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${current}: ${errno(e) ?? (e as Error).message}`, { at: [{ file: current }], cause: e });
   }
+}
+
+const DEFERRED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const deferred = { writes: 0, attached: false, caught: new Set<NodeJS.Signals>() };
+const holdSignal = (signal: NodeJS.Signals): void => void deferred.caught.add(signal);
+
+/**
+ * Runs a synchronous write with SIGINT, SIGTERM and SIGHUP caught. Node delivers a caught signal
+ * to JavaScript only between synchronous runs, so the write finishes first; the signal is then
+ * raised again with the listener gone, and acts as it would have (the default ends the process,
+ * a command's own listener such as --watch's still runs). The listener stays until the event loop
+ * has polled once after the write (two turns of setImmediate), which is when a signal that came
+ * during the write is delivered.
+ */
+function deferringSignals(write: () => void): void {
+  if (!deferred.attached) {
+    for (const s of DEFERRED_SIGNALS) process.on(s, holdSignal);
+    deferred.attached = true;
+  }
+  deferred.writes++;
+  try {
+    write();
+  } finally {
+    deferred.writes--;
+    setImmediate(() => setImmediate(releaseSignals));
+  }
+}
+
+function releaseSignals(): void {
+  if (deferred.writes > 0 || !deferred.attached) return;
+  for (const s of DEFERRED_SIGNALS) process.off(s, holdSignal);
+  deferred.attached = false;
+  const caught = [...deferred.caught];
+  deferred.caught.clear();
+  for (const s of caught) process.kill(process.pid, s);
+}
+
+/**
+ * The test hook: with TOOLGATE_TEST_PAUSE_AT=STEP, the process prints
+ * `toolgate: test pause at STEP (pid N)` on stderr and waits 2 s there, so a test can signal it
+ * mid-write. Read from the process environment: only a test that spawns the CLI sets it.
+ */
+function testPause(step: string): void {
+  if (process.env.TOOLGATE_TEST_PAUSE_AT !== step) return;
+  writeSync(2, `toolgate: test pause at ${step} (pid ${process.pid})\n`);
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
 }
 
 export function writeFileAtomic(path: string, bytes: Uint8Array | string, mode = 0o600): void {

@@ -9,7 +9,7 @@
  * `delta.json`) is offered only when its record names the bundle being served as its target and the
  * delta's bytes match the recorded digest, so a delta left from an older compile is never served.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, statSync, watch, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, statSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { readTarball } from '../bundle/read-tarball.ts';
@@ -17,7 +17,7 @@ import { ToolgateError } from '../errors.ts';
 import type { BundleSource, ReportSink, ServedBundle } from '../bundle-service/handler.ts';
 import type { ReportKind } from '../bundle-service/reports.ts';
 import { DELTA_RECORD_FILE, DELTA_TARBALL_FILE, parseDeltaRecord } from '../compile/delta.ts';
-import { readBytesFile, readTextFile } from './fs-io.ts';
+import { makeFolders, readBytesFile, readTextFile } from './fs-io.ts';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -170,7 +170,7 @@ export async function watchFolders(specs: readonly FolderSpec[], options: { poll
  * per POST, fsynced before the POST is acknowledged, serialised so batches never interleave.
  */
 export function fileReportSink(dir: string): ReportSink & { readonly files: Record<ReportKind, string> } {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeFolders(dir);
   const files: Record<ReportKind, string> = { status: join(dir, 'status.jsonl'), logs: join(dir, 'decision-logs.jsonl') };
   let queue: Promise<void> = Promise.resolve();
   return {
@@ -179,7 +179,7 @@ export function fileReportSink(dir: string): ReportSink & { readonly files: Reco
       const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
       const run = queue.then(() => {
         const path = files[kind];
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        makeFolders(dirname(path));
         const fd = openSync(path, 'a', 0o600);
         const before = fstatSync(fd).size;
         try {

@@ -171,7 +171,7 @@ function writeFilesNow(files: readonly OutputFile[], mode: number): void {
       if (statSync(f.path, { throwIfNoEntry: false })?.isDirectory()) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${f.path} is a folder`, { at: [{ file: f.path }] });
       const dir = dirname(f.path);
       makeFolders(dir);
-      const tmp = join(dir, `.${basename(f.path)}.${randomBytes(6).toString('hex')}.tmp`);
+      const tmp = join(dir, tempName(basename(f.path)));
       temps.push({ tmp, path: f.path });
       writeNewFileSynced(tmp, f.bytes, mode);
     }
@@ -186,6 +186,15 @@ function writeFilesNow(files: readonly OutputFile[], mode: number): void {
     if (e instanceof ToolgateError) throw e;
     throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${current}: ${errno(e) ?? (e as Error).message}`, { at: [{ file: current }], cause: e });
   }
+}
+
+/**
+ * The temp sibling of an output named `base`: the name's start, so a leftover says whose it was,
+ * cut short so that a name the filesystem takes (up to 255 bytes) still has a temp name it takes.
+ */
+function tempName(base: string): string {
+  const head = [...base].slice(0, 48).join('');
+  return `.${head}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 const DEFERRED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

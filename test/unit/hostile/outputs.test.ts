@@ -79,6 +79,15 @@ describe('an --out the CLI cannot write', () => {
     expect(readdirSync(target)).toEqual([]);
   });
 
+  it.each(singleFile)('%s --out NAME of 250 bytes, which the filesystem takes: written (its temp name was too long)', async (_name, argv) => {
+    const parent = mkdtempSync(join(dir, 'long-'));
+    const name = `${'n'.repeat(245)}.json`;
+    const r = await runCli(argv(join(parent, name)));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(readdirSync(parent)).toEqual([name]);
+  });
+
   it.each(singleFile)('%s --out under /proc: the message names the output, not a temp file', async (_name, argv) => {
     const r = await runCli(argv('/proc/toolgate-out.json'));
     expect(r.stderr).toBe('toolgate: error OUTPUT_UNWRITABLE at /proc/toolgate-out.json: cannot write output: /proc/toolgate-out.json: ENOENT\n');

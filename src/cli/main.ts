@@ -104,15 +104,23 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   }
 }
 
+/**
+ * Control characters as `\xHH`, line breaks and tabs kept: an error quotes file names and file
+ * contents, and a name holding ESC [2J must not clear the terminal or recolour what follows.
+ */
+export function visibleText(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 export function reportError(e: unknown, io: CliIo): number {
   if (isToolgateError(e)) {
     const where = e.at.length > 0 ? ` at ${e.at.map(formatAt).join(', ')}` : '';
-    io.stderr(`toolgate: error ${e.code}${where}: ${e.message}\n`);
-    for (const d of e.details) io.stderr(`  ${d}\n`);
+    io.stderr(visibleText(`toolgate: error ${e.code}${where}: ${e.message}\n`));
+    for (const d of e.details) io.stderr(visibleText(`  ${d}\n`));
     return exitCodeFor(e.code);
   }
   const msg = e instanceof Error ? e.message : String(e);
-  io.stderr(`toolgate: internal error: ${msg}\n`);
+  io.stderr(visibleText(`toolgate: internal error: ${msg}\n`));
   if (process.env.TOOLGATE_DEBUG && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
   return EXIT.INTERNAL;
 }

@@ -3,7 +3,7 @@
  * (temp file in the same folder, fsync, rename) with private permissions.
  */
 import { constants, mkdirSync, openSync, writeSync, fsyncSync, fstatSync, closeSync, readSync, renameSync, rmSync, statSync, existsSync } from 'node:fs';
-import { dirname, basename, join } from 'node:path';
+import { dirname, basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
 import { utf8Text } from '../parse/utf8-text.ts';
@@ -162,6 +162,13 @@ export function writeFilesAtomic(files: readonly OutputFile[], mode = 0o600): vo
 }
 
 function writeFilesNow(files: readonly OutputFile[], mode: number): void {
+  // Two outputs in one place: the second rename would silently replace the first.
+  const seen = new Set<string>();
+  for (const f of files) {
+    const p = resolve(f.path);
+    if (seen.has(p)) throw new ToolgateError('USAGE', `${f.path} is named for two outputs of this run; give each output its own file`, { at: [{ file: f.path }] });
+    seen.add(p);
+  }
   const temps: { tmp: string; path: string }[] = [];
   let current = files[0]?.path ?? '';
   try {

@@ -61,6 +61,17 @@ describe('a signal in the middle of writing a set of outputs', () => {
   }, 60_000);
 });
 
+describe('two outputs of one run in one place', () => {
+  it('observe --out F --sidecar F is bad usage and writes nothing (the sidecar silently replaced the graph)', async () => {
+    const d = mkdtempSync(join(dir, 'same-'));
+    const f = join(d, 'same.json');
+    const r = await runCli(['observe', '--events', join(BASE, 'events.jsonl'), ...WINDOW, '--out', f, '--sidecar', f]);
+    expect(r.stderr).toBe(`toolgate: error USAGE at ${f}: ${f} is named for two outputs of this run; give each output its own file\n`);
+    expect(r.code).toBe(2);
+    expect(readdirSync(d)).toEqual([]);
+  });
+});
+
 describe('an --out the CLI cannot write', () => {
   const singleFile: [string, (out: string) => string[]][] = [
     ['diff', (o) => ['diff', '--declared', join(BASE, 'declared.json'), '--observed', join(BASE, 'observed.json'), '--window', join(BASE, 'window.json'), '--out', o]],

@@ -6,6 +6,7 @@ import { COMMANDS } from './registry.ts';
 import { didYouMean } from './suggest.ts';
 import { packageVersion } from './version.ts';
 import { withProgress } from './progress.ts';
+import { visibleText } from './visible-text.ts';
 
 function defaultIo(): CliIo {
   return {
@@ -102,14 +103,6 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   } catch (e) {
     return reportError(e, io);
   }
-}
-
-/**
- * Control characters as `\xHH`, line breaks and tabs kept: an error quotes file names and file
- * contents, and a name holding ESC [2J must not clear the terminal or recolour what follows.
- */
-export function visibleText(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 
 export function reportError(e: unknown, io: CliIo): number {

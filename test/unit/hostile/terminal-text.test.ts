@@ -35,6 +35,29 @@ describe('control characters in what an error quotes', () => {
     expect(r.stderr).toBe(`toolgate: error FILE_UNREADABLE at ${join(dir, 'ring\\x07\\x08.json')}: ${join(dir, 'ring\\x07\\x08.json')}: cannot read: ENOENT\n`);
   });
 
+  it('crawl: what a hostile MCP server sends back (its error message, its stderr) is shown escaped', async () => {
+    const server = join(dir, 'evil-server.cjs');
+    writeFileSync(
+      server,
+      [
+        "process.stdin.on('data', (d) => {",
+        "  for (const line of d.toString().split('\\n').filter(Boolean)) {",
+        '    const m = JSON.parse(line);',
+        "    if (m.id !== undefined) process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32000, message: '\\u001b[2J\\u001b[31mpwned' } }) + '\\n');",
+        '  }',
+        '});',
+        "process.stderr.write('\\u001b]0;title\\u0007 noise\\n');",
+      ].join('\n'),
+    );
+    const servers = join(dir, 'servers.yaml');
+    writeFileSync(servers, `servers:\n  - name: evil\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(server)}]\n    timeout_ms: 10000\n`);
+    const r = await runCli(['crawl', '--servers', servers, '--out', join(dir, 'catalog.json'), '--server-stderr'], { env: { PATH: process.env.PATH } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(CONTROL);
+    expect(r.stderr).toContain('MCP error -32000: \\x1b[2J\\x1b[31mpwned');
+    expect(r.stderr).toContain('\\x1b]0;title\\x07 noise');
+  }, 60_000);
+
   it('line breaks of a multi-line message (usage) are kept', async () => {
     const r = await runCli(['diff', '--declared']);
     expect(r.code).toBe(2);

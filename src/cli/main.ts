@@ -94,7 +94,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       io.stdout(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
       return EXIT.OK;
     }
-    const runIo = withProgress(io, found.entry.name);
+    const drawn = withProgress(io, found.entry.name);
+    // Whatever a command says on stderr may quote files or servers; only the progress line (drawn through io itself) may move the cursor.
+    const runIo: CliIo = { ...drawn, stderr: (t) => drawn.stderr(visibleText(t)) };
     try {
       return await command.run(found.rest, runIo);
     } finally {

@@ -12,7 +12,6 @@ import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile, writeFileAtomic } from '../fs-io.ts';
 import { CATALOG_OUTPUT, assertReplaceableOutput } from '../output-guard.ts';
-import { visibleText } from '../visible-text.ts';
 
 const usage = `usage: toolgate crawl (--servers servers.yaml | --server-json server.json ...) --out catalog.json [--timeout-ms N] [--concurrency N]
                      [--merge catalog.static.json ...] [--server-stderr]
@@ -121,11 +120,11 @@ export const crawlCommand: Command = {
     const crawledNames = new Set(servers.servers.map((s) => s.name));
     for (const s of result.catalog.servers) {
       if (!crawledNames.has(s.name)) continue;
-      io.stderr(visibleText(s.status === 'failed' ? `crawl: ${s.name}: failed: ${s.error}\n` : `crawl: ${s.name}: ok (${counts(s)})\n`));
+      io.stderr(s.status === 'failed' ? `crawl: ${s.name}: failed: ${s.error}\n` : `crawl: ${s.name}: ok (${counts(s)})\n`);
     }
     writeFileAtomic(outPath, catalogFileBytes(result.catalog));
     if (result.failed.length > 0) {
-      io.stderr(visibleText(`crawl: ${result.failed.length} of ${servers.servers.length} servers failed: ${result.failed.join(', ')}\n`));
+      io.stderr(`crawl: ${result.failed.length} of ${servers.servers.length} servers failed: ${result.failed.join(', ')}\n`);
       return EXIT.FAILED;
     }
     return EXIT.OK;

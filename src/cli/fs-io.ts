@@ -170,17 +170,29 @@ function writeFilesNow(files: readonly OutputFile[], mode: number): void {
     seen.add(p);
   }
   const temps: { tmp: string; path: string }[] = [];
+  const inPlace: OutputFile[] = [];
   let current = files[0]?.path ?? '';
   try {
     for (const f of files) {
       current = f.path;
+      const st = statSync(f.path, { throwIfNoEntry: false });
       // Caught here, before any byte is written: a rename onto a folder fails only after the temp file was made.
-      if (statSync(f.path, { throwIfNoEntry: false })?.isDirectory()) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${f.path} is a folder`, { at: [{ file: f.path }] });
+      if (st?.isDirectory()) throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${f.path} is a folder`, { at: [{ file: f.path }] });
+      // A device or FIFO (/dev/null, /dev/stdout) is written into, never renamed over: that would put
+      // a regular file where the device was, in /dev itself when run as root.
+      if (st !== undefined && !st.isFile()) {
+        inPlace.push(f);
+        continue;
+      }
       const dir = dirname(f.path);
       makeFolders(dir);
       const tmp = join(dir, tempName(basename(f.path)));
       temps.push({ tmp, path: f.path });
       writeNewFileSynced(tmp, f.bytes, mode);
+    }
+    for (const f of inPlace) {
+      current = f.path;
+      writeInPlace(f);
     }
     for (const t of temps) {
       current = t.path;
@@ -192,6 +204,38 @@ function writeFilesNow(files: readonly OutputFile[], mode: number): void {
     for (const t of temps) if (existsSync(t.tmp)) rmSync(t.tmp, { force: true });
     if (e instanceof ToolgateError) throw e;
     throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${current}: ${errno(e) ?? (e as Error).message}`, { at: [{ file: current }], cause: e });
+  }
+}
+
+/** Writes into an existing device or FIFO; a FIFO nobody reads is refused rather than waited on. */
+function writeInPlace(f: OutputFile): void {
+  let fd: number;
+  try {
+    fd = openSync(f.path, constants.O_WRONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    if (errno(e) === 'ENXIO') throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${f.path} is a FIFO no process is reading`, { at: [{ file: f.path }], cause: e });
+    throw e;
+  }
+  try {
+    const put = (chunk: Uint8Array) => writeAllWaiting(fd, chunk);
+    if (typeof f.bytes === 'function') f.bytes(put);
+    else put(f.bytes);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** writeAll on a descriptor opened non-blocking: a full pipe (EAGAIN) is waited out a millisecond at a time. */
+function writeAllWaiting(fd: number, bytes: Uint8Array): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(fd, bytes, off, bytes.length - off);
+    } catch (e) {
+      if (errno(e) !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
   }
 }
 

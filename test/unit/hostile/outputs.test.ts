@@ -5,8 +5,8 @@
  * an --out under a file was an internal error for audit-report and crawl.
  */
 import { describe, it, expect, beforeAll } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { TOOLGATE } from '../../helpers/toolgate-bin.ts';
@@ -69,6 +69,47 @@ describe('two outputs of one run in one place', () => {
     expect(r.stderr).toBe(`toolgate: error USAGE at ${f}: ${f} is named for two outputs of this run; give each output its own file\n`);
     expect(r.code).toBe(2);
     expect(readdirSync(d)).toEqual([]);
+  });
+});
+
+describe('an --out that is a device or a FIFO', () => {
+  const diffTo = (o: string) => ['diff', '--declared', join(BASE, 'declared.json'), '--observed', join(BASE, 'observed.json'), '--window', join(BASE, 'window.json'), '--out', o];
+
+  it('a FIFO with a reader gets the bytes and stays a FIFO; one nobody reads is refused, not waited on (it was replaced by a regular file)', async () => {
+    const d = mkdtempSync(join(dir, 'fifo-'));
+    const fifo = join(d, 'out.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const unread = spawnSync(process.execPath, [TOOLGATE, ...diffTo(fifo)], { env: ENV, encoding: 'utf8', timeout: 60_000 });
+    expect(unread.signal).toBeNull();
+    expect(unread.stderr).toBe(`toolgate: error OUTPUT_UNWRITABLE at ${fifo}: cannot write output: ${fifo} is a FIFO no process is reading\n`);
+    expect(unread.status).toBe(1);
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let got = '';
+    reader.stdout.setEncoding('utf8').on('data', (t: string) => (got += t));
+    const closed = new Promise((res) => reader.on('close', res));
+    await new Promise((res) => setTimeout(res, 300));
+    const r = spawnSync(process.execPath, [TOOLGATE, ...diffTo(fifo)], { env: ENV, encoding: 'utf8', timeout: 60_000 });
+    await closed;
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(got).schema_version).toBeTypeOf('number');
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(d)).toEqual(['out.fifo']);
+  }, 120_000);
+
+  it.skipIf(process.getuid?.() !== 0)('a character device (a null device made with mknod, and a link to it) is written into, never replaced', async () => {
+    const d = mkdtempSync(join(dir, 'dev-'));
+    const dev = join(d, 'null');
+    execFileSync('mknod', [dev, 'c', '1', '3']);
+    symlinkSync('null', join(d, 'link'));
+    for (const o of [dev, join(d, 'link')]) {
+      const r = await runCli(diffTo(o));
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+    }
+    expect(lstatSync(dev).isCharacterDevice()).toBe(true);
+    expect(lstatSync(join(d, 'link')).isSymbolicLink()).toBe(true);
+    expect(readdirSync(d).sort()).toEqual(['link', 'null']);
   });
 });
 

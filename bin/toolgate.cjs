@@ -52,7 +52,12 @@ function cacheFolder(env) {
 
 /** Whether `dir` is this user's and writable by nobody else (a code cache is code: src/cli/policy-cache.ts isPrivateFolder). */
 function isPrivateFolder(dir) {
-  const st = statSync(dir, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return false; // a cache path through a file, or a symlink loop: no cache there
+  }
   if (st === undefined || !st.isDirectory()) return false;
   if (process.platform === 'win32') return true;
   return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
@@ -72,12 +77,22 @@ function codeCacheFile(command, bundle) {
   return join(folder, 'v8', `${command}-${build}-${process.version}-${process.arch}.bin`);
 }
 
+/** mkdir -p one level at a time: Node's recursive mkdir never returns under /proc (src/cli/fs-io.ts makeFolders). */
+function makeFolders(dir) {
+  const missing = [];
+  for (let d = dir; statSync(d, { throwIfNoEntry: false }) === undefined; d = dirname(d)) {
+    if (dirname(d) === d) break;
+    missing.push(d);
+  }
+  for (const d of missing.reverse()) mkdirSync(d, { mode: 0o700 });
+}
+
 /** Writes a code cache into place; other builds' caches of the command not rewritten for 30 days go. */
 function storeCodeCache(file, bytes) {
   const dir = dirname(file);
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeFolders(dir);
     if (!isPrivateFolder(dir)) return;
     writeFileSync(tmp, bytes, { mode: 0o600 });
     renameSync(tmp, file);
@@ -87,7 +102,11 @@ function storeCodeCache(file, bytes) {
       if (st?.isFile() && st.mtimeMs < before) rmSync(join(dir, name), { force: true });
     }
   } catch {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // a cache path through a file or a loop: nothing was written
+    }
   }
 }
 

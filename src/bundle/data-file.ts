@@ -27,10 +27,24 @@ export function toJS(n: JNode): unknown {
       return n.items.map(toJS);
     case 'str':
       return n.v;
-    case 'num':
-      return Number(n.lit);
+    case 'num': {
+      // Go keeps 1e400 as a json.Number; a double cannot, and Infinity is no JSON value at all.
+      const v = Number(n.lit);
+      if (!Number.isFinite(v)) throw new JsonError(`the number ${n.lit} is out of range (toolgate holds numbers as doubles)`);
+      return v;
+    }
     case 'lit':
       return n.v;
+  }
+}
+
+/** toJS of a node read from entry `w`, a number out of range refused as the entry's fault. */
+export function toJSIn(n: JNode, w: Where): unknown {
+  try {
+    return toJS(n);
+  } catch (e) {
+    if (e instanceof JsonError) refuse(w, e.message);
+    throw e;
   }
 }
 
@@ -65,20 +79,28 @@ export function readDataJson(bytes: Uint8Array, w: Where): unknown {
       } catch {
         parsed = false;
       }
-      if (parsed && (text.length < 2 * GO_JSON_MAX_DEPTH || shallowerThan(value, GO_JSON_MAX_DEPTH - 1))) return value;
+      if (parsed && nativeReadsAsGo(value, GO_JSON_MAX_DEPTH - 1)) return value;
     }
   }
   return readJsonFile(bytes, w);
 }
 
-/** Whether no path through `v` passes `limit` arrays and objects (walked without recursion). */
-function shallowerThan(v: unknown, limit: number): boolean {
+/**
+ * Whether JSON.parse's value is the one Go's reading gives: no path through `v` passes `limit`
+ * arrays and objects, and no number overflowed to Infinity (which readJsonFile refuses by name).
+ * Walked without recursion.
+ */
+function nativeReadsAsGo(v: unknown, limit: number): boolean {
+  if (typeof v === 'number') return Number.isFinite(v);
   const stack: [unknown, number][] = [[v, 0]];
   while (stack.length > 0) {
     const [x, d] = stack.pop()!;
     if (typeof x !== 'object' || x === null) continue;
     if (d + 1 >= limit) return false;
-    for (const c of Array.isArray(x) ? x : Object.values(x)) if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+    for (const c of Array.isArray(x) ? x : Object.values(x)) {
+      if (typeof c === 'object' && c !== null) stack.push([c, d + 1]);
+      else if (typeof c === 'number' && !Number.isFinite(c)) return false;
+    }
   }
   return true;
 }

@@ -8,6 +8,7 @@ export { loadBundle } from './load.ts';
 export type { LoadedBundle, LoadedModule, BundleManifest } from './load.ts';
 export type { TarballFile, TarballLimits } from './read-tarball.ts';
 export { signBundle, verifyBundle, bundleFileEntries, SIGNATURES_FILE, SIGNING_ALGORITHMS, isSigningAlgorithm } from './signatures.ts';
+export { verificationKeyOf } from './jws-keys.ts';
 export type { SignBundleOptions, VerifyOptions, VerifiedBundle, FileEntry, JwsSigner, SigningAlgorithm } from './signatures.ts';
 export { opaCanonicalJson, opaFileHash, opaHashInput, goJsonQuote } from './opa-hash.ts';
 

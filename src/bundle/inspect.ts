@@ -35,7 +35,7 @@ export function inspectBundle(files: readonly TarballFile[], source = 'bundle.ta
       const p = decodeJwt(jws) as Record<string, unknown>;
       signatures = { alg: h.alg ?? null, kid: h.kid ?? null, files: Array.isArray(p.files) ? p.files.length : 0, scope: p.scope ?? null, verified: false };
     } catch {
-      throw new ToolgateError('BUNDLE_INVALID', `${source}: ${SIGNATURES_FILE} is not a readable signatures file`);
+      throw new ToolgateError('BUNDLE_INVALID', `${source}: ${SIGNATURES_FILE} is not a readable signatures file`, { at: [{ file: source, path: SIGNATURES_FILE }] });
     }
   }
   return {

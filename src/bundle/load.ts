@@ -38,7 +38,7 @@ import { cleanPath } from './entry-names.ts';
 import type { TarballFile } from './read-tarball.ts';
 import { goFold, type JNode } from './go-json.ts';
 import { refuse, type Where } from './entry-fault.ts';
-import { readDataJson, readJsonFirst, readYamlFile, toJS } from './data-file.ts';
+import { readDataJson, readJsonFirst, readYamlFile, toJSIn } from './data-file.ts';
 import { decodeManifest, regoVersionFor, type BundleManifest } from './manifest.ts';
 import { dataKey, insertData } from './data-mount.ts';
 import { checkDataRoots, rootPathsContain, rootPathsOverlap, underRoots } from './roots.ts';
@@ -186,7 +186,7 @@ export function loadBundleWith(files: readonly TarballFile[], source: string, op
   }
   checkDataRoots(data, '', roots, { source, entry: 'data' });
   const stored = underRoots(data, roots);
-  const manifestJSON = manifestNode !== undefined && manifestNode.t === 'obj' ? (toJS(manifestNode) as Record<string, unknown>) : {};
+  const manifestJSON = manifestNode !== undefined && manifestNode.t === 'obj' ? (toJSIn(manifestNode, mw) as Record<string, unknown>) : {};
   return { manifestJSON, manifest, data: stored, modules, wasm };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { RegoVersion } from '../rego/index.ts';
 import { refuse, type Where } from './entry-fault.ts';
-import { setOwn, toJS } from './data-file.ts';
+import { setOwn, toJSIn } from './data-file.ts';
 import { goFold, type JNode } from './go-json.ts';
 
 export interface WasmResolver {
@@ -81,7 +81,7 @@ export function decodeManifest(node: JNode | undefined, w: Where): BundleManifes
           else if (v.t !== 'obj') wrong('metadata', v);
           else {
             metadata ??= {};
-            for (const [g, x] of v.entries) setOwn(metadata, g, toJS(x));
+            for (const [g, x] of v.entries) setOwn(metadata, g, toJSIn(x, w));
           }
           break;
         case 'wasm': {
@@ -100,7 +100,7 @@ export function decodeManifest(node: JNode | undefined, w: Where): BundleManifes
               if (wf === 'entrypoint') r.entrypoint = str('wasm[].entrypoint', wv, r.entrypoint);
               else if (wf === 'module') r.module = str('wasm[].module', wv, r.module);
               else if (wf === 'annotations') {
-                if (wv.t === 'arr') r.annotations = wv.items.map(toJS);
+                if (wv.t === 'arr') r.annotations = wv.items.map((a) => toJSIn(a, w));
                 else if (!(wv.t === 'lit' && wv.v === null)) wrong('wasm[].annotations', wv);
               }
             }

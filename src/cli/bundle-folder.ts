@@ -9,7 +9,7 @@
  * `delta.json`) is offered only when its record names the bundle being served as its target and the
  * delta's bytes match the recorded digest, so a delta left from an older compile is never served.
  */
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, watch, writeSync, type FSWatcher } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, statSync, watch, writeSync, type FSWatcher } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
 import { readTarball } from '../bundle/read-tarball.ts';
@@ -17,6 +17,7 @@ import { ToolgateError } from '../errors.ts';
 import type { BundleSource, ReportSink, ServedBundle } from '../bundle-service/handler.ts';
 import type { ReportKind } from '../bundle-service/reports.ts';
 import { DELTA_RECORD_FILE, DELTA_TARBALL_FILE, parseDeltaRecord } from '../compile/delta.ts';
+import { makeFolders, readBytesFile, readTextFile } from './fs-io.ts';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -40,9 +41,10 @@ async function loadFolder(spec: FolderSpec): Promise<ServedBundle> {
   const path = join(spec.dir, 'bundle.tar.gz');
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(path);
+    // The checked reader: a FIFO or device put where the bundle goes is refused, never waited on by the server.
+    bytes = readBytesFile(path);
   } catch (e) {
-    throw new ToolgateError('BUNDLE_SERVE_REFUSED', `${path}: cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }] });
+    throw new ToolgateError('BUNDLE_SERVE_REFUSED', (e as Error).message, { at: [{ file: path }], cause: e });
   }
   const files = await readTarball(bytes, path);
   const manifestFile = files.find((f) => f.name === '.manifest');
@@ -60,9 +62,9 @@ async function loadFolder(spec: FolderSpec): Promise<ServedBundle> {
 
 function deltaFor(dir: string, etag: string): Pick<ServedBundle, 'delta'> {
   try {
-    const record = parseDeltaRecord(readFileSync(join(dir, DELTA_RECORD_FILE), 'utf8'), join(dir, DELTA_RECORD_FILE));
+    const record = parseDeltaRecord(readTextFile(join(dir, DELTA_RECORD_FILE)), join(dir, DELTA_RECORD_FILE));
     if (record.to.sha256 !== etag) return {};
-    const bytes = readFileSync(join(dir, DELTA_TARBALL_FILE));
+    const bytes = readBytesFile(join(dir, DELTA_TARBALL_FILE));
     if (sha256(bytes) !== record.sha256) return {};
     return { delta: { fromEtag: record.from.sha256, bytes } };
   } catch {
@@ -168,7 +170,7 @@ export async function watchFolders(specs: readonly FolderSpec[], options: { poll
  * per POST, fsynced before the POST is acknowledged, serialised so batches never interleave.
  */
 export function fileReportSink(dir: string): ReportSink & { readonly files: Record<ReportKind, string> } {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeFolders(dir);
   const files: Record<ReportKind, string> = { status: join(dir, 'status.jsonl'), logs: join(dir, 'decision-logs.jsonl') };
   let queue: Promise<void> = Promise.resolve();
   return {
@@ -177,7 +179,7 @@ export function fileReportSink(dir: string): ReportSink & { readonly files: Reco
       const text = records.map((r) => `${JSON.stringify(r)}\n`).join('');
       const run = queue.then(() => {
         const path = files[kind];
-        mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+        makeFolders(dirname(path));
         const fd = openSync(path, 'a', 0o600);
         const before = fstatSync(fd).size;
         try {

@@ -27,7 +27,9 @@ export async function withDeltaFrom<R extends { readonly files: readonly { reado
   const basePath = existsSync(input) && statSync(input).isDirectory() ? join(input, 'bundle.tar.gz') : input;
   const target = result.files.find((f) => f.name === 'bundle.tar.gz');
   if (!target) return result;
-  if (!existsSync(basePath)) {
+  // Only a path that names nothing is "no previous bundle"; one that cannot be read (a symlink
+  // loop, no permission, a FIFO) is refused by readBytesFile below, naming why.
+  if (!existsSync(basePath) && errnoOfStat(basePath) === 'ENOENT') {
     io.stderr(`toolgate: DELTA_REFUSED: ${basePath} does not exist (no previous bundle); only the full bundle is written\n`);
     return result;
   }
@@ -42,4 +44,13 @@ export async function withDeltaFrom<R extends { readonly files: readonly { reado
   const files = [...result.files.filter((f) => f.name !== SHA256SUMS_FILE), { name: DELTA_TARBALL_FILE, bytes: delta.tarball }, { name: DELTA_RECORD_FILE, bytes: delta.recordBytes }];
   io.stderr(`toolgate: delta: ${delta.record.operations} operation(s), ${delta.record.bytes} bytes (full bundle ${target.bytes.length} bytes), from revision ${delta.record.from.revision ?? '?'}\n`);
   return { ...result, files: [...files, sha256SumsFile(files)] };
+}
+
+function errnoOfStat(path: string): string | undefined {
+  try {
+    statSync(path);
+    return undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code;
+  }
 }

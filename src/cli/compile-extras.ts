@@ -4,6 +4,7 @@
  * `--signing-key KEY.pem --signing-alg ALG [--signing-key-id ID] [--scope S] [--claims-file F]`
  * or `--bundle-signer CMD`.
  */
+import { createPrivateKey } from 'node:crypto';
 import { resolve } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import type { Graph } from '../connectome/index.ts';
@@ -114,6 +115,14 @@ export function bundleSignerFromOptions(io: CliIo, values: Values, usage: string
   }
   // Read the key now, so a bad path fails before anything is compiled; its text is never printed.
   const keyText = key !== undefined ? readTextFile(resolve(io.cwd, key)) : undefined;
+  if (key !== undefined && !alg.startsWith('HS')) {
+    try {
+      createPrivateKey(keyText!);
+    } catch (e) {
+      // The file is named, never its text.
+      throw new ToolgateError('SIGNER_FAILED', `${key}: not a usable PEM private key for ${alg} (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`, { at: [{ file: key }] });
+    }
+  }
   const algorithm: SigningAlgorithm = alg;
   return (files) =>
     signBundle(files, {

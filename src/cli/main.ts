@@ -6,6 +6,7 @@ import { COMMANDS } from './registry.ts';
 import { didYouMean } from './suggest.ts';
 import { packageVersion } from './version.ts';
 import { withProgress } from './progress.ts';
+import { visibleText } from './visible-text.ts';
 
 function defaultIo(): CliIo {
   return {
@@ -93,7 +94,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       io.stdout(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
       return EXIT.OK;
     }
-    const runIo = withProgress(io, found.entry.name);
+    const drawn = withProgress(io, found.entry.name);
+    // Whatever a command says on stderr may quote files or servers; only the progress line (drawn through io itself) may move the cursor.
+    const runIo: CliIo = { ...drawn, stderr: (t) => drawn.stderr(visibleText(t)) };
     try {
       return await command.run(found.rest, runIo);
     } finally {
@@ -107,12 +110,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
 export function reportError(e: unknown, io: CliIo): number {
   if (isToolgateError(e)) {
     const where = e.at.length > 0 ? ` at ${e.at.map(formatAt).join(', ')}` : '';
-    io.stderr(`toolgate: error ${e.code}${where}: ${e.message}\n`);
-    for (const d of e.details) io.stderr(`  ${d}\n`);
+    io.stderr(visibleText(`toolgate: error ${e.code}${where}: ${e.message}\n`));
+    for (const d of e.details) io.stderr(visibleText(`  ${d}\n`));
     return exitCodeFor(e.code);
   }
   const msg = e instanceof Error ? e.message : String(e);
-  io.stderr(`toolgate: internal error: ${msg}\n`);
+  io.stderr(visibleText(`toolgate: internal error: ${msg}\n`));
   if (process.env.TOOLGATE_DEBUG && e instanceof Error && e.stack) io.stderr(`${e.stack}\n`);
   return EXIT.INTERNAL;
 }

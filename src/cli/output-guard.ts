@@ -5,7 +5,7 @@
  * overwrites a file toolgate did not write. The artifact set of `compile` has its own rule
  * (artifact-set.ts).
  */
-import { lstatSync, readSync, openSync, closeSync, statSync } from 'node:fs';
+import { lstatSync, readSync, openSync, closeSync, statSync, type Stats } from 'node:fs';
 import { ToolgateError } from '../errors.ts';
 
 export interface OutputKind {
@@ -59,14 +59,24 @@ function sample(path: string, size: number): string {
  * assertReplaceableOutput('/work/catalog.json', CATALOG_OUTPUT); // throws OUTPUT_NOT_ARTIFACT on a README
  */
 export function assertReplaceableOutput(path: string, kind: OutputKind): void {
-  if (lstatSync(path, { throwIfNoEntry: false }) === undefined) return;
-  const st = statSync(path, { throwIfNoEntry: false });
+  if (statOrFail(path, lstatSync) === undefined) return;
+  const st = statOrFail(path, statSync);
   // A dangling link: writing replaces the link itself, which points nowhere.
   if (st === undefined) return;
   if (st.isDirectory()) refuse(path, 'a folder', kind);
   if (!st.isFile()) refuse(path, 'not a regular file', kind);
   if (st.size === 0) return;
   if (!kind.recognise(sample(path, st.size))) refuse(path, 'a file toolgate did not write', kind);
+}
+
+/** stat or lstat of an output path; missing is undefined, and any other fault (a parent that is a file, a symlink loop) is the output's. */
+function statOrFail(path: string, stat: typeof statSync): Stats | undefined {
+  try {
+    return stat(path, { throwIfNoEntry: false });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new ToolgateError('OUTPUT_UNWRITABLE', `cannot write output: ${path}: ${code === 'ENOTDIR' ? 'a folder above it is a file' : code}`, { at: [{ file: path }], cause: e });
+  }
 }
 
 export const CATALOG_OUTPUT = jsonKind('toolgate.catalog', 'a catalog written by toolgate crawl');

@@ -25,11 +25,12 @@
  * too. It is read after the user's folder misses, never written, and checked as an entry is: it is
  * part of the package, as trusted as its code.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32 } from '../bundle/gzip-wasm.ts';
 import type { PolicyCacheOptions, PolicyCertificateStore } from '../bundle/decider.ts';
+import { makeFolders } from './fs-io.ts';
 import { packageVersion } from './version.ts';
 
 /** The cache folder the environment names, or undefined when it names none. */
@@ -99,7 +100,12 @@ export const PRUNE_AFTER_DAYS = 30;
 
 /** Whether `dir` is a folder of this user's that nobody else may write to (no owner check where there are no uids). */
 function isPrivateFolder(dir: string): boolean {
-  const st = statSync(dir, { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    return false; // a path through a file, or a symlink loop: no cache there
+  }
   if (st === undefined || !st.isDirectory()) return false;
   if (process.platform === 'win32') return true;
   return (st.mode & 0o022) === 0 && (process.getuid === undefined || st.uid === process.getuid());
@@ -125,7 +131,7 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
       const body = JSON.stringify(value);
       const tmp = join(dir, `.${key}.${process.pid}.${now()}.${writes++}.tmp`);
       try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        makeFolders(dir);
         if (!isPrivateFolder(dir)) return;
         // the body encoded once, for its CRC and for the file
         const bytes = Buffer.from(body, 'utf8');
@@ -134,12 +140,12 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
         rmSync(miss(key), { force: true });
         pruneOlderThan(dir, now() - PRUNE_AFTER_DAYS * 86_400_000);
       } catch {
-        rmSync(tmp, { force: true });
+        removeQuietly(tmp);
       }
     },
     missedBefore(key) {
       try {
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        makeFolders(dir);
         if (!isPrivateFolder(dir)) return false;
       } catch {
         return false;
@@ -153,6 +159,15 @@ export function folderStore(dir: string, now: () => number = Date.now): PolicyCe
       }
     },
   };
+}
+
+/** A cache that cannot be written is no cache: not even removing the temp file may fail the command (a cache path through a file, a loop). */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // nothing was written there
+  }
 }
 
 /** Removes the entries (and abandoned temp files, and misses) last written before `before` (ms since the epoch). */

@@ -1,5 +1,5 @@
 /** Loading Rego modules and JSON data documents from files and folders for the `rego` commands. */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { JsonFloat, parseStrictJson, type StrictJsonValue } from '../canonical/strict-json.ts';
 import { ToolgateError } from '../errors.ts';
@@ -12,21 +12,41 @@ export interface LoadedSources {
   readonly data: Value | undefined;
 }
 
-function walk(path: string, out: string[]): void {
-  let st;
+function statOf(path: string): Stats {
   try {
-    st = statSync(path);
-  } catch {
-    throw new ToolgateError('FILE_UNREADABLE', `${path}: no such file or folder`, { at: [{ file: path }] });
+    return statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file or folder' : `cannot read: ${code ?? (e as Error).message}`;
+    throw new ToolgateError('FILE_UNREADABLE', `${path}: ${why}`, { at: [{ file: path }], cause: e });
   }
+}
+
+/**
+ * Collects the files under `path`, symlinks followed. Anything that is neither a file nor a folder
+ * (a FIFO, a device) and a folder met again inside itself (a symlink loop) are refused with the
+ * path, rather than read forever or walked until the stack runs out.
+ */
+function walk(path: string, out: string[], folders: ReadonlySet<string> = new Set()): void {
+  const st = statOf(path);
   if (st.isFile()) {
     out.push(path);
     return;
   }
-  for (const name of readdirSync(path).sort()) {
+  if (!st.isDirectory()) throw new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file or folder`, { at: [{ file: path }] });
+  const id = `${st.dev}:${st.ino}`;
+  if (folders.has(id)) throw new ToolgateError('FILE_UNREADABLE', `${path}: a symlink loop (this folder is one of its own parents)`, { at: [{ file: path }] });
+  const inside = new Set(folders).add(id);
+  let names: string[];
+  try {
+    names = readdirSync(path).sort();
+  } catch (e) {
+    throw new ToolgateError('FILE_UNREADABLE', `${path}: cannot list: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { at: [{ file: path }], cause: e });
+  }
+  for (const name of names) {
     if (name.startsWith('.')) continue;
     const p = join(path, name);
-    if (statSync(p).isDirectory()) walk(p, out);
+    if (statOf(p).isDirectory()) walk(p, out, inside);
     else if (name.endsWith('.rego') || name === 'data.json') out.push(p);
   }
 }
@@ -54,6 +74,13 @@ function doublesOf(v: StrictJsonValue, file: string): unknown {
   return v;
 }
 
+/** A data file's document: OPA loads only an object there ("document must be of type object"), never an array or scalar at the data root. */
+export function parseDataDocument(text: string, file: string): Value {
+  const v = parseJsonValue(text, file);
+  if (!(v instanceof ObjectValue)) throw new ToolgateError('SCHEMA_INVALID', `${file}: document must be of type object`, { at: [{ file }] });
+  return v;
+}
+
 export function mergeData(a: Value | undefined, b: Value): Value {
   if (a instanceof ObjectValue && b instanceof ObjectValue) {
     const out = new ObjectValue(a.unordered());
@@ -73,7 +100,7 @@ export function loadSources(cwd: string, paths: readonly string[]): LoadedSource
   let data: Value | undefined;
   for (const f of files) {
     if (f.endsWith('.rego')) modules.push({ name: f, text: readTextFile(f) });
-    else if (f.endsWith('.json')) data = mergeData(data, parseJsonValue(readTextFile(f), f));
+    else if (f.endsWith('.json')) data = mergeData(data, parseDataDocument(readTextFile(f), f));
     else throw new ToolgateError('USAGE', `${f}: expected a .rego or .json file`, { at: [{ file: f }] });
   }
   return { modules, data };

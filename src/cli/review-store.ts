@@ -12,12 +12,12 @@
  *   so the rename itself is durable. A folder fsync that fails after the rename leaves the event
  *   recorded; the caller warns (a retry would append a duplicate).
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import { SIDECAR_SUFFIX } from '../review/annotations.ts';
 import { withFileLock } from './file-lock.ts';
-import { writeFilesAtomic } from './fs-io.ts';
+import { readTextFile, writeFilesAtomic } from './fs-io.ts';
 
 /** The real path of `path`, or of its folder joined with its name when the file does not exist yet. */
 export function realPathOf(path: string): string {
@@ -67,9 +67,6 @@ export function replaceDurably(path: string, bytes: Uint8Array): string | undefi
 
 export function readSidecarText(sidecar: string): string | undefined {
   if (!existsSync(sidecar)) return undefined;
-  try {
-    return readFileSync(sidecar, 'utf8');
-  } catch (e) {
-    throw new ToolgateError('FILE_UNREADABLE', `${sidecar}: cannot read: ${(e as NodeJS.ErrnoException).code}`, { at: [{ file: sidecar }] });
-  }
+  // The checked reader: a FIFO is refused rather than waited on, and bytes that are not UTF-8 are refused rather than replaced.
+  return readTextFile(sidecar);
 }

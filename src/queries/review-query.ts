@@ -7,6 +7,7 @@
  * Pure: the report's and the sidecar's bytes and real paths come from the surface (QueryEnv).
  */
 import { ToolgateError } from '../errors.ts';
+import { utf8Text } from '../parse/utf8-text.ts';
 import type { QueryDef } from './query-def.ts';
 
 const DISPOSITIONS = ['open', 'accepted', 'dismissed'] as const;
@@ -40,7 +41,7 @@ Exit 0 on valid JSON output; 1 on an invalid or stale report or sidecar; 2 on ba
     if (sidecar === report) throw new ToolgateError('USAGE', `the review sidecar ${sidecarArg ?? sidecar} is the report itself; the report is never written`);
     const parsed = readReviewReport(report, env.readFile('report', report));
     const bytes = env.readOptionalFile('annotations', sidecar);
-    const annotations = bytes === undefined ? emptyAnnotations(parsed) : readAnnotations(sidecar, new TextDecoder().decode(bytes), parsed);
+    const annotations = bytes === undefined ? emptyAnnotations(parsed) : readAnnotations(sidecar, utf8Text(bytes, sidecar), parsed);
     return listCandidates(parsed, annotations, a.status as (typeof DISPOSITIONS)[number] | undefined);
   },
   exit: () => ({ print: true, exit: 'OK' }),

@@ -34,7 +34,7 @@ written privately and atomically and stdout gets {out, format, bytes, artifact_d
 FILE is replaced only when it is empty or an earlier toolgate audit report (else OUTPUT_NOT_ARTIFACT).
   --format F         json, markdown or html
   --out FILE         write the report there
-  --connectome FILE  draw this connectome (e.g. a compile's connectome.json after --signs, so the
+  --connectome FILE  html: draw this connectome (e.g. a compile's connectome.json after --signs, so the
                      signs show) instead of the declared one built from the catalog
   --profile P        html: the profile the gateway decisions are worked out under (strict, review,
                      explore; default the bundle's, else the config's, else strict)
@@ -63,7 +63,11 @@ const REPORT_OUT: CliOutput = {
   check: (values, io, usage) => {
     const format = (values.format as string | undefined) ?? 'json';
     if (!(FORMATS as readonly string[]).includes(format)) usageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(format)}`, usage);
-    if (format !== 'html' && (values.profile !== undefined || values.bundle !== undefined)) usageError('--profile and --bundle apply only to --format html', usage);
+    if (format !== 'html') {
+      // Only the html report draws a connectome or names a bundle; taken silently elsewhere, a missing file would pass unnoticed.
+      const htmlOnly = (['connectome', 'profile', 'bundle'] as const).filter((k) => values[k] !== undefined);
+      if (htmlOnly.length > 0) usageError(`${htmlOnly.map((k) => `--${k}`).join(' and ')} ${htmlOnly.length === 1 ? 'applies' : 'apply'} only to --format html`, usage);
+    }
     if (values.out !== undefined) assertReplaceableOutput(resolve(io.cwd, values.out as string), AUDIT_REPORT_OUTPUT);
     io.progress?.report('auditing');
   },

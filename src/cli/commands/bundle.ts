@@ -1,6 +1,6 @@
 /** `toolgate bundle verify` and `toolgate bundle inspect`: read an OPA bundle safely and check or describe it. */
 import { resolve } from 'node:path';
-import { inspectBundle, isSigningAlgorithm, readTarball, SIGNING_ALGORITHMS, verifyBundle } from '../../bundle/index.ts';
+import { inspectBundle, isSigningAlgorithm, readTarball, SIGNING_ALGORITHMS, verificationKeyOf, verifyBundle } from '../../bundle/index.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
@@ -46,7 +46,10 @@ export const bundleVerifyCommand: Command = {
     const keyId = values['verification-key-id'] ?? 'default';
     const source = positionals[0]!;
     const files = await readTarball(readBytesFile(resolve(io.cwd, source)), source);
-    const key = readTextFile(resolve(io.cwd, values['verification-key']));
+    const keyPath = values['verification-key'];
+    const key = readTextFile(resolve(io.cwd, keyPath));
+    // As OPA reads its keys at start-up: a key that is no key is named as the fault, whatever the bundle holds.
+    verificationKeyOf(key, alg, keyPath);
     const v = await verifyBundle(files, { key, keyId, algorithm: alg, ...(values.scope !== undefined ? { scope: values.scope } : {}), excludeFiles: values['exclude-files-verify'] ?? [] }, source);
     if (v.keyId !== null && v.keyId !== v.verificationKeyId) {
       // OPA accepts this too; say so, since a gateway configured with several keys would pick by kid.

@@ -1,5 +1,5 @@
 /** `toolgate compile`: the main job — estate in, policy bundle, OPA data document and OPA bundle out. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import type { EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
@@ -66,7 +66,7 @@ function previousState(dir: string, io: CliIo): (PreviousState & { tools: string
   const path = join(dir, 'policy-bundle.json');
   if (!existsSync(path)) return undefined;
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    const v = JSON.parse(readTextFile(path)) as Record<string, unknown>;
     const gs = v.graph_state as { instance_id?: unknown; generation?: unknown } | undefined;
     if (typeof gs?.instance_id !== 'string' || !Number.isSafeInteger(gs.generation)) throw new Error('no graph_state');
     return {

@@ -41,17 +41,13 @@ export const publishCommand: Command = {
     const input = resolve(io.cwd, positionals[0]!);
     const path = existsSync(input) && statSync(input).isDirectory() ? join(input, 'bundle.tar.gz') : input;
     const bytes = readBytesFile(path);
-    // Only a bundle that reads as one is pushed: a half-written or foreign file stops here.
+    // Only a bundle that reads as one is pushed: a half-written or foreign file stops here, and so
+    // does one OPA would refuse to load (a .manifest of the wrong shape, a module that does not parse).
     const files = await readTarball(bytes, path);
-    const manifestFile = files.find((f) => f.name === '.manifest');
-    if (!manifestFile) throw new ToolgateError('PUBLISH_REFUSED', `${path}: no .manifest; not a compiled OPA bundle`, { at: [{ file: path }] });
-    let revision: string | null = null;
-    try {
-      const m = JSON.parse(new TextDecoder().decode(manifestFile.bytes)) as { revision?: unknown };
-      revision = typeof m.revision === 'string' ? m.revision : null;
-    } catch {
-      throw new ToolgateError('PUBLISH_REFUSED', `${path}: .manifest is not JSON`, { at: [{ file: path, path: '.manifest' }] });
-    }
+    if (!files.some((f) => f.name === '.manifest')) throw new ToolgateError('PUBLISH_REFUSED', `${path}: no .manifest; not a compiled OPA bundle`, { at: [{ file: path }] });
+    const { loadBundle } = await import('../../bundle/load.ts');
+    const manifestRevision = loadBundle(files, path).manifestJSON.revision;
+    const revision = typeof manifestRevision === 'string' ? manifestRevision : null;
 
     const configDir = io.env.DOCKER_CONFIG ?? join(io.env.HOME ?? homedir(), '.docker');
     const configPath = join(configDir, 'config.json');

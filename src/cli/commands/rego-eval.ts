@@ -5,7 +5,7 @@ import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile } from '../fs-io.ts';
-import { loadSources, mergeData, parseJsonValue } from '../rego-files.ts';
+import { loadSources, mergeData, parseDataDocument, parseJsonValue } from '../rego-files.ts';
 
 const usage = `usage: toolgate rego eval [-d FILE_OR_DIR]... [-i INPUT.json] [--data DATA.json]... [--v0] [--strict]
                           [--max-steps N] [--deadline-ms N] QUERY
@@ -37,7 +37,7 @@ export const regoEvalCommand: Command = {
     let data = src.data;
     for (const f of values.data ?? []) {
       const p = resolve(io.cwd, f);
-      data = mergeData(data, parseJsonValue(readTextFile(p), p));
+      data = mergeData(data, parseDataDocument(readTextFile(p), p));
     }
     let input: Value | undefined;
     if (values.input !== undefined) {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { encodeGraph } from '../../connectome/index.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { DEFAULT_SIGN_ENTRYPOINT, signEdges } from '../../signs/index.ts';
+import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import type { Command } from '../command.ts';
 import { readGraphFile } from '../connectome-cli.ts';
@@ -41,6 +42,8 @@ export const signCommand: Command = {
     const decoded = readGraphFile(io, values.graph!);
     const dataPath = resolve(io.cwd, values.data!);
     const data = readJsonDocument(readTextFile(dataPath), values.data!);
+    // OPA's data is an object at its root; an array or scalar there would be read as no data at all.
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ToolgateError('SCHEMA_INVALID', `${values.data}: the data document must be a JSON object`, { at: [{ file: values.data! }] });
     const policy = await loadSignPolicy(io, values.policy!, engine, entrypoint);
     policy.setData(data);
     const { graph, counts } = signEdges(decoded.graph, policy, { entrypoint, policyName: values.policy!, limits: limits() });

@@ -1,6 +1,7 @@
 /** `toolgate verify FILE --digest HEX`: hash the file's bytes as they are, with the digest they name. */
 import { digestHex, isDigestAlgorithm, type DigestAlgorithm } from '../../canonical/digest.ts';
 import { JsonFloat, parseStrictJson } from '../../canonical/strict-json.ts';
+import { describeValue } from '../../connectome/describe-value.ts';
 import { ToolgateError } from '../../errors.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import type { Command } from '../command.ts';
@@ -42,11 +43,11 @@ export const verifyCommand: Command = {
       algorithm = 'sha256';
     } else if (version === 3 || version === 4) {
       if (!isDigestAlgorithm(doc.algorithm)) {
-        throw new ToolgateError('DIGEST_ALGORITHM_UNSUPPORTED', `${file}: algorithm ${JSON.stringify(doc.algorithm)} is not sha256, sha384 or sha512; the record is refused`, { at: [{ file, path: 'algorithm' }] });
+        throw new ToolgateError('DIGEST_ALGORITHM_UNSUPPORTED', `${file}: algorithm ${describeValue(doc.algorithm)} is not sha256, sha384 or sha512; the record is refused`, { at: [{ file, path: 'algorithm' }] });
       }
       algorithm = doc.algorithm;
     } else {
-      throw new ToolgateError('GRAPH_INVALID', `${file}: schema_version ${JSON.stringify(String(version))} is not one a verifier reads`, { at: [{ file, path: 'schema_version' }] });
+      throw new ToolgateError('GRAPH_INVALID', `${file}: schema_version ${describeValue(version)} is not one a verifier reads`, { at: [{ file, path: 'schema_version' }] });
     }
     const got = digestHex(bytes, algorithm);
     if (got !== want) {

@@ -7,9 +7,9 @@
  * decision's reason in x-toolgate-reason and a JSON-RPC error body. Hostile input is denied with a
  * reason in both engines, never an undefined or erroring answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
-import { compileEstate, evalBuiltin, type CompiledEstate } from './gateway-estate.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeWithOpa } from '../../helpers/opa.ts';
+import { compileEstate, evalBuiltin, servedEstate, type CompiledEstate } from './gateway-estate.ts';
 
 import { bearer, extAuthz, hostile, toolsCall } from './ext-authz.ts';
 
@@ -33,18 +33,10 @@ describe('hostile ext_authz input under the builtin engine', () => {
 });
 
 describeWithOpa('Envoy ext_authz end to end through opa run --server', () => {
-  let estate: CompiledEstate;
-  let server: OpaServer;
-  beforeAll(async () => {
-    estate = await compileEstate();
-    server = await startOpaServer(['--bundle', estate.bundle]);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const served = servedEstate();
 
   it('allows exactly what decision allows, for every (agent, tool) pair of the quickstart', async () => {
-    const data = estate.data as any;
+    const data = served.estate.data as any;
     const agents = [...Object.keys(data.toolgate.agents), 'intruder'];
     const tools = [...Object.keys(data.toolgate.tools).map((k) => k.split('::')[1]!), 'rm_rf'];
     let allowed = 0;
@@ -52,8 +44,8 @@ describeWithOpa('Envoy ext_authz end to end through opa run --server', () => {
     for (const agent of agents) {
       for (const name of tools) {
         const key = data.toolgate.tools_by_name[name]?.[0] ?? name;
-        const want = (await server.query('toolgate/authz/decision', { agent, tool: key })).result as { allow: boolean; reason: string | null };
-        const got = (await server.query('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }))).result as any;
+        const want = (await served.server.query('toolgate/authz/decision', { agent, tool: key })).result as { allow: boolean; reason: string | null };
+        const got = (await served.server.query('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }))).result as any;
         const what = `${agent} ${name}`;
         expect(got.allowed, what).toBe(want.allow);
         if (want.allow) {
@@ -67,17 +59,17 @@ describeWithOpa('Envoy ext_authz end to end through opa run --server', () => {
           expect(got.headers['x-toolgate-reason'], what).toBe(reason);
           expect(JSON.parse(got.body), what).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32001, data: { reason } } });
         }
-        expect(got, what).toEqual(evalBuiltin('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }), estate.data));
+        expect(got, what).toEqual(evalBuiltin('toolgate/gateways/envoy/response', extAuthz(toolsCall(name), { authorization: bearer(agent) }), served.estate.data));
       }
-      const list = (await server.query('toolgate/gateways/envoy/response', extAuthz({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: bearer(agent) }))).result as any;
+      const list = (await served.server.query('toolgate/gateways/envoy/response', extAuthz({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: bearer(agent) }))).result as any;
       if (agent === 'intruder') expect(list.allowed).toBe(false);
-      else expect(list.dynamic_metadata.toolgate.visible_tools, agent).toEqual((await server.query('toolgate/authz/visible_tools', { agent })).result);
+      else expect(list.dynamic_metadata.toolgate.visible_tools, agent).toEqual((await served.server.query('toolgate/authz/visible_tools', { agent })).result);
     }
     expect(allowed).toBeGreaterThan(0);
     expect(denied).toBeGreaterThan(allowed);
   });
 
   it.each(hostile(1000).map(([what, input, want]) => [what, input, want] as const))('hostile: %s is denied with a reason', async (what, input, want) => {
-    check((await server.query('toolgate/gateways/envoy/response', input)).result, want, what);
+    check((await served.server.query('toolgate/gateways/envoy/response', input)).result, want, what);
   });
 });

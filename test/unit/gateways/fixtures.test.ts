@@ -4,9 +4,9 @@
  * and by `opa eval` on the compiled bundle: the three give the same answer, and it is the
  * fixture's expected one.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeWithOpa, runOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
-import { ENTRYPOINT, compileEstate, evalBuiltin, fixtures, readAnswer, type CompiledEstate } from './gateway-estate.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { describeWithOpa, runOpa } from '../../helpers/opa.ts';
+import { ENTRYPOINT, compileEstate, evalBuiltin, fixtures, readAnswer, servedEstate, type CompiledEstate } from './gateway-estate.ts';
 
 const all = fixtures();
 
@@ -28,20 +28,12 @@ describe('gateway fixtures under the builtin engine', () => {
 });
 
 describeWithOpa('gateway fixtures in the real OPA', () => {
-  let estate: CompiledEstate;
-  let server: OpaServer;
-  beforeAll(async () => {
-    estate = await compileEstate();
-    server = await startOpaServer(['--bundle', estate.bundle]);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const served = servedEstate();
 
   it('opa run --server answers every fixture exactly as the builtin engine does', async () => {
     for (const f of all) {
-      const got = (await server.query(ENTRYPOINT[f.gateway], f.input)).result;
-      const ours = evalBuiltin(ENTRYPOINT[f.gateway], f.input, estate.data);
+      const got = (await served.server.query(ENTRYPOINT[f.gateway], f.input)).result;
+      const ours = evalBuiltin(ENTRYPOINT[f.gateway], f.input, served.estate.data);
       expect(got, `${f.gateway}/${f.name}`).toEqual(ours);
       expect(readAnswer(f.gateway, got), `${f.gateway}/${f.name}: ${f.description}`).toEqual(f.expect);
     }
@@ -50,7 +42,7 @@ describeWithOpa('gateway fixtures in the real OPA', () => {
   it('opa eval --bundle answers every fixture as the fixture expects', () => {
     for (const f of all) {
       const query = `data.${ENTRYPOINT[f.gateway].split('/').join('.')}`;
-      const r = runOpa(['eval', '--bundle', estate.bundle, '--stdin-input', '--format', 'json', query], { input: JSON.stringify(f.input) });
+      const r = runOpa(['eval', '--bundle', served.estate.bundle, '--stdin-input', '--format', 'json', query], { input: JSON.stringify(f.input) });
       expect(r.code, r.stderr).toBe(0);
       const value = JSON.parse(r.stdout).result?.[0]?.expressions?.[0]?.value;
       expect(readAnswer(f.gateway, value), `${f.gateway}/${f.name}: ${f.description}`).toEqual(f.expect);

@@ -6,7 +6,9 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { runCli } from '../../helpers/cli.ts';
+import { startOpaServer, type OpaServer } from '../../helpers/opa.ts';
 import { compileModules, fromJSON, toJSON, type RegoPolicy } from '../../../src/rego/index.ts';
 import { enforcementRego } from '../../../src/cli/commands/compile.ts';
 
@@ -55,6 +57,22 @@ export async function compileEstate(options: { profile?: string; manifest?: stri
   const r = await runCli(['compile', ...source, '--profile', options.profile ?? 'strict', '--out', out], { env: { SOURCE_DATE_EPOCH: '0' } });
   if (r.code !== 0) throw new Error(`compile failed: ${r.stderr}`);
   return { out, bundle: join(out, 'bundle.tar.gz'), data: JSON.parse(readFileSync(join(out, 'data.json'), 'utf8')) };
+}
+
+/**
+ * The fixture estate compiled and served by `opa run --server --bundle` for the tests of the
+ * describe block that calls this (its fields are set before they run).
+ */
+export function servedEstate(): { readonly estate: CompiledEstate; readonly server: OpaServer } {
+  const served = {} as { estate: CompiledEstate; server: OpaServer };
+  beforeAll(async () => {
+    served.estate = await compileEstate();
+    served.server = await startOpaServer(['--bundle', served.estate.bundle]);
+  }, 60_000);
+  afterAll(async () => {
+    await served.server?.stop();
+  });
+  return served;
 }
 
 let shipped: RegoPolicy | undefined;

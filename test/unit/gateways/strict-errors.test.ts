@@ -7,10 +7,10 @@
  * answered, never refused with an error: by real OPA with strict builtin errors on, and by the
  * builtin engine in strict mode with the same answer.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { fromJSON, toJSON } from '../../../src/rego/index.ts';
-import { describeWithOpa, startOpaServer, type OpaServer } from '../../helpers/opa.ts';
-import { builtinPolicy, compileEstate, ENTRYPOINT, fixtures, GATEWAYS, type CompiledEstate, type Gateway } from './gateway-estate.ts';
+import { describeWithOpa } from '../../helpers/opa.ts';
+import { builtinPolicy, ENTRYPOINT, fixtures, GATEWAYS, servedEstate, type Gateway } from './gateway-estate.ts';
 import { hostile } from './ext-authz.ts';
 
 /** Values of other types put in place of each value of a request. */
@@ -44,23 +44,15 @@ function requests(): [Gateway, unknown][] {
 }
 
 describeWithOpa('every gateway entrypoint under strict builtin errors', () => {
-  let estate: CompiledEstate;
-  let server: OpaServer;
-  beforeAll(async () => {
-    estate = await compileEstate();
-    server = await startOpaServer(['--bundle', estate.bundle]);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const served = servedEstate();
 
   it('answers each fixture and each mutation of it, in OPA and in the builtin engine alike', async () => {
-    const data = fromJSON(estate.data);
+    const data = fromJSON(served.estate.data);
     const all = requests();
     const failed: string[] = [];
     for (const [gateway, input] of all) {
       const path = ENTRYPOINT[gateway];
-      const r = await fetch(`${server.url}/v1/data/${path}?strict-builtin-errors=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
+      const r = await fetch(`${served.server.url}/v1/data/${path}?strict-builtin-errors=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
       const body = (await r.json()) as { result?: unknown; errors?: { message: string }[] };
       if (r.status !== 200) {
         failed.push(`${gateway}: opa ${r.status} ${body.errors?.[0]?.message ?? ''} for ${JSON.stringify(input).slice(0, 200)}`);

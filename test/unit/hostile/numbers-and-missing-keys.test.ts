@@ -8,24 +8,15 @@ import { describe, it, expect, beforeAll } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import tar from 'tar-stream';
+import { emitTarGz } from '../../../src/emit/opa-tarball.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 const BASE = resolve(import.meta.dirname, '../../fixtures/malformed/base');
 let dir: string;
 
-async function tarGz(entries: Record<string, string>): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  pack.on('data', (c: unknown) => chunks.push(c as Buffer));
-  const done = new Promise<void>((res) => pack.on('end', () => res()));
-  for (const [name, body] of Object.entries(entries)) {
-    await new Promise<void>((res, rej) => pack.entry({ name, mode: 0o644, mtime: new Date(0) }, Buffer.from(body), (err) => (err ? rej(err) : res())));
-  }
-  pack.finalize();
-  await done;
-  return gzipSync(Buffer.concat(chunks));
+/** A bundle tarball of these entries, written by the project's own (deterministic) tarball writer. */
+async function tarGz(entries: Record<string, string>): Promise<Uint8Array> {
+  return emitTarGz(Object.entries(entries).map(([name, text]) => ({ name, bytes: new TextEncoder().encode(text) })));
 }
 
 async function bundle(name: string, entries: Record<string, string>): Promise<string> {

@@ -13,12 +13,14 @@
  * arithmetic, the same from any implementation, so node:zlib computes it.)
  *
  * Chunks: the input is cut where its content says (a rolling hash of the last 32 bytes, see
- * `chunkEnds`), not at fixed offsets, and each chunk is deflated on its own by a fresh deflater,
- * ending in a sync flush (the last one in the final block), as `pigz --independent` does. So a
- * chunk's compressed bytes depend on that chunk alone: a recompile whose tarball differs from the
- * previous one in a few places deflates only the chunks around them and copies the rest (`reuse`),
- * and the bytes are those of compressing everything afresh. An input shorter than the smallest
- * chunk is one chunk, whose stream is exactly what plain zlib gzip writes.
+ * `chunkEnds`), not at fixed offsets, and each chunk is deflated by a fresh deflater whose preset
+ * dictionary is the last 8 KiB of the chunk before it, ending in a sync flush (the last one in the
+ * final block), as pigz does with its blocks. So a chunk's compressed bytes depend on that chunk and
+ * the one before alone: a recompile whose tarball differs from the previous one in a few places
+ * deflates only the chunks at and just after them and copies the rest (`reuse`), and the bytes are
+ * those of compressing everything afresh. The dictionary keeps the ratio of one unbroken stream
+ * (small independent chunks would cost about a tenth more bytes). An input shorter than the
+ * smallest chunk is one chunk, whose stream is exactly what plain zlib gzip writes.
  */
 import { crc32 } from 'node:zlib';
 import { Deflate, deflateRaw, Z_DEFAULT_STRATEGY, Z_SYNC_FLUSH } from 'pako';
@@ -37,14 +39,16 @@ export const GZIP_PARAMETERS = {
   legacyHash: true,
 } as const;
 
-/** Where chunks may end, pinned like the deflate parameters: each one changes the bytes. */
+/** Where chunks may end and what they start from, pinned like the deflate parameters: each one changes the bytes. */
 export const CHUNKING = {
-  /** No chunk is shorter (but the last): a fresh dictionary costs little over this much input. */
-  minBytes: 64 * 1024,
-  /** Past the minimum, a chunk ends where the rolling hash's top 16 bits are all zero (64 KiB apart on average). */
-  mask: 0xffff0000 | 0,
-  /** No chunk is longer: an edit deflates again only the few chunks around it, a few milliseconds each. */
-  maxBytes: 128 * 1024,
+  /** No chunk is shorter (but the last), and none is shorter than the dictionary the next one takes from it. */
+  minBytes: 16 * 1024,
+  /** Past the minimum, a chunk ends where the rolling hash's top 14 bits are all zero (16 KiB apart on average). */
+  mask: 0xfffc0000 | 0,
+  /** No chunk is longer: an edit deflates again only the chunks at and after it, half a millisecond each. */
+  maxBytes: 48 * 1024,
+  /** Each chunk but the first is deflated with this much of the end of the chunk before as its preset dictionary. */
+  dictionaryBytes: 8 * 1024,
 } as const;
 
 /**
@@ -54,7 +58,7 @@ export const CHUNKING = {
  */
 export const GZIP_HEADER: readonly number[] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
 
-/** One chunk of a gzip member: the SHA-256 (hex) of its input bytes and its deflated bytes. */
+/** One chunk of a gzip member: its key (what its stream is made of, see `chunkRanges`) and its deflated bytes. */
 export interface DeflatedChunk {
   readonly digest: string;
   readonly deflated: Uint8Array;
@@ -112,10 +116,14 @@ function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n +
   return out;
 }
 
-/** A chunk's raw deflate stream: sync-flushed (byte-aligned, not final) unless it is the last. */
-function deflateChunk(chunk: Uint8Array, last: boolean): Uint8Array {
-  if (last) return deflateRaw(chunk, { ...GZIP_PARAMETERS });
-  const d = new Deflate({ ...GZIP_PARAMETERS, raw: true });
+/**
+ * A chunk's raw deflate stream, primed with `dictionary` (none for the first chunk): sync-flushed
+ * (byte-aligned, not final) unless it is the last.
+ */
+function deflateChunk(chunk: Uint8Array, dictionary: Uint8Array | undefined, last: boolean): Uint8Array {
+  const options = dictionary === undefined ? { ...GZIP_PARAMETERS } : { ...GZIP_PARAMETERS, dictionary };
+  if (last) return deflateRaw(chunk, options);
+  const d = new Deflate({ ...options, raw: true });
   d.push(chunk, Z_SYNC_FLUSH);
   return concat(d.chunks);
 }
@@ -129,16 +137,26 @@ interface ChunkRange {
 }
 
 /**
- * The chunks of `bytes` (see `chunkEnds`), each keyed by the SHA-256 of its bytes; the key of the
- * last says so, as its stream ends differently.
+ * The chunks of `bytes` (see `chunkEnds`), each keyed by what its stream is made of: the SHA-256 of
+ * its bytes and of the chunk before (whose end is its dictionary), and whether it is the last,
+ * whose stream ends differently.
  */
 function chunkRanges(bytes: Uint8Array): ChunkRange[] {
   const ends = chunkEnds(bytes);
+  let before = '';
   return ends.map((end, i) => {
     const start = i === 0 ? 0 : ends[i - 1]!;
     const last = i === ends.length - 1;
-    return { start, end, last, digest: `${digestHex(bytes.subarray(start, end))}${last ? '.last' : ''}` };
+    const own = digestHex(bytes.subarray(start, end));
+    const digest = `${own}${i === 0 ? '' : `<${before}`}${last ? '.last' : ''}`;
+    before = own;
+    return { start, end, last, digest };
   });
+}
+
+/** The preset dictionary of the chunk starting at `start`: the end of the chunk before, none for the first. */
+function dictionaryBefore(bytes: Uint8Array, start: number): Uint8Array | undefined {
+  return start === 0 ? undefined : bytes.subarray(Math.max(0, start - CHUNKING.dictionaryBytes), start);
 }
 
 /** The gzip member of `bytes` from the deflated stream of each of its chunks (`chunkRanges`, in order). */
@@ -157,8 +175,7 @@ function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: 
 
 /**
  * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
- * digest `reuse` holds is copied from there instead of deflated again (the key includes whether it
- * is the last chunk, whose stream ends differently).
+ * key `reuse` holds is copied from there instead of deflated again (see `chunkRanges`).
  *
  * @example
  * const first = gzipInChunks(tarBytes);
@@ -166,7 +183,7 @@ function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: 
  */
 export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint8Array>): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
   const ranges = chunkRanges(bytes);
-  return gzipMember(bytes, ranges, ranges.map((r) => reuse?.get(r.digest) ?? deflateChunk(bytes.subarray(r.start, r.end), r.last)));
+  return gzipMember(bytes, ranges, ranges.map((r) => reuse?.get(r.digest) ?? deflateChunk(bytes.subarray(r.start, r.end), dictionaryBefore(bytes, r.start), r.last)));
 }
 
 /** The chunks by digest, as `gzipInChunks` takes them for reuse. */

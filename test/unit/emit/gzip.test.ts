@@ -12,8 +12,9 @@ const python = spawnSync('python3', ['-c', 'import zlib'], { encoding: 'utf8' })
 
 /**
  * gzip by the system zlib python3 links (level 6, memLevel 8, default strategy): each chunk raw
- * deflated by a fresh compressor, sync-flushed but the last, between our header and the CRC-32 and
- * size trailer. One chunk is plain `zlib.compressobj(6, DEFLATED, 31)` output.
+ * deflated by a fresh compressor primed with the last 8 KiB before it (none for the first),
+ * sync-flushed but the last, between our header and the CRC-32 and size trailer. One chunk is plain
+ * `zlib.compressobj(6, DEFLATED, 31)` output.
  */
 function canonicalZlibGzip(bytes: Uint8Array, ends: readonly number[]): Uint8Array {
   const script = [
@@ -23,7 +24,7 @@ function canonicalZlibGzip(bytes: Uint8Array, ends: readonly number[]): Uint8Arr
     "out=bytearray(b'\\x1f\\x8b\\x08\\x00\\x00\\x00\\x00\\x00\\x00\\x03')",
     'start=0',
     'for i,end in enumerate(ends or [0]):',
-    '  c=zlib.compressobj(6,zlib.DEFLATED,-15,8,zlib.Z_DEFAULT_STRATEGY)',
+    '  c=zlib.compressobj(6,zlib.DEFLATED,-15,8,zlib.Z_DEFAULT_STRATEGY,**({"zdict":data[max(0,start-8192):start]} if start else {}))',
     '  out+=c.compress(data[start:end])+c.flush(zlib.Z_FINISH if i==max(len(ends)-1,0) else zlib.Z_SYNC_FLUSH)',
     '  start=end',
     "out+=struct.pack('<II',zlib.crc32(data)&0xffffffff,len(data)&0xffffffff)",

@@ -13,7 +13,6 @@ import type { CompileResult, EstateCompileOptions } from '../compile/compile.ts'
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { planRecompile, type RecompileResult } from '../compile/incremental/recompile.ts';
 import type { Estate } from '../governance/estate.ts';
-import { chunkIndex } from './gzip.ts';
 import { emitTarGzInChunks } from './opa-tarball.ts';
 import { sha256SumsFile } from './sha256sums.ts';
 
@@ -27,9 +26,9 @@ import { sha256SumsFile } from './sha256sums.ts';
  */
 export async function recompileEstate(previous: CompileState | undefined, estate: Estate, options: EstateCompileOptions): Promise<RecompileResult> {
   const plan = await planRecompile(previous, estate, options);
-  const { files, previousChunks } = plan.tarball;
+  const { files, previous: previousTarball } = plan.tarball;
   // Chunks of the previous tarball with the same bytes are copied, not deflated again.
-  const tarball = await emitTarGzInChunks(files, previousChunks.length > 0 ? chunkIndex(previousChunks) : undefined);
+  const tarball = await emitTarGzInChunks(files, previousTarball);
   const done = plan.finish(tarball);
   return { result: { ...done.result, files: [...done.files, sha256SumsFile(done.files, done.sha256)] }, state: done.state, summary: done.summary };
 }

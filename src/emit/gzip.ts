@@ -25,6 +25,8 @@
 import { crc32 } from 'node:zlib';
 import { Deflate, deflateRaw, Z_DEFAULT_STRATEGY, Z_SYNC_FLUSH } from 'pako';
 import { digestHex } from '../canonical/digest.ts';
+import { ByteSegments } from '../canonical/byte-segments.ts';
+import { crc32Combine } from './crc32-combine.ts';
 
 /** The deflate parameters, pinned: each one changes the compressed bytes. */
 export const GZIP_PARAMETERS = {
@@ -58,10 +60,24 @@ export const CHUNKING = {
  */
 export const GZIP_HEADER: readonly number[] = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03];
 
-/** One chunk of a gzip member: its key (what its stream is made of, see `chunkRanges`) and its deflated bytes. */
+/** One chunk of a gzip member. */
 export interface DeflatedChunk {
+  /** What its stream is made of (see `chunkKey`): chunks with equal keys have equal streams. */
   readonly digest: string;
   readonly deflated: Uint8Array;
+  /** Its input's length and CRC-32, from which the member's trailer is made. */
+  readonly length: number;
+  readonly crc: number;
+}
+
+/**
+ * A member made before, for the next one to copy chunks from: its chunks, and the input they hold
+ * when it is still at hand (a watch keeps it between saves), so that a chunk can be matched by
+ * comparing bytes instead of hashing every chunk of the new input.
+ */
+export interface PreviousMember {
+  readonly chunks: readonly DeflatedChunk[];
+  readonly input?: ByteSegments;
 }
 
 /** A fixed table of 256 pseudo-random 32-bit words for the rolling hash (xorshift32 from a constant seed). */
@@ -78,20 +94,23 @@ const GEAR = (() => {
 })();
 
 /** The end offset of every chunk of `bytes`, in order (the last is `bytes.length`; none for empty input). */
-export function chunkEnds(bytes: Uint8Array): number[] {
-  const { minBytes, maxBytes, mask } = CHUNKING;
+export function chunkEnds(bytes: Uint8Array | ByteSegments): number[] {
+  const input = segmentsOf(bytes);
   const ends: number[] = [];
-  let start = 0;
-  while (start < bytes.length) {
-    const limit = Math.min(bytes.length, start + maxBytes);
-    // The hash shifts one bit per byte, so only the last 32 bytes decide a boundary: it starts 32
-    // bytes before the minimum size, and the first place a chunk may end is the minimum itself.
-    const end = boundaryAfter(bytes, start + minBytes - 32, start + minBytes - 1, limit, mask);
-    ends.push(end);
-    start = end;
-  }
+  for (let start = 0; start < input.length; start = ends[ends.length - 1]!) ends.push(chunkEnd(input, start));
   return ends;
 }
+
+/** The end of the chunk of `input` that starts at `start`. */
+function chunkEnd(input: ByteSegments, start: number): number {
+  const { minBytes, maxBytes, mask } = CHUNKING;
+  const window = input.slice(start, Math.min(input.length, start + maxBytes));
+  // The hash shifts one bit per byte, so only the last 32 bytes decide a boundary: it starts 32
+  // bytes before the minimum size, and the first place a chunk may end is the minimum itself.
+  return start + boundaryAfter(window, minBytes - 32, minBytes - 1, window.length, mask);
+}
+
+const segmentsOf = (bytes: Uint8Array | ByteSegments): ByteSegments => (bytes instanceof ByteSegments ? bytes : new ByteSegments([bytes]));
 
 /**
  * The first end in `[first + 1, limit]` where the rolling hash's top bits (`mask`) are all zero,
@@ -128,67 +147,126 @@ function deflateChunk(chunk: Uint8Array, dictionary: Uint8Array | undefined, las
   return concat(d.chunks);
 }
 
-/** One chunk of the input: its byte range, whether it ends the member, and its digest key. */
-interface ChunkRange {
-  readonly start: number;
-  readonly end: number;
-  readonly last: boolean;
-  readonly digest: string;
+/**
+ * A chunk's key: the SHA-256 (hex) of its bytes and of the chunk before it (whose end is its
+ * dictionary; none for the first), and whether it is the last, whose stream ends differently.
+ */
+function chunkKey(own: string, before: string | undefined, last: boolean): string {
+  return `${own}${before === undefined ? '' : `<${before}`}${last ? '.last' : ''}`;
 }
 
-/**
- * The chunks of `bytes` (see `chunkEnds`), each keyed by what its stream is made of: the SHA-256 of
- * its bytes and of the chunk before (whose end is its dictionary), and whether it is the last,
- * whose stream ends differently.
- */
-function chunkRanges(bytes: Uint8Array): ChunkRange[] {
-  const ends = chunkEnds(bytes);
-  let before = '';
-  return ends.map((end, i) => {
-    const start = i === 0 ? 0 : ends[i - 1]!;
-    const last = i === ends.length - 1;
-    const own = digestHex(bytes.subarray(start, end));
-    const digest = `${own}${i === 0 ? '' : `<${before}`}${last ? '.last' : ''}`;
-    before = own;
-    return { start, end, last, digest };
-  });
-}
+/** The SHA-256 (hex) of a chunk's own bytes: the start of its key. */
+const ownDigest = (chunk: DeflatedChunk): string => chunk.digest.slice(0, 64);
 
 /** The preset dictionary of the chunk starting at `start`: the end of the chunk before, none for the first. */
-function dictionaryBefore(bytes: Uint8Array, start: number): Uint8Array | undefined {
-  return start === 0 ? undefined : bytes.subarray(Math.max(0, start - CHUNKING.dictionaryBytes), start);
+function dictionaryBefore(input: ByteSegments, start: number): Uint8Array | undefined {
+  return start === 0 ? undefined : input.slice(Math.max(0, start - CHUNKING.dictionaryBytes), start);
 }
 
-/** The gzip member of `bytes` from the deflated stream of each of its chunks (`chunkRanges`, in order). */
-function gzipMember(bytes: Uint8Array, ranges: readonly ChunkRange[], deflated: readonly Uint8Array[]): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
-  const chunks = ranges.map((r, i) => ({ digest: r.digest, deflated: deflated[i]! }));
-  // Empty input: the empty final block, as zlib writes it.
-  const body = chunks.length === 0 ? [deflateRaw(bytes, { ...GZIP_PARAMETERS })] : deflated;
-  const trailer = new Uint8Array(8);
-  const view = new DataView(trailer.buffer);
-  view.setUint32(0, crc32(bytes) >>> 0, true);
-  view.setUint32(4, bytes.length >>> 0, true);
-  // The header is written here rather than trusted from the library: these ten bytes are part of
-  // the bundle's digest. FLG is 0, so no optional field follows and the CRC does not cover them.
-  return { bytes: concat([Uint8Array.from(GZIP_HEADER), ...body, trailer]), chunks };
+/** The chunk of `input` in [start, end), deflated afresh (`own`: the SHA-256 of its bytes, when known). */
+function freshChunk(input: ByteSegments, start: number, end: number, before: string | undefined, own?: string): DeflatedChunk {
+  const bytes = input.slice(start, end);
+  const last = end === input.length;
+  return { digest: chunkKey(own ?? digestHex(bytes), before, last), deflated: deflateChunk(bytes, dictionaryBefore(input, start), last), length: bytes.length, crc: crc32(bytes) >>> 0 };
+}
+
+/** A chunk of an earlier member whose stream this member repeats, under the key it has here. */
+function reusedChunk(chunk: DeflatedChunk, before: string | undefined, last: boolean): DeflatedChunk {
+  return { ...chunk, digest: chunkKey(ownDigest(chunk), before, last) };
+}
+
+/** The chunks of `input`, each copied from `reuse` when its key is there, else deflated. */
+function keyedChunks(input: ByteSegments, reuse: ReadonlyMap<string, DeflatedChunk>): DeflatedChunk[] {
+  const chunks: DeflatedChunk[] = [];
+  let start = 0;
+  for (const end of chunkEnds(input)) {
+    const before = chunks.length === 0 ? undefined : ownDigest(chunks[chunks.length - 1]!);
+    const own = digestHex(input.slice(start, end));
+    chunks.push(reuse.get(chunkKey(own, before, end === input.length)) ?? freshChunk(input, start, end, before, own));
+    start = end;
+  }
+  return chunks;
 }
 
 /**
- * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk whose
- * key `reuse` holds is copied from there instead of deflated again (see `chunkRanges`).
+ * The chunks of `bytes`, matched against the previous member's input byte for byte: a previous chunk
+ * whose bytes and dictionary recur at the place a chunk of `bytes` starts is that chunk (chunking
+ * decides an end from the chunk's own bytes alone), copied without hashing or deflating; elsewhere
+ * chunks are cut and deflated afresh until a new chunk's end falls where a previous chunk began
+ * with the same bytes. What comes out equals `keyedChunks` (test/unit/emit/gzip.test.ts).
+ */
+function alignedChunks(now: ByteSegments, previous: Required<PreviousMember>): DeflatedChunk[] {
+  const then = previous.input;
+  const old = previous.chunks;
+  const starts: number[] = [];
+  for (let i = 0, at = 0; i < old.length; at += old[i]!.length, i++) starts.push(at);
+  // Where a previous chunk began, by its opening bytes: a cut landing on one may line up again.
+  const opening = (bytes: ByteSegments, at: number) => Buffer.from(bytes.slice(at, Math.min(bytes.length, at + 16))).toString('latin1');
+  const byOpening = new Map<string, number[]>();
+  old.forEach((_, i) => {
+    const key = opening(then, starts[i]!);
+    const list = byOpening.get(key);
+    if (list === undefined) byOpening.set(key, [i]);
+    else list.push(i);
+  });
+  const repeats = (i: number, at: number): boolean => {
+    const from = starts[i]!;
+    const length = old[i]!.length;
+    const dictionary = Math.min(CHUNKING.dictionaryBytes, at);
+    return (
+      at + length <= now.length &&
+      (i === old.length - 1) === (at + length === now.length) &&
+      Math.min(CHUNKING.dictionaryBytes, from) === dictionary &&
+      now.equalRange(at - dictionary, then, from - dictionary, dictionary + length)
+    );
+  };
+  const chunks: DeflatedChunk[] = [];
+  let next = 0;
+  for (let at = 0; at < now.length; ) {
+    const before = chunks.length === 0 ? undefined : ownDigest(chunks[chunks.length - 1]!);
+    const match = next < old.length && repeats(next, at) ? next : (byOpening.get(opening(now, at)) ?? []).find((i) => repeats(i, at));
+    if (match !== undefined) {
+      chunks.push(reusedChunk(old[match]!, before, at + old[match]!.length === now.length));
+      next = match + 1;
+    } else {
+      chunks.push(freshChunk(now, at, chunkEnd(now, at), before));
+      next = old.length;
+    }
+    at += chunks[chunks.length - 1]!.length;
+  }
+  return chunks;
+}
+
+/** The gzip member of `total` input bytes made of `chunks`, in order. */
+function gzipMember(total: number, chunks: readonly DeflatedChunk[]): Uint8Array {
+  // Empty input: the empty final block, as zlib writes it.
+  const body = chunks.length === 0 ? [deflateRaw(new Uint8Array(0), { ...GZIP_PARAMETERS })] : chunks.map((c) => c.deflated);
+  let crc = crc32(new Uint8Array(0)) >>> 0;
+  for (const c of chunks) crc = crc32Combine(crc, c.crc, c.length);
+  const trailer = new Uint8Array(8);
+  const view = new DataView(trailer.buffer);
+  view.setUint32(0, crc, true);
+  view.setUint32(4, total >>> 0, true);
+  // The header is written here rather than trusted from the library: these ten bytes are part of
+  // the bundle's digest. FLG is 0, so no optional field follows and the CRC does not cover them.
+  return concat([Uint8Array.from(GZIP_HEADER), ...body, trailer]);
+}
+
+/**
+ * One gzip member holding `bytes`, byte-identical wherever it runs, with its chunks; a chunk
+ * `previous` has (same key, see `chunkKey`) is copied from there instead of deflated again.
  *
  * @example
  * const first = gzipInChunks(tarBytes);
- * const next = gzipInChunks(editedTarBytes, chunkIndex(first.chunks)); // deflates only what changed
+ * const next = gzipInChunks(editedTarBytes, { chunks: first.chunks, input: tarBytes }); // deflates only what changed
  */
-export function gzipInChunks(bytes: Uint8Array, reuse?: ReadonlyMap<string, Uint8Array>): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
-  const ranges = chunkRanges(bytes);
-  return gzipMember(bytes, ranges, ranges.map((r) => reuse?.get(r.digest) ?? deflateChunk(bytes.subarray(r.start, r.end), dictionaryBefore(bytes, r.start), r.last)));
-}
-
-/** The chunks by digest, as `gzipInChunks` takes them for reuse. */
-export function chunkIndex(chunks: readonly DeflatedChunk[]): Map<string, Uint8Array> {
-  return new Map(chunks.map((c) => [c.digest, c.deflated]));
+export function gzipInChunks(bytes: Uint8Array | ByteSegments, previous?: PreviousMember): { bytes: Uint8Array; chunks: DeflatedChunk[] } {
+  const input = segmentsOf(bytes);
+  const chunks =
+    previous?.input !== undefined && previous.chunks.length > 0
+      ? alignedChunks(input, previous as Required<PreviousMember>)
+      : keyedChunks(input, new Map((previous?.chunks ?? []).map((c) => [c.digest, c])));
+  return { bytes: gzipMember(input.length, chunks), chunks };
 }
 
 /**

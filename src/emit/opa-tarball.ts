@@ -5,7 +5,8 @@
  */
 import { pack as tarPack } from 'tar-stream';
 import { ToolgateError } from '../errors.ts';
-import { gzipInChunks, type DeflatedChunk } from './gzip.ts';
+import { ByteSegments } from '../canonical/byte-segments.ts';
+import { gzipInChunks, type DeflatedChunk, type PreviousMember } from './gzip.ts';
 
 export interface TarEntry {
   /** Entry name without a leading `/` or `./`, e.g. `toolgate/data.json`. */
@@ -19,8 +20,11 @@ export async function emitTarGz(entries: readonly TarEntry[]): Promise<Uint8Arra
   return (await emitTarGzInChunks(entries)).bytes;
 }
 
-/** The tarball with its gzip chunks; chunks `reuse` holds (by digest) are copied, not deflated again (gzip.ts). */
-export async function emitTarGzInChunks(entries: readonly TarEntry[], reuse?: ReadonlyMap<string, Uint8Array>): Promise<{ bytes: Uint8Array; chunks: DeflatedChunk[] }> {
+/**
+ * The tarball with its gzip chunks and the tar bytes they hold; chunks of `previous` the new tar
+ * repeats are copied, not deflated again (gzip.ts).
+ */
+export async function emitTarGzInChunks(entries: readonly TarEntry[], previous?: PreviousMember): Promise<{ bytes: Uint8Array; chunks: DeflatedChunk[]; tar: ByteSegments }> {
   const names = new Set<string>();
   for (const e of entries) {
     if (e.name.startsWith('/') || e.name.startsWith('./') || e.name.split('/').includes('..') || e.name === '') {
@@ -43,5 +47,7 @@ export async function emitTarGzInChunks(entries: readonly TarEntry[], reuse?: Re
   }
   p.finalize();
   await done;
-  return gzipInChunks(Buffer.concat(chunks), reuse);
+  // The pieces are read where they are (the entries' own bytes between headers and padding), not joined.
+  const tar = new ByteSegments(chunks);
+  return { ...gzipInChunks(tar, previous), tar };
 }

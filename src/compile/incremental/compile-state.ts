@@ -10,18 +10,21 @@
  * Everything here is a function of the inputs and the compile's options (no paths), so the state a
  * recompile leaves is the state a full compile of the same inputs leaves.
  */
+import type { ByteSegments } from '../../canonical/byte-segments.ts';
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { MemoNode } from './canonical-memo.ts';
 import type { Span } from './fragments.ts';
 
-/** One gzip chunk of bundle.tar.gz as emit/gzip.ts deflated it: the digest of its input, and its bytes. */
+/** One gzip chunk of bundle.tar.gz as emit/gzip.ts deflated it: its key, its bytes, its input's length and CRC-32. */
 export interface TarballChunk {
   readonly digest: string;
   readonly deflated: Uint8Array;
+  readonly length: number;
+  readonly crc: number;
 }
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
-export const COMPILE_STATE_VERSION = 4;
+export const COMPILE_STATE_VERSION = 5;
 
 /**
  * A tool's pieces. Each encoded entry is a `Span` of the artifact in a state; while a compile
@@ -111,6 +114,8 @@ export interface CompileState {
    * from its files has them only when the bundle.tar.gz beside it is the one it was kept with.
    */
   readonly tarball_chunks: readonly TarballChunk[];
+  /** The tar bytes those chunks hold, kept in memory only: the next tarball is matched against them instead of hashed chunk by chunk. */
+  readonly tarball_tar?: ByteSegments;
   /**
    * The manifest's YAML pieces as JSON and as canonical text, by the digest of their text
    * (src/parse/yaml-pieces.ts), so the next compile parses only the pieces whose text changed and

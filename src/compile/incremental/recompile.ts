@@ -10,6 +10,7 @@
  * The plan stops at the tarball: it says what bundle.tar.gz holds, and finishes the artifact set
  * and the state once it is given the tarball's bytes (emit/compile-run.ts makes them).
  */
+import type { ByteSegments } from '../../canonical/byte-segments.ts';
 import { canonicalBytes, canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
 import { digestHex, textDigestHex } from '../../canonical/digest.ts';
 import { toolKey as toolKeyOf, type Catalog } from '../../catalog/types.ts';
@@ -43,10 +44,17 @@ export interface RecompileResult {
 /** A compile up to its tarball: what bundle.tar.gz holds, and the rest once its bytes are made. */
 export interface PlannedCompile {
   /** The tarball's files, and the previous tarball's gzip chunks for the new one to copy where its bytes repeat. */
-  readonly tarball: { readonly files: readonly CompiledArtifact[]; readonly previousChunks: readonly TarballChunk[] };
+  readonly tarball: { readonly files: readonly CompiledArtifact[]; readonly previous: { readonly chunks: readonly TarballChunk[]; readonly input?: ByteSegments } };
   /** data.json's bytes (the OPA data document), which are made before the tarball and need nothing of it. */
   readonly dataDocument: Uint8Array;
-  finish(tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile;
+  finish(tarball: MadeTarball): FinishedCompile;
+}
+
+/** bundle.tar.gz as emit/ made it: its bytes, its gzip chunks and the tar bytes they hold. */
+export interface MadeTarball {
+  readonly bytes: Uint8Array;
+  readonly chunks: readonly TarballChunk[];
+  readonly tar: ByteSegments;
 }
 
 /** A compile's artifact set but SHA256SUMS, with the digests of it the compile already has. */
@@ -261,11 +269,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   });
   const dataFile = dataSlots.assemble(dataDoc, '\n');
   const dataBytes = dataFile.bytes;
-  // The tarball's toolgate/data.json is the document's inner object: data.json is `{"toolgate":INNER}` + LF.
+  // The tarball's toolgate/data.json is the document's inner object, read in place: data.json is
+  // `{"toolgate":INNER}` + LF.
   const head = canonicalString({ [DATA_ROOT]: new CanonicalText('') }).length - 1;
-  const innerDataBytes = new Uint8Array(dataBytes.length - head - 1);
-  innerDataBytes.set(dataBytes.subarray(head, dataBytes.length - 2));
-  innerDataBytes[innerDataBytes.length - 1] = 10;
+  const innerDataBytes = dataBytes.subarray(head, dataBytes.length - 2);
   const spanOf = (file: { at: readonly number[] }, slot: { slot: number }, bytes: Uint8Array): Span => ({ at: file.at[slot.slot]!, length: bytes.length });
 
   const content = [{ name: `${DATA_ROOT}/data.json`, bytes: innerDataBytes }, ...options.regoModules.map((m) => ({ name: m.path, bytes: encoder.encode(m.text) }))];
@@ -278,7 +285,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   };
   const tarFiles = [{ name: '.manifest', bytes: jsonFileBytes(manifest) }, ...content];
   if (options.signBundle) tarFiles.push({ name: '.signatures.json', bytes: await options.signBundle(tarFiles) });
-  const finish = (tarball: { readonly bytes: Uint8Array; readonly chunks: readonly TarballChunk[] }): FinishedCompile => {
+  const finish = (tarball: MadeTarball): FinishedCompile => {
     const files: CompiledArtifact[] = [
       { name: 'policy-bundle.json', bytes: bundleFile.bytes },
       { name: 'data.json', bytes: dataBytes },
@@ -334,6 +341,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
         tarball_sha256: sha256ByName.get('bundle.tar.gz')!,
       },
       tarball_chunks: tarball.chunks,
+      tarball_tar: tarball.tar,
       manifest_pieces: manifestDigest.pieces,
       ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
@@ -350,5 +358,6 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
     return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
-  return { tarball: { files: tarFiles, previousChunks: prev?.tarball_chunks ?? [] }, dataDocument: dataBytes, finish };
+  const previousTarball = { chunks: prev?.tarball_chunks ?? [], ...(prev?.tarball_tar !== undefined ? { input: prev.tarball_tar } : {}) };
+  return { tarball: { files: tarFiles, previous: previousTarball }, dataDocument: dataBytes, finish };
 }

@@ -100,7 +100,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     catalog_shape: state.catalog_shape,
     connectome_inputs: state.connectome_inputs,
     artifacts: state.artifacts,
-    tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length]),
+    tarball_chunks: state.tarball_chunks.map((c) => [c.digest, c.deflated.length, c.length, c.crc]),
     manifest_pieces: rowsText(manifestPieces),
   };
   return { index: canonicalBytes(index), pieces, piecesSha256 };
@@ -128,13 +128,13 @@ const toSpan = (v: [number, number]): Span => ({ at: v[0], length: v[1] });
 const GZIP_HEADER_BYTES = 10;
 
 /** The chunks as `tarball` holds them, or none when it is not the tarball the index was kept with. */
-function chunksFrom(rows: readonly [string, number][], artifacts: KeptArtifacts, tarball: Uint8Array | undefined): TarballChunk[] {
+function chunksFrom(rows: readonly [string, number, number, number][], artifacts: KeptArtifacts, tarball: Uint8Array | undefined): TarballChunk[] {
   if (tarball === undefined || digestHex(tarball) !== artifacts.tarball_sha256) return [];
   const out: TarballChunk[] = [];
   let at = GZIP_HEADER_BYTES;
-  for (const [digest, length] of rows) {
-    if (at + length > tarball.length) return [];
-    out.push({ digest, deflated: tarball.subarray(at, (at += length)) });
+  for (const [digest, deflatedLength, length, crc] of rows) {
+    if (at + deflatedLength > tarball.length || crc > 0xffffffff) return [];
+    out.push({ digest, deflated: tarball.subarray(at, (at += deflatedLength)), length, crc });
   }
   return out;
 }
@@ -187,7 +187,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     typeof index.connectome_declared_only === 'boolean' &&
     isDigest(index.catalog_shape) &&
     isDigest(index.connectome_inputs) &&
-    Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 1)) &&
+    Array.isArray(index.tarball_chunks) && index.tarball_chunks.every((r) => isLengths(r, 3)) &&
     Array.isArray(index.manifest_pieces) && index.manifest_pieces.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[1] === 'string' && isLengths([r[0], r[2], r[3]], 2)) &&
     Number.isSafeInteger(index.text_bytes) && (index.text_bytes as number) >= 0 && (index.text_bytes as number) <= piecesBytes.length;
   if (!shaped) return { refused: `${STATE_INDEX_FILE} does not have the shape of a compile state` };
@@ -230,7 +230,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       connectome_inputs: index.connectome_inputs as string,
       artifacts,
       manifest_pieces: manifestPieces,
-      tarball_chunks: chunksFrom(index.tarball_chunks as [string, number][], artifacts, beside.tarball),
+      tarball_chunks: chunksFrom(index.tarball_chunks as [string, number, number, number][], artifacts, beside.tarball),
       pieces_file: { bytes: piecesBytes, sha256: index.pieces_sha256 as string },
     },
   };

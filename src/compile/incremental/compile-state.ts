@@ -11,6 +11,7 @@
  * recompile leaves is the state a full compile of the same inputs leaves.
  */
 import type { ByteSegments } from '../../canonical/byte-segments.ts';
+import type { ResumableDigest } from '../../canonical/resumable-sha256.ts';
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { MemoNode } from './canonical-memo.ts';
 import type { Span } from './fragments.ts';
@@ -130,4 +131,8 @@ export interface CompileState {
   /** Member texts of the catalog and of a manifest not read in pieces; kept in memory only (a state file starts without them). */
   readonly manifest_memo?: MemoNode;
   readonly catalog_memo?: MemoNode;
+  /** The catalog object this state was compiled from, kept in memory only: when frozen and given again, its digest is this state's. */
+  readonly catalog_source?: object;
+  /** The digests of policy-bundle.json, data.json and the tarball's data.json with their saved hash states, kept in memory only, for the next compile's to resume. */
+  readonly resumed_digests?: { readonly policy_bundle: ResumableDigest; readonly data: ResumableDigest; readonly tarball_data: ResumableDigest };
 }

@@ -27,6 +27,7 @@ import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../c
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { artifactSha256 } from './artifact-sha256.ts';
+import { resumableSha256 } from '../../canonical/resumable-sha256.ts';
 import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
@@ -154,7 +155,11 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const manifestDigest = estate.manifest.pieces
     ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest), memo: undefined }
     : { ...digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo), pieces: [] };
-  const catalogDigest = digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);
+  // A frozen catalog (a watch keeps the one it read, deep-frozen) that is the previous compile's own has its digest.
+  const sameCatalog = prev?.catalog_source === estate.catalog && Object.isFrozen(estate.catalog);
+  const catalogDigest = sameCatalog
+    ? { digest: prev!.catalog_digest, ...(prev!.catalog_memo ? { memo: prev!.catalog_memo } : {}) }
+    : digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);
   const digests = {
     governance_digest: manifestDigest.digest,
     catalog_digest: catalogDigest.digest,
@@ -276,7 +281,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const spanOf = (file: { at: readonly number[] }, slot: { slot: number }, bytes: Uint8Array): Span => ({ at: file.at[slot.slot]!, length: bytes.length });
 
   const content = [{ name: `${DATA_ROOT}/data.json`, bytes: innerDataBytes }, ...options.regoModules.map((m) => ({ name: m.path, bytes: encoder.encode(m.text) }))];
-  const revision = digestHex(canonicalBytes(Object.fromEntries(content.map((c) => [c.name, digestHex(c.bytes)]))));
+  // The large digests resume where the previous compile's bytes and these begin alike (they are compared, so any previous will do).
+  const resumed = previous?.resumed_digests;
+  const innerDataDigest = resumableSha256(innerDataBytes, resumed?.tarball_data);
+  const revision = digestHex(canonicalBytes(Object.fromEntries(content.map((c, i) => [c.name, i === 0 ? innerDataDigest.hex : digestHex(c.bytes)]))));
   const manifest = {
     revision,
     roots: [DATA_ROOT],
@@ -292,7 +300,9 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       { name: 'bundle.tar.gz', bytes: tarball.bytes },
       ...(options.connectome?.files ?? []),
     ];
-    const sha256ByName = new Map(files.map((f) => [f.name, artifactSha256(f.bytes)]));
+    const bundleDigest = resumableSha256(bundleFile.bytes, resumed?.policy_bundle);
+    const dataDigest = resumableSha256(dataBytes, resumed?.data);
+    const sha256ByName = new Map(files.map((f) => [f.name, f.bytes === bundleFile.bytes ? bundleDigest.hex : f.bytes === dataBytes ? dataDigest.hex : artifactSha256(f.bytes)]));
     let piecesFile: CompileState['pieces_file'];
     let connectomeInputs: string | undefined;
     const state: CompileState = {
@@ -345,6 +355,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       manifest_pieces: manifestDigest.pieces,
       ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
+      catalog_source: estate.catalog,
+      resumed_digests: { policy_bundle: bundleDigest, data: dataDigest, tarball_data: innerDataDigest },
       get pieces_file() {
         return piecesFile;
       },

@@ -1,0 +1,47 @@
+/**
+ * SHA-256 of bytes that mostly begin as an earlier version of them did (an artifact recompiled
+ * after one edit): the hash state is saved every `STEP` bytes, and the digest of the next version
+ * resumes from the last state saved inside the prefix the two share, so only the bytes from there
+ * on are hashed again. The digest is the plain SHA-256 of the bytes, whatever was resumed.
+ */
+import { createHash, type Hash } from 'node:crypto';
+
+/** How far apart the saved states are: comparing is ten times cheaper than hashing, so finer steps gain little. */
+const STEP = 1 << 20;
+
+/** A digest with what a later digest of similar bytes resumes from. */
+export interface ResumableDigest {
+  /** SHA-256, lowercase hex. */
+  readonly hex: string;
+  readonly bytes: Uint8Array;
+  /** The hash state after each whole `STEP` of `bytes` (the first: after none). */
+  readonly states: readonly Hash[];
+}
+
+/** How many whole steps `bytes` and `previous` share from their start. */
+function sharedSteps(bytes: Uint8Array, previous: Uint8Array): number {
+  const a = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const b = Buffer.from(previous.buffer, previous.byteOffset, previous.byteLength);
+  let steps = 0;
+  while ((steps + 1) * STEP <= Math.min(a.length, b.length) && a.compare(b, steps * STEP, (steps + 1) * STEP, steps * STEP, (steps + 1) * STEP) === 0) steps++;
+  return steps;
+}
+
+/**
+ * The SHA-256 of `bytes`, resuming from `previous` where the two begin alike.
+ *
+ * @example
+ * const first = resumableSha256(artifact);
+ * const next = resumableSha256(editedArtifact, first); // hashes from the first changed MiB on
+ */
+export function resumableSha256(bytes: Uint8Array, previous?: ResumableDigest): ResumableDigest {
+  const steps = previous === undefined ? 0 : Math.min(sharedSteps(bytes, previous.bytes), previous.states.length - 1);
+  const states: Hash[] = previous === undefined ? [createHash('sha256')] : previous.states.slice(0, steps + 1);
+  // A saved state is never updated itself: a copy is, so it can be resumed from again.
+  const hash = states[steps]!.copy();
+  for (let at = steps * STEP; at < bytes.length; at += STEP) {
+    hash.update(bytes.subarray(at, Math.min(bytes.length, at + STEP)));
+    if (at + STEP <= bytes.length) states.push(hash.copy());
+  }
+  return { hex: hash.digest('hex'), bytes, states };
+}

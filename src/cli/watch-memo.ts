@@ -13,6 +13,7 @@
 import type { Catalog } from '../catalog/types.ts';
 import type { ConnectomeArtifacts } from '../compile/connectome-artifacts.ts';
 import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
+import { deepFreeze } from '../compile/incremental/frozen-inputs.ts';
 
 export class InputMemo {
   private readonly kept = new Map<string, { readonly text: string; readonly value: unknown }>();
@@ -25,22 +26,6 @@ export class InputMemo {
     this.kept.set(path, { text, value: options.freeze === true ? deepFreeze(value) : value });
     return value;
   }
-}
-
-/** Freezes `value` and every object and array reachable from it (functions and byte arrays are left as they are). */
-export function deepFreeze<T>(value: T): T {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    // Byte arrays cannot be frozen; the ones a parsed value holds (kept JSON texts) are only read.
-    if (v === null || typeof v !== 'object' || Object.isFrozen(v) || ArrayBuffer.isView(v)) continue;
-    Object.freeze(v);
-    if (Array.isArray(v)) for (const item of v) stack.push(item);
-    else if (v instanceof Map) for (const [key, item] of v) stack.push(key, item);
-    else if (v instanceof Set) for (const item of v) stack.push(item);
-    else for (const key of Object.keys(v)) stack.push((v as Record<string, unknown>)[key]);
-  }
-  return value;
 }
 
 /**

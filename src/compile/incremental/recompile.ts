@@ -28,6 +28,7 @@ import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { artifactSha256 } from './artifact-sha256.ts';
 import { resumableSha256 } from '../../canonical/resumable-sha256.ts';
+import { isDeepFrozen } from './frozen-inputs.ts';
 import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
@@ -155,8 +156,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const manifestDigest = estate.manifest.pieces
     ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest), memo: undefined }
     : { ...digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo), pieces: [] };
-  // A frozen catalog (a watch keeps the one it read, deep-frozen) that is the previous compile's own has its digest.
-  const sameCatalog = prev?.catalog_source === estate.catalog && Object.isFrozen(estate.catalog);
+  // A deep-frozen catalog (a watch keeps the one it read so) that is the previous compile's own has its digest.
+  const sameCatalog = prev?.catalog_source === estate.catalog && isDeepFrozen(estate.catalog);
   const catalogDigest = sameCatalog
     ? { digest: prev!.catalog_digest, ...(prev!.catalog_memo ? { memo: prev!.catalog_memo } : {}) }
     : digestOf(catalogBodyOf(estate.catalog), prev?.catalog_memo, keepMemo);

@@ -13,7 +13,7 @@ import { parseManifest } from '../../../src/manifest/parse.ts';
 import { recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
-import { deepFreeze } from '../../../src/cli/watch-memo.ts';
+import { deepFreeze, isDeepFrozen } from '../../../src/compile/incremental/frozen-inputs.ts';
 import { manifestPieceCache } from '../../../src/compile/incremental/compile-state.ts';
 import type { CompileResult } from '../../../src/compile/compile.ts';
 
@@ -38,6 +38,14 @@ describe.each(['quickstart', 'fleet'])('the %s example', (name) => {
     const again = await recompileEstate(frozen.state, estate(true, frozen.state), { ...options, previous });
     expect(again.summary.mode).toBe('incremental');
     expect(filesOf(again.result)).toEqual(filesOf((await recompileEstate(undefined, plain, { ...options, previous })).result));
+  });
+
+  it('counts as deep-frozen only what deepFreeze froze, not a value frozen on top alone', () => {
+    const c = Object.freeze(parseCatalog('catalog.json', catalogText));
+    expect(isDeepFrozen(c)).toBe(false);
+    const d = deepFreeze(parseCatalog('catalog.json', catalogText));
+    expect(isDeepFrozen(d)).toBe(true);
+    expect(Object.isFrozen(d.servers[0]!)).toBe(true);
   });
 
   it('is refused a write to a frozen input (the check above can fail)', () => {

@@ -128,7 +128,10 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const inputs = new InputMemo();
   const estateOf = (t: { manifest: string; catalog: string }, state: State) =>
     buildEstate(
-      inputs.parsed(manifestPath, t.manifest, (text) => parseManifest(manifestPath, text, { pieces: manifestPieceCache(state) })),
+      inputs.parsed(manifestPath, t.manifest, (text) => {
+        const previousPlan = (inputs.previous(manifestPath) as ReturnType<typeof parseManifest> | undefined)?.piecePlan;
+        return parseManifest(manifestPath, text, { pieces: manifestPieceCache(state), ...(previousPlan ? { previousPlan } : {}) });
+      }),
       inputs.parsed(catalogPath, t.catalog, (text) => parseCatalog(catalogPath, text), { freeze: true }),
     );
   // As --watch builds the connectome: again only when what it reads of the catalog changed.

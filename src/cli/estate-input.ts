@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { ToolgateError, formatAt } from '../errors.ts';
 import { parseCatalog } from '../catalog/parse.ts';
 import { parseManifest } from '../manifest/parse.ts';
+import type { Manifest } from '../manifest/types.ts';
 import { buildEstate, type Estate } from '../governance/estate.ts';
 import { strictFindings, type StrictFinding } from '../governance/strict-rules.ts';
 import { parseText } from '../parse/document.ts';
@@ -91,7 +92,10 @@ function refuse(source: EstateSource, findings: readonly StrictFinding[], why: s
  */
 export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache; inputs?: InputMemo } = {}): Estate {
   const parsed = <T>(path: string, parse: (text: string) => T, freeze = false): T => (options.inputs ? options.inputs.parsed(path, readTextFile(path), parse, { freeze }) : parse(readTextFile(path)));
-  const manifest = parsed(source.manifestPath, (text) => parseManifest(source.manifestPath, text, options.manifestPieces ? { pieces: options.manifestPieces } : {}));
+  // A watch's previous read of the manifest says how its text was cut, so a save cuts again only what changed.
+  const previousPlan = (options.inputs?.previous(source.manifestPath) as Manifest | undefined)?.piecePlan;
+  const pieces = options.manifestPieces ? { pieces: options.manifestPieces, ...(previousPlan ? { previousPlan } : {}) } : {};
+  const manifest = parsed(source.manifestPath, (text) => parseManifest(source.manifestPath, text, pieces));
   // Frozen: the compile keys its per-tool caches by the catalog's objects.
   const catalog = parsed(source.catalogPath, (text) => parseCatalog(source.catalogPath, text), true);
   const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });

@@ -26,6 +26,11 @@ export class InputMemo {
     this.kept.set(path, { text, value: options.freeze === true ? deepFreeze(value) : value });
     return value;
   }
+
+  /** The value kept for `path` (what its previous text read as), whatever the text is now. */
+  previous(path: string): unknown {
+    return this.kept.get(path)?.value;
+  }
 }
 
 /**

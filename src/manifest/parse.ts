@@ -96,6 +96,7 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
     expected_exceptions: exceptions,
     raw,
     ...(doc.pieces ? { pieces: doc.pieces } : {}),
+    ...(doc.plan ? { piecePlan: doc.plan } : {}),
     locate: (path) => doc.locate(path),
   };
 }

@@ -1,6 +1,6 @@
 /** The governance manifest, normalised: every list present, governed_by items as objects. */
 import type { SourceAt } from '../errors.ts';
-import type { YamlPiece } from '../parse/yaml-pieces.ts';
+import type { PiecePlan, YamlPiece } from '../parse/yaml-pieces.ts';
 
 export type ProvenanceSource = 'crawled' | 'operator_asserted' | 'inferred';
 export type Confidence = 'high' | 'medium' | 'low';
@@ -69,6 +69,8 @@ export interface Manifest {
   readonly raw: unknown;
   /** The pieces the YAML was read in, when it was read in pieces (src/parse/yaml-pieces.ts). */
   readonly pieces?: readonly YamlPiece[];
+  /** How its text was cut into those pieces, for reading the file's next version (a watch's next save). */
+  readonly piecePlan?: PiecePlan;
   /** Where a value sits in the manifest file, e.g. `locate(['grants', 3, 'tool'])`. */
   locate(path: readonly (string | number)[]): SourceAt;
 }

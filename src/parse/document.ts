@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
-import { mayHoldAlias, piecesOfValue, planPieces, readInPieces, type PieceCache, type YamlPiece } from './yaml-pieces.ts';
+import { mayHoldAlias, piecesOfValue, planPieces, readInPieces, type PieceCache, type PiecePlan, type YamlPiece } from './yaml-pieces.ts';
 
 export { pointer, type PathSegment } from './locator.ts';
 
@@ -27,11 +27,15 @@ export interface ParsedDocument {
   readonly locate: Locate;
   /** The pieces a YAML text was read in, when it was read with a piece cache (./yaml-pieces.ts). */
   readonly pieces?: readonly YamlPiece[];
+  /** How the text was cut into pieces, for reading its next version (`ParseOptions.previousPlan`). */
+  readonly plan?: PiecePlan;
 }
 
 export interface ParseOptions {
   /** Read block YAML in pieces, taking unchanged ones from this cache (./yaml-pieces.ts). */
   readonly pieces?: PieceCache;
+  /** The plan of an earlier version of the text (`ParsedDocument.plan`), so only what changed is cut again. */
+  readonly previousPlan?: PiecePlan;
 }
 
 export function isYamlFile(file: string): boolean {
@@ -40,7 +44,7 @@ export function isYamlFile(file: string): boolean {
 
 /** Parses text as JSON (by `.json` extension or `format`) or YAML; throws PARSE_ERROR with a location. */
 export function parseText(file: string, text: string, format: 'json' | 'yaml' = isYamlFile(file) ? 'yaml' : 'json', options: ParseOptions = {}): ParsedDocument {
-  return format === 'json' ? parseJson(file, text) : parseYaml(file, text, options.pieces);
+  return format === 'json' ? parseJson(file, text) : parseYaml(file, text, options.pieces, options.previousPlan);
 }
 
 function lineColAt(text: string, offset: number): { line: number; col: number } {
@@ -64,11 +68,11 @@ function parseJson(file: string, text: string): ParsedDocument {
   return { file, value, locate };
 }
 
-function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocument {
+function parseYaml(file: string, text: string, cache?: PieceCache, previousPlan?: PiecePlan): ParsedDocument {
   // js-yaml parses roughly ten times faster than the `yaml` package's Document API on large
   // manifests; the `yaml` CST is built only when an error needs a line and column.
   // With a piece cache, a text mostly unchanged since the last compile parses only what changed.
-  const plan = cache ? planPieces(text, cache) : undefined;
+  const plan = cache ? planPieces(text, cache, previousPlan) : undefined;
   const inPieces = plan?.mostlyCached ? readInPieces(plan, MAX_DEPTH) : undefined;
   let value: unknown;
   try {
@@ -98,7 +102,7 @@ function parseYaml(file: string, text: string, cache?: PieceCache): ParsedDocume
   if (mayHold(MAY_HOLD_SURROGATE)) refuseLoneSurrogates(value, locate);
   if (mayHold(MAY_HOLD_NON_ASCII) || (inPieces && plan?.pieces.some((p) => MAY_HOLD_NON_ASCII.test(p.key)))) refuseNfcCollisions(value, locate);
   const pieces = inPieces?.pieces ?? (plan ? piecesOfValue(plan, value) : undefined);
-  return { file, value, locate, ...(pieces ? { pieces } : {}) };
+  return { file, value, locate, ...(pieces ? { pieces } : {}), ...(plan ? { plan } : {}) };
 }
 
 // A number js-yaml turns into ±Infinity needs an exponent of 3+ digits or 309+ digits; YAML also

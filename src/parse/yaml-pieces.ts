@@ -14,6 +14,9 @@
  */
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
+import { itemRuns, lineEnd, mayHoldAlias, notPlain, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
+
+export { mayHoldAlias, notPlain } from './yaml-scan.ts';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
 type PieceJson = string | Uint8Array;
@@ -38,150 +41,11 @@ export interface PiecewiseRead {
   readonly pieces: readonly YamlPiece[];
 }
 
-/** Items per run: at least MIN (but the last), at most MAX, cut after an item whose first line hashes to 0 in the low 7 bits (a save parses ~160 items again). */
-const MIN_ITEMS = 32;
-const MAX_ITEMS = 1024;
-const CUT_MASK = 127;
-
-const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*|"[^"\\\n]*"|'[^'\n]*'):(?:[ ]+(.*))?$/;
-
-/*
- * Two questions about a text, each what a multiline regex asks (given beside it), answered by
- * looking only where the one character it needs occurs (indexOf): the regexes walk every line of
- * tens of megabytes, which cost more than cutting the text.
- */
-const BEFORE_NODE = /[\s[{,:]/;
-const NOT_NAME = /[\s,[\]{}"']/;
-const LINE_END = /[\n\r\u2028\u2029]/;
-
-/** Whether the text holds an alias: `(?:^|[\s[{,:])\*[^\s,[\]{}"']` (after a line start, a space or a flow indicator, a name character). */
-export function mayHoldAlias(text: string): boolean {
-  for (let i = text.indexOf('*'); i !== -1; i = text.indexOf('*', i + 1)) {
-    if ((i === 0 || BEFORE_NODE.test(text[i - 1]!)) && i + 1 < text.length && !NOT_NAME.test(text[i + 1]!)) return true;
-  }
-  return false;
-}
-
-/** Whether some line starts with `%`, `---`, `...`, `?` or spaces then a tab: `^(?:%|---|\.\.\.|\t| *\t|\?)` (multiline). */
-export function notPlain(text: string): boolean {
-  const atLineStart = (i: number) => i === 0 || LINE_END.test(text[i - 1]!);
-  for (let i = text.indexOf('\t'); i !== -1; i = text.indexOf('\t', i + 1)) {
-    let j = i;
-    while (j > 0 && text.charCodeAt(j - 1) === 32) j--;
-    if (atLineStart(j)) return true;
-  }
-  for (const marker of ['%', '---', '...', '?']) {
-    for (let i = text.indexOf(marker); i !== -1; i = text.indexOf(marker, i + 1)) if (atLineStart(i)) return true;
-  }
-  return false;
-}
-
 // JSON would write a negative zero as 0, and JSON.parse defines a `__proto__` key where js-yaml may not.
 // (A regex here: `-` is too common for a search by character to be quicker.)
 const NOT_KEPT_AS_JSON = /(?:^|[\s[{,:])-\.?0|__proto__/m;
 
-interface Section {
-  readonly key: string;
-  /** Offsets of the section's text: its key line up to the next section's. */
-  readonly start: number;
-  readonly end: number;
-}
-
 const decoder = new TextDecoder();
-
-const SPACE = 32;
-const HASH = 35;
-const LF = 10;
-const CR = 13;
-const DASH = 45;
-
-/** The offset just past the line that starts at `at` (past its newline, or the end of the text). */
-function lineEnd(text: string, at: number): number {
-  const nl = text.indexOf('\n', at);
-  return nl === -1 ? text.length : nl + 1;
-}
-
-/** Whether the line at `at` holds only spaces, or spaces and a comment. */
-function blankOrComment(text: string, at: number): boolean {
-  let i = at;
-  while (text.charCodeAt(i) === SPACE) i++;
-  const c = text.charCodeAt(i);
-  return c === HASH || c === LF || Number.isNaN(c) || (c === CR && text.charCodeAt(i + 1) === LF);
-}
-
-function sections(text: string): Section[] | undefined {
-  if (mayHoldAlias(text) || notPlain(text)) return undefined;
-  const out: { key: string; start: number; end: number }[] = [];
-  const seen = new Set<string>();
-  for (let at = 0; at < text.length; at = lineEnd(text, at)) {
-    const c = text.charCodeAt(at);
-    if (c === SPACE || c === HASH || c === LF || c === CR) {
-      if (out.length === 0 && !blankOrComment(text, at)) return undefined;
-      continue;
-    }
-    const m = KEY_LINE.exec(text.slice(at, lineEnd(text, at)).replace(/\r?\n$/, ''));
-    if (!m || seen.has(m[1]!) || m[1]!.includes('__proto__')) return undefined;
-    seen.add(m[1]!);
-    if (out.length > 0) out.at(-1)!.end = at;
-    out.push({ key: m[1]!, start: at, end: text.length });
-  }
-  return out.length > 0 ? out : undefined;
-}
-
-/** 32-bit FNV-1a of the UTF-16 units from `start` to `end`. */
-function lineHash(text: string, start: number, end: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
-/**
- * Runs of whole items of a section that holds one block sequence (and only blank or comment lines
- * before it), each as its offsets and item count; undefined for any other section.
- */
-function itemRuns(text: string, section: Section): { start: number; end: number; items: number }[] | undefined {
-  const bodyStart = lineEnd(text, section.start);
-  const head = KEY_LINE.exec(text.slice(section.start, bodyStart).replace(/\r?\n$/, ''))!;
-  if (head[2]?.replace(/#.*$/, '').trim()) return undefined; // `key: value` on one line
-  let first = bodyStart;
-  while (first < section.end && blankOrComment(text, first)) first = lineEnd(text, first);
-  if (first >= section.end) return undefined;
-  let indent = 0;
-  while (text.charCodeAt(first + indent) === SPACE) indent++;
-  const isItem = (at: number) => {
-    for (let i = 0; i < indent; i++) if (text.charCodeAt(at + i) !== SPACE) return false;
-    if (text.charCodeAt(at + indent) !== DASH) return false;
-    const after = text.charCodeAt(at + indent + 1);
-    return after === SPACE || after === LF || after === CR || Number.isNaN(after);
-  };
-  const inside = (at: number) => {
-    for (let i = 0; i <= indent; i++) if (text.charCodeAt(at + i) !== SPACE) return false;
-    return true;
-  };
-  if (!isItem(first)) return undefined;
-  const runs: { start: number; end: number; items: number }[] = [];
-  let runStart = bodyStart;
-  let items = 0;
-  let opened = 0; // the hash of the line that opened the current item
-  for (let at = first; at < section.end; ) {
-    const next = lineEnd(text, at);
-    if (isItem(at)) {
-      // A new item: the run ends before it when the line that opened the previous item says so.
-      if (items >= MAX_ITEMS || (items >= MIN_ITEMS && (opened & CUT_MASK) === 0)) {
-        runs.push({ start: runStart, end: at, items });
-        runStart = at;
-        items = 0;
-      }
-      items++;
-      opened = lineHash(text, at, next);
-    } else if (!inside(at) && !blankOrComment(text, at)) {
-      return undefined; // a line that is neither an item, inside one, blank nor a comment
-    }
-    at = next;
-  }
-  runs.push({ start: runStart, end: section.end, items });
-  return runs;
-}
 
 /**
  * The digests of pieces of one text. An ASCII text (the usual manifest) is encoded once and its
@@ -205,6 +69,9 @@ interface PlannedPiece {
   /** 'section': the whole top-level entry; 'items': a run of `items` items of its sequence. */
   readonly kind: 'section' | 'items';
   readonly text: string;
+  /** Where `text` lies in the document. */
+  readonly start: number;
+  readonly end: number;
   readonly items: number;
   readonly digest: string;
   readonly cacheable: boolean;
@@ -213,35 +80,141 @@ interface PlannedPiece {
 
 /** How a text splits into pieces and which of them the cache knows. */
 export interface PiecePlan {
+  readonly text: string;
+  readonly sections: readonly Section[];
   readonly pieces: readonly PlannedPiece[];
   /** Whether the pieces the cache does not know are a small part of the text, so parsing them alone pays. */
   readonly mostlyCached: boolean;
 }
 
-/** The pieces of `text` (see the module comment), or undefined when it is not plain enough to cut. */
-export function planPieces(text: string, cache: PieceCache): PiecePlan | undefined {
-  const split = sections(text);
-  if (split === undefined) return undefined;
+/** Where a piece lies, with the piece of a previous plan it repeats (moved with the text around it), if any. */
+interface Span {
+  /** The top-level key, unquoted. */
+  readonly key: string;
+  readonly kind: 'section' | 'items';
+  readonly start: number;
+  readonly end: number;
+  readonly items: number;
+  readonly repeats?: PlannedPiece;
+}
+
+/** The spans of one section: its runs when it holds one block sequence, else the whole section. */
+function sectionSpans(text: string, section: Section, runs = itemRuns(text, section)): Span[] {
+  const key = keyOf(section.key);
+  if (runs === undefined) return [{ key, kind: 'section', start: section.start, end: section.end, items: 0 }];
+  return runs.map((r) => ({ key, kind: 'items', start: r.start, end: r.end, items: r.items }));
+}
+
+/**
+ * The pieces of `text` (see the module comment), or undefined when it is not plain enough to cut.
+ * `previous`, the plan of an earlier version of the text (a watch's previous save), spares cutting
+ * and hashing what did not change; the plan is the same with it or without.
+ */
+export function planPieces(text: string, cache: PieceCache, previous?: PiecePlan): PiecePlan | undefined {
+  const layout = (previous !== undefined ? replannedSpans(text, previous) : undefined) ?? freshSpans(text);
+  if (layout === undefined) return undefined;
   const pieces: PlannedPiece[] = [];
   let unknownChars = 0;
-  const digestOf = pieceDigests(text);
-  const add = (key: string, kind: 'section' | 'items', start: number, end: number, items: number) => {
-    const pieceText = text.slice(start, end);
-    const digest = digestOf(kind, start, end);
+  // Hashing a whole ASCII text's bytes beats hashing many sliced strings; a replan hashes only its new spans.
+  const fresh = layout.spans.filter((s) => s.repeats === undefined).length;
+  const digestOf = fresh > 16 ? pieceDigests(text) : (kind: string, start: number, end: number) => createHash('sha256').update(kind).update('\n').update(text.slice(start, end)).digest('hex');
+  for (const span of layout.spans) {
+    const pieceText = text.slice(span.start, span.end);
+    const digest = span.repeats?.digest ?? digestOf(span.kind, span.start, span.end);
     // A text the cache knows was cacheable when it was kept (only such pieces are), so it is not scanned again.
     const known = cache.get(digest);
-    const cacheable = known !== undefined || !NOT_KEPT_AS_JSON.test(pieceText);
+    const cacheable = span.repeats?.cacheable ?? (known !== undefined || !NOT_KEPT_AS_JSON.test(pieceText));
     const json = cacheable ? known : undefined;
     if (json === undefined) unknownChars += pieceText.length;
-    pieces.push({ key: keyOf(key), kind, text: pieceText, items, digest, cacheable, ...(json !== undefined ? { json } : {}) });
-  };
-  for (const section of split) {
-    const runs = itemRuns(text, section);
-    if (runs === undefined) add(section.key, 'section', section.start, section.end, 0);
-    else for (const run of runs) add(section.key, 'items', run.start, run.end, run.items);
+    pieces.push({ key: span.key, kind: span.kind, text: pieceText, start: span.start, end: span.end, items: span.items, digest, cacheable, ...(json !== undefined ? { json } : {}) });
   }
   // js-yaml pays a cost per document: past a quarter of the text, one whole parse is quicker.
-  return { pieces, mostlyCached: unknownChars * 4 < text.length };
+  return { text, sections: layout.sections, pieces, mostlyCached: unknownChars * 4 < text.length };
+}
+
+function freshSpans(text: string): { sections: Section[]; spans: Span[] } | undefined {
+  const split = sections(text);
+  return split === undefined ? undefined : { sections: split, spans: split.flatMap((section) => sectionSpans(text, section)) };
+}
+
+/** Whether a line of `lines` (whole lines) starts with what could be a top-level key. */
+function holdsKeyLine(lines: string): boolean {
+  for (let at = 0; at < lines.length; at = lineEnd(lines, at)) {
+    const c = lines.charCodeAt(at);
+    if (c !== 32 && c !== 35 && c !== 10 && c !== 13) return true;
+  }
+  return false;
+}
+
+/*
+ * How many characters two texts share at their start, and at their end (at most `most`), compared a
+ * block at a time: comparing slices runs at memory speed, a loop over characters ten times slower.
+ */
+const BLOCKS = [65536, 4096, 256];
+
+function commonHead(a: string, b: string): number {
+  const most = Math.min(a.length, b.length);
+  let n = 0;
+  for (const step of BLOCKS) while (n + step <= most && a.slice(n, n + step) === b.slice(n, n + step)) n += step;
+  while (n < most && a.charCodeAt(n) === b.charCodeAt(n)) n++;
+  return n;
+}
+
+function commonTail(a: string, b: string, most: number): number {
+  let n = 0;
+  for (const step of BLOCKS) while (n + step <= most && a.slice(a.length - n - step, a.length - n) === b.slice(b.length - n - step, b.length - n)) n += step;
+  while (n < most && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
+  return n;
+}
+
+/**
+ * The spans of `text` from those of `previous`, when the two differ only inside one section and by
+ * lines no top-level key is on: the sections around it move, and in it only the runs from the
+ * change up to the first cut that falls where a previous run began are cut again. Undefined when
+ * the change is not of that kind (the caller then cuts the whole text).
+ */
+function replannedSpans(text: string, previous: PiecePlan): { sections: Section[]; spans: Span[] } | undefined {
+  const old = previous.text;
+  const repeat = (p: PlannedPiece, by: number): Span => ({ key: p.key, kind: p.kind, start: p.start + by, end: p.end + by, items: p.items, repeats: p });
+  if (text === old) return { sections: [...previous.sections], spans: previous.pieces.map((p) => repeat(p, 0)) };
+  const shift = text.length - old.length;
+  const head = commonHead(text, old);
+  const tail = commonTail(text, old, Math.min(text.length, old.length) - head);
+  // The changed lines: from the start of the line the change begins in to the end of a line inside the common tail.
+  const from = text.lastIndexOf('\n', head - 1) + 1;
+  const newline = text.indexOf('\n', text.length - tail);
+  const to = newline === -1 ? text.length : newline + 1;
+  const oldTo = to - shift;
+  if (to - from > text.length / 4) return undefined;
+  const lines = text.slice(from, to);
+  if (mayHoldAlias(lines) || notPlain(lines) || holdsKeyLine(lines) || holdsKeyLine(old.slice(from, oldTo))) return undefined;
+  const at = previous.sections.findIndex((s) => s.start < from && oldTo <= s.end);
+  if (at === -1) return undefined;
+  const moved = (s: Section): Section => ({ key: s.key, start: s.start + shift, end: s.end + shift });
+  const newSections = previous.sections.map((s, i) => (i < at ? s : i === at ? { ...s, end: s.end + shift } : moved(s)));
+  const section = newSections[at]!;
+  const before = previous.pieces.filter((p) => p.end <= previous.sections[at]!.start);
+  const inside = previous.pieces.filter((p) => p.start >= previous.sections[at]!.start && p.end <= previous.sections[at]!.end);
+  const after = previous.pieces.filter((p) => p.start >= previous.sections[at]!.end);
+  return { sections: newSections, spans: [...before.map((p) => repeat(p, 0)), ...sectionAgain(text, section, inside, from, to, shift, repeat), ...after.map((p) => repeat(p, shift))] };
+}
+
+/** The spans of the section the change falls in, reusing the runs before it and after the first cut that lines up again. */
+function sectionAgain(text: string, section: Section, inside: readonly PlannedPiece[], from: number, to: number, shift: number, repeat: (p: PlannedPiece, by: number) => Span): Span[] {
+  const layout = inside[0]?.kind === 'items' ? sequenceLayout(text, section) : undefined;
+  // A section read whole, or a change at the head of the sequence (its indent comes from there), is cut again whole.
+  if (layout === undefined || from < lineEnd(text, layout.first)) return sectionSpans(text, section);
+  // The first run the change may alter, from a run start the change leaves alone (a line before it).
+  // (Lines added at the section's end extend its last run.)
+  let first = inside.findIndex((p) => p.end > from);
+  if (first === -1) first = inside.length - 1;
+  while (first > 0 && inside[first]!.start >= from) first--;
+  const oldStarts = new Map(inside.slice(first + 1).map((p, i) => [p.start, first + 1 + i]));
+  const scanned = scanRuns(text, section, layout, inside[first]!.start, (cut) => cut >= to && oldStarts.has(cut - shift));
+  if (scanned === undefined) return sectionSpans(text, section);
+  const again = scanned.runs.map((r): Span => ({ key: keyOf(section.key), kind: 'items', start: r.start, end: r.end, items: r.items }));
+  const resumed = scanned.resyncedAt === undefined ? [] : inside.slice(oldStarts.get(scanned.resyncedAt - shift)!).map((p) => repeat(p, shift));
+  return [...inside.slice(0, first).map((p) => repeat(p, 0)), ...again, ...resumed];
 }
 
 /**

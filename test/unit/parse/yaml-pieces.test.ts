@@ -79,4 +79,22 @@ describe('reading block YAML in pieces', () => {
   it('is not used for text that is not plain block YAML (aliases, documents, flow at the top)', () => {
     for (const text of ['a: &x [1]\nb: *x\n', '---\na: 1\n', '{a: 1}\n', 'a: 1\na: 2\n', '%YAML 1.2\n---\na: 1\n']) expect(planPieces(text, new Map())).toBeUndefined();
   });
+
+  it('plans a text again from its previous plan as planning it afresh does, after any edits', () => {
+    fc.assert(
+      fc.property(documentText, fc.array(edit, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.nat(10_000), item, fc.boolean()), { maxLength: 3 }), (text, edits, itemEdits) => {
+        const cache = new Map<string, string>();
+        let previous = planPieces(text, cache);
+        let t = text;
+        for (const e of [...edits, ...itemEdits]) {
+          t = applyEdit(t, e);
+          const afresh = planPieces(t, cache);
+          const again = previous === undefined ? afresh : planPieces(t, cache, previous);
+          expect(again).toEqual(afresh);
+          previous = afresh;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

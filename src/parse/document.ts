@@ -12,7 +12,8 @@ import { createRequire } from 'node:module';
 import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
-import { mayHoldAlias, piecesOfValue, planPieces, readInPieces, type PieceCache, type PiecePlan, type YamlPiece } from './yaml-pieces.ts';
+import { piecesOfValue, planPieces, readInPieces, type PieceCache, type PiecePlan, type YamlPiece } from './yaml-pieces.ts';
+import { mayHoldAlias } from './yaml-scan.ts';
 
 export { pointer, type PathSegment } from './locator.ts';
 

@@ -1,9 +1,10 @@
 /**
  * A block-YAML document read in pieces, so a recompile parses again only the text that changed:
  * each top-level entry is a piece, except that a block sequence (`grants:` and its 200,000 lines)
- * is cut into runs of whole items, at item lines a hash of the line's text picks (so an inserted
- * or edited item moves no cut far from it). A piece whose text digest the cache knows is taken
- * from the JSON a previous compile kept of it; the others are parsed by js-yaml on their own.
+ * is cut into runs of whole items (./yaml-scan.ts says where). A piece whose text digest the cache
+ * knows is taken from the JSON a previous compile kept of it; the others are parsed by js-yaml on
+ * their own. Given the plan of the text's previous version, only the part around what changed is
+ * cut and hashed again.
  *
  * Only plain documents are read this way: block mappings at column 0, no anchor or alias, no
  * directive or document marker, no tab before a line's content, no repeated top-level key. For
@@ -15,8 +16,6 @@
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 import { itemRuns, lineEnd, mayHoldAlias, notPlain, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
-
-export { mayHoldAlias, notPlain } from './yaml-scan.ts';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
 type PieceJson = string | Uint8Array;

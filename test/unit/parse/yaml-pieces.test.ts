@@ -97,4 +97,22 @@ describe('reading block YAML in pieces', () => {
       { numRuns: 300 },
     );
   });
+
+  it('plans a long sequence again from its previous plan as afresh, cutting again only near the edit', () => {
+    const grants = Array.from({ length: 6000 }, (_, i) => `  - {agent: agent-${i % 97}, tool: "srv-${i % 13}::tool_${i}"}\n`);
+    const base = `agents:\n  - agent-1\ngrants:\n${grants.join('')}policies:\n  - {id: p1, effect: DENY}\n`;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(10_000), item, fc.boolean()), { minLength: 1, maxLength: 3 }), (edits) => {
+        const cache = new Map<string, string>();
+        const before = planPieces(base, cache)!;
+        const after = edits.reduce((t, e) => applyEdit(t, e), base);
+        const again = planPieces(after, cache, before);
+        expect(again).toEqual(planPieces(after, cache));
+        // Most runs are the previous plan's, moved: the same texts (an edit above the first key makes the text not plain).
+        const known = new Set(before.pieces.map((p) => p.text));
+        if (again !== undefined) expect(again.pieces.filter((p) => !known.has(p.text)).length).toBeLessThanOrEqual(3 * edits.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
 });

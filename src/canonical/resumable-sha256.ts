@@ -45,3 +45,46 @@ export function resumableSha256(bytes: Uint8Array, previous?: ResumableDigest): 
   }
   return { hex: hash.digest('hex'), bytes, states };
 }
+
+/** A digest over a sequence of parts (texts, as UTF-8, and byte strings), with what a later digest of parts beginning alike resumes from. */
+export interface ResumablePartsDigest {
+  readonly hex: string;
+  readonly parts: readonly (string | Uint8Array)[];
+  /** The hash state before part `part`, about every `STEP` bytes (the first: before any). */
+  readonly states: readonly { readonly part: number; readonly hash: Hash }[];
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
+
+function samePart(a: string | Uint8Array, b: string | Uint8Array): boolean {
+  return typeof a === 'string' ? a === b : typeof b !== 'string' && sameBytes(a, b);
+}
+
+/**
+ * The SHA-256 of `parts` joined, resuming from `previous` where the two sequences begin with the
+ * same parts (a document assembled from pieces, most of them the previous compile's own).
+ *
+ * @example
+ * const first = resumablePartsSha256(['{"a":', piece, '}']);
+ * const next = resumablePartsSha256(['{"a":', piece, ',"b":1}'], first); // hashes the last part only
+ */
+export function resumablePartsSha256(parts: readonly (string | Uint8Array)[], previous?: ResumablePartsDigest): ResumablePartsDigest {
+  let shared = 0;
+  if (previous !== undefined) while (shared < parts.length && shared < previous.parts.length && samePart(parts[shared]!, previous.parts[shared]!)) shared++;
+  const kept = previous === undefined ? [] : previous.states.filter((s) => s.part <= shared);
+  const states = kept.length > 0 ? [...kept] : [{ part: 0, hash: createHash('sha256') }];
+  const from = states[states.length - 1]!;
+  // A saved state is never updated itself: a copy is, so it can be resumed from again.
+  const hash = from.hash.copy();
+  let sinceState = 0;
+  for (let i = from.part; i < parts.length; i++) {
+    const part = parts[i]!;
+    hash.update(part);
+    sinceState += part.length;
+    if (sinceState >= STEP && i + 1 < parts.length) {
+      states.push({ part: i + 1, hash: hash.copy() });
+      sinceState = 0;
+    }
+  }
+  return { hex: hash.digest('hex'), parts, states };
+}

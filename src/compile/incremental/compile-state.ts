@@ -11,7 +11,7 @@
  * recompile leaves is the state a full compile of the same inputs leaves.
  */
 import type { ByteSegments } from '../../canonical/byte-segments.ts';
-import type { ResumableDigest } from '../../canonical/resumable-sha256.ts';
+import type { ResumableDigest, ResumablePartsDigest } from '../../canonical/resumable-sha256.ts';
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { MemoNode } from './canonical-memo.ts';
 import type { Span } from './fragments.ts';
@@ -133,6 +133,9 @@ export interface CompileState {
   readonly catalog_memo?: MemoNode;
   /** The catalog object this state was compiled from, kept in memory only: when frozen and given again, its digest is this state's. */
   readonly catalog_source?: object;
-  /** The digests of policy-bundle.json, data.json and the tarball's data.json with their saved hash states, kept in memory only, for the next compile's to resume. */
-  readonly resumed_digests?: { readonly policy_bundle: ResumableDigest; readonly data: ResumableDigest; readonly tarball_data: ResumableDigest };
+  /**
+   * The digests of policy-bundle.json, data.json, the tarball's data.json and the manifest (when
+   * read in pieces) with their saved hash states, kept in memory only, for the next compile's to resume.
+   */
+  readonly resumed_digests?: { readonly policy_bundle: ResumableDigest; readonly data: ResumableDigest; readonly tarball_data: ResumableDigest; readonly manifest?: ResumablePartsDigest };
 }

@@ -13,7 +13,6 @@
  * next compile can find the fragment in this artifact again.
  */
 import { canonicalString, CanonicalText, isAscii, quoteString } from '../../canonical/json.ts';
-import { createDigest } from '../../canonical/digest.ts';
 import { ToolgateError } from '../../errors.ts';
 
 /** Where a fragment lies in its artifact's bytes. */
@@ -32,7 +31,6 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const NUL = '\u0000';
-const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;
 
 /**
@@ -60,15 +58,15 @@ export class FragmentSlots {
   }
 
   /**
-   * SHA-256 (hex) of what `assemble(value)` gives, hashed a part at a time: no buffer of the whole
-   * (the manifest's text is tens of megabytes, and only its digest is needed).
+   * What `assemble(value)` gives, as its parts: the encoder's texts with the fragments between
+   * them, for hashing a part at a time without a buffer of the whole (the manifest's text is tens
+   * of megabytes, and only its digest is needed).
    */
-  sha256Hex(value: unknown): string {
+  parts(value: unknown): (string | Uint8Array)[] {
     const parts = this.split(value, '');
-    const hash = createDigest('sha256');
-    hash.update(encoder.encode(parts[0]!));
-    for (let i = 1; i < parts.length; i += 2) hash.update(this.fragments[Number(parts[i])]!).update(encoder.encode(parts[i + 1]!));
-    return Buffer.from(hash.digest()).toString('hex');
+    const out: (string | Uint8Array)[] = [parts[0]!];
+    for (let i = 1; i < parts.length; i += 2) out.push(this.fragments[Number(parts[i])]!, parts[i + 1]!);
+    return out;
   }
 
   /** The encoder's text of `value` and `suffix`, cut at the placeholders: text, slot, text, …, text. */

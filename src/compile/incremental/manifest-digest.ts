@@ -12,6 +12,7 @@ import { canonicalString, canonicalTextDigestHex, CanonicalText } from '../../ca
 import type { Estate } from '../../governance/estate.ts';
 import type { ManifestPiece } from './compile-state.ts';
 import { FragmentSlots } from './fragments.ts';
+import { resumablePartsSha256, type ResumablePartsDigest } from '../../canonical/resumable-sha256.ts';
 
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
@@ -23,6 +24,8 @@ interface ManifestDigest {
   readonly digest: string;
   /** The pieces to keep for the next compile (those with JSON), with their canonical texts. */
   readonly pieces: readonly ManifestPiece[];
+  /** The digest's parts and saved hash states, for the next compile's to resume from (when it was hashed in parts). */
+  readonly resumable?: ResumablePartsDigest;
 }
 
 /** A piece's canonical text: a section's value, or a run's items without the brackets. */
@@ -33,14 +36,15 @@ function pieceText(kind: 'section' | 'items', value: unknown): Uint8Array {
 
 /**
  * `previous`: the pieces the previous compile kept, and its governance digest, which is this one's
- * when the pieces are the same ones in the same order (the text is made of them alone).
+ * when the pieces are the same ones in the same order (the text is made of them alone); `resume`:
+ * that digest's parts and states, so hashing starts at the first part that differs.
  */
-export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = [], previousDigest?: string): ManifestDigest {
+export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previous: readonly ManifestPiece[] = [], previousDigest?: string, resume?: ResumablePartsDigest): ManifestDigest {
   const pieces = manifest.pieces;
   const whole = () => ({ digest: canonicalTextDigestHex(manifest.raw ?? {}, OPTIONS), pieces: [] });
   if (pieces === undefined || pieces.length === 0) return whole();
   if (previousDigest !== undefined && pieces.length === previous.length && pieces.every((p, i) => p.json !== undefined && p.digest === previous[i]!.digest && p.key === previous[i]!.key)) {
-    return { digest: previousDigest, pieces: previous };
+    return { digest: previousDigest, pieces: previous, ...(resume ? { resumable: resume } : {}) };
   }
   const known = new Map(previous.map((p) => [p.digest, p.canonical]));
   const slots = new FragmentSlots();
@@ -64,7 +68,8 @@ export function manifestDigest(manifest: Pick<Manifest, 'raw' | 'pieces'>, previ
   const members = Object.create(null) as Record<string, CanonicalText>;
   for (const [key, s] of sections) members[key] = new CanonicalText(s.kind === 'section' ? s.placeholders[0]! : `[${s.placeholders.join(',')}]`);
   const kept = pieces.flatMap((p) => (p.json !== undefined ? [{ digest: p.digest, key: p.key, json: typeof p.json === 'string' ? encoder.encode(p.json) : p.json, canonical: known.get(p.digest)! }] : []));
-  return { digest: slots.sha256Hex(members), pieces: kept };
+  const resumable = resumablePartsSha256(slots.parts(members), resume);
+  return { digest: resumable.hex, pieces: kept, resumable };
 }
 
 /**

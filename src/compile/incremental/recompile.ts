@@ -27,7 +27,7 @@ import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../c
 import { jsonFileBytes } from '../json-file.ts';
 import { memoisedCanonical, type MemoNode } from './canonical-memo.ts';
 import { artifactSha256 } from './artifact-sha256.ts';
-import { resumableSha256 } from '../../canonical/resumable-sha256.ts';
+import { resumableSha256, type ResumablePartsDigest } from '../../canonical/resumable-sha256.ts';
 import { isDeepFrozen } from './frozen-inputs.ts';
 import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
@@ -153,8 +153,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
   const keepMemo = options.keepState === true || previous !== undefined;
   // A manifest read in YAML pieces is hashed from their texts; one that was not (JSON) through the member memo.
-  const manifestDigest = estate.manifest.pieces
-    ? { ...manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest), memo: undefined }
+  const manifestDigest: { digest: string; pieces: CompileState['manifest_pieces']; memo?: MemoNode; resumable?: ResumablePartsDigest } = estate.manifest.pieces
+    ? manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest, prev?.resumed_digests?.manifest)
     : { ...digestOf(estate.manifest.raw ?? {}, prev?.manifest_memo, keepMemo), pieces: [] };
   // A deep-frozen catalog (a watch keeps the one it read so) that is the previous compile's own has its digest.
   const sameCatalog = prev?.catalog_source === estate.catalog && isDeepFrozen(estate.catalog);
@@ -357,7 +357,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       ...(manifestDigest.memo ? { manifest_memo: manifestDigest.memo } : {}),
       ...(catalogDigest.memo ? { catalog_memo: catalogDigest.memo } : {}),
       catalog_source: estate.catalog,
-      resumed_digests: { policy_bundle: bundleDigest, data: dataDigest, tarball_data: innerDataDigest },
+      resumed_digests: { policy_bundle: bundleDigest, data: dataDigest, tarball_data: innerDataDigest, ...(manifestDigest.resumable ? { manifest: manifestDigest.resumable } : {}) },
       get pieces_file() {
         return piecesFile;
       },

@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { resumableSha256 } from '../../../src/canonical/resumable-sha256.ts';
+import { resumablePartsSha256, resumableSha256 } from '../../../src/canonical/resumable-sha256.ts';
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const MiB = 1 << 20;
@@ -48,5 +48,37 @@ describe('resumableSha256', () => {
       expect(resumableSha256(b).hex).toBe(sha256(b));
       expect(resumableSha256(b, resumableSha256(new Uint8Array(3 * MiB).fill(7))).hex).toBe(sha256(b));
     }
+  });
+});
+
+describe('resumablePartsSha256', () => {
+  const joined = (parts: readonly (string | Uint8Array)[]) => sha256(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))));
+  const part = fc.oneof(fc.string({ maxLength: 20 }), fc.integer({ min: 0, max: 70_000 }).map((n) => new Uint8Array(n).fill(n & 255)));
+
+  it('gives the SHA-256 of the parts joined, resumed from an earlier sequence after any edits', () => {
+    const edit = fc.record({ at: fc.nat(), remove: fc.nat(3), insert: fc.array(part, { maxLength: 3 }) });
+    fc.assert(
+      fc.property(fc.array(part, { maxLength: 12 }), fc.array(edit, { maxLength: 3 }), (parts, edits) => {
+        const first = resumablePartsSha256(parts);
+        expect(first.hex).toBe(joined(parts));
+        let next = [...parts];
+        for (const e of edits) next.splice(e.at % (next.length + 1), e.remove, ...e.insert);
+        const again = resumablePartsSha256(next, first);
+        expect(again.hex).toBe(joined(next));
+        expect(resumablePartsSha256(parts, again).hex).toBe(joined(parts));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('resumes from a state saved before the first part that differs', () => {
+    const big = (n: number) => new Uint8Array(100_000).fill(n);
+    const parts = ['{', big(1), ',', big(2), ',', big(3), '}'];
+    const first = resumablePartsSha256(parts);
+    const edited = [...parts.slice(0, 5), big(9), '}'];
+    const next = resumablePartsSha256(edited, first);
+    expect(next.hex).toBe(joined(edited));
+    expect(next.states.length).toBeGreaterThan(1);
+    expect(next.states[1]).toBe(first.states[1]);
   });
 });

@@ -52,7 +52,7 @@ export function withSidecarLock<T>(sidecar: string, fn: () => T, waitMs = 10_000
 
 /** Atomically replaces `path` with `bytes`, then fsyncs its folder; returns a warning when only that last step failed. */
 export function replaceDurably(path: string, bytes: Uint8Array): string | undefined {
-  writeFilesAtomic([{ path, bytes }]);
+  writeFilesAtomic([{ path, bytes, flag: '--sidecar' }]);
   let dirFd: number | undefined;
   try {
     dirFd = openSync(dirname(path), 'r');
@@ -68,5 +68,6 @@ export function replaceDurably(path: string, bytes: Uint8Array): string | undefi
 export function readSidecarText(sidecar: string): string | undefined {
   if (!existsSync(sidecar)) return undefined;
   // The checked reader: a FIFO is refused rather than waited on, and bytes that are not UTF-8 are refused rather than replaced.
-  return readTextFile(sidecar);
+  // Not an input: the sidecar is updated in place.
+  return readTextFile(sidecar, { input: false });
 }

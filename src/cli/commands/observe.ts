@@ -60,10 +60,10 @@ export const observeCommand: Command = {
     const endMs = parseWindowBound(values['window-end'], '--window-end');
     if (!(startMs < endMs)) usageError('--window-end must be after --window-start', usage);
     const result = observeFromText(readTextFile(pathIn(io, values.events)), values.events, { startMs, endMs });
-    const files = [{ path: values.out, bytes: encodeGraph(result.graph, { algorithm }) }];
-    if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
+    const files = [{ path: values.out, flag: '--out', bytes: encodeGraph(result.graph, { algorithm }) }];
+    if (values.sidecar !== undefined) files.push({ path: values.sidecar, flag: '--sidecar', bytes: encodeSidecar(result.graph) });
     if (values['window-out'] !== undefined) {
-      files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: values['window-end'], started_at: values['window-start'] }) });
+      files.push({ path: values['window-out'], flag: '--window-out', bytes: canonicalBytes({ ended_at: values['window-end'], started_at: values['window-start'] }) });
     }
     emit(io, files);
     if (result.outsideWindow > 0) io.stderr(`toolgate: ${result.outsideWindow} record(s) outside the window were not counted\n`);
@@ -95,12 +95,12 @@ async function observeDecisionLogs(
   const result = observeDecisionCalls(calls, window);
   const started = values['window-start'] ?? isoOf(window.startMs);
   const ended = values['window-end'] ?? isoOf(window.endMs);
-  const files = [{ path: values.out, bytes: encodeGraph(result.graph, { algorithm }) }];
-  if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
-  if (values['window-out'] !== undefined) files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
+  const files = [{ path: values.out, flag: '--out', bytes: encodeGraph(result.graph, { algorithm }) }];
+  if (values.sidecar !== undefined) files.push({ path: values.sidecar, flag: '--sidecar', bytes: encodeSidecar(result.graph) });
+  if (values['window-out'] !== undefined) files.push({ path: values['window-out'], flag: '--window-out', bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
   if (values['activity-out'] !== undefined) {
     const report = perAgentReport(calls, window, { started_at: started, ended_at: ended }, estateGrants(io, values));
-    files.push({ path: values['activity-out'], bytes: canonicalBytes(report, { allowFloats: true }) });
+    files.push({ path: values['activity-out'], flag: '--activity-out', bytes: canonicalBytes(report, { allowFloats: true }) });
   }
   emit(io, files);
   if (skipped > 0) io.stderr(`toolgate: ${skipped} decision event(s) were not toolgate {agent, tool} decisions and were not counted\n`);

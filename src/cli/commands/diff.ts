@@ -35,7 +35,7 @@ const RECORD_OUT: CliOutput = {
       const bounds = windowBounds(record.window, values.window as string);
       const logs = readDecisionLogFiles(io, (values['opa-decision-logs'] as string[] | undefined) ?? []);
       skipped = logs.skipped;
-      const report = perAgentReport(logs.calls, bounds.window, bounds.text, estateGrants(io, values as EstateArgs, true));
+      const report = perAgentReport(logs.calls, bounds.window, bounds.text, estateGrants(io, values as EstateArgs));
       files.push({ path: values['per-agent'] as string, flag: '--per-agent', bytes: canonicalBytes(report, { allowFloats: true }) });
     }
     emit(io, files);

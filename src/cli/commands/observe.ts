@@ -27,7 +27,8 @@ array), each OPA decision event for toolgate's entrypoints (path toolgate/authz.
 {agent, tool} is one observed invoke of that tool; only the agent, the tool and allow/deny are read.
 The window is the events' own unless given. --activity-out writes, per agent, the calls, the calls
 no grant declares, the grants never exercised in the window (dead authority) and the coverage,
-against the estate's grants (--manifest/--catalog or --example).`;
+against the estate's grants (--manifest/--catalog, --example or toolgate.yaml; one is needed:
+without grants every call would read as undeclared).`;
 
 export const observeCommand: Command = {
   name: 'observe',

@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import { SIDECAR_SUFFIX } from '../review/annotations.ts';
 import { withFileLock } from './file-lock.ts';
-import { readTextFile, writeFilesAtomic } from './fs-io.ts';
+import { readTextFile, writeFilesAtomic, type ReadOptions } from './fs-io.ts';
 
 /** The real path of `path`, or of its folder joined with its name when the file does not exist yet. */
 export function realPathOf(path: string): string {
@@ -65,9 +65,9 @@ export function replaceDurably(path: string, bytes: Uint8Array): string | undefi
   }
 }
 
-export function readSidecarText(sidecar: string): string | undefined {
+/** The sidecar's text, or undefined when there is none; `options.input` false when the run replaces it (annotate). */
+export function readSidecarText(sidecar: string, options: ReadOptions = {}): string | undefined {
   if (!existsSync(sidecar)) return undefined;
   // The checked reader: a FIFO is refused rather than waited on, and bytes that are not UTF-8 are refused rather than replaced.
-  // Not an input: the sidecar is updated in place.
-  return readTextFile(sidecar, { input: false });
+  return readTextFile(sidecar, options);
 }

@@ -7,7 +7,7 @@
  * link, a hard link) counts; the run's earlier output (a re-run, `--state F --out F`) does not.
  */
 import { describe, it, expect, beforeEach } from 'vitest';
-import { cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../helpers/cli.ts';
@@ -99,5 +99,34 @@ describe('an output that is the run\'s own earlier output', () => {
     const r = await runCli([...argv, '--state', './run.json'], { cwd: dir });
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).run_id).toBe('r1');
+  });
+});
+
+describe('the review sidecar and report', () => {
+  const VECTORS = resolve(import.meta.dirname, '../../vectors/toolgraph-review');
+  const ID = JSON.parse(readFileSync(join(VECTORS, 'review-annotations-v1.json'), 'utf8')).events[0].candidate_id as string;
+  const SIDECAR = 'report.json.toolgraph-review.json';
+
+  beforeEach(async () => {
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify({ servers: [{ name: 'syncmill', tools: [{ name: 'board_stats' }, { name: 'board_list' }] }, { name: 'filesystem', tools: [{ name: 'read_file' }] }] }));
+    writeFileSync(join(dir, 'governance.yaml'), 'agents: [planner]\ngrants:\n  - {agent: planner, tool: "syncmill::board_stats"}\ndata_access:\n  - {tool: "syncmill::board_stats", resource: "syncmill://board", mode: READS}\n');
+    cpSync(join(VECTORS, 'tracegraph-report-v1.json'), join(dir, 'report.json'));
+    const a = await runCli(['review-candidates', 'annotate', 'report.json', ID, '--status', 'accepted', '--reviewer', 'operator@example.com'], { cwd: dir });
+    expect([a.code, a.stderr]).toEqual([0, '']);
+  });
+
+  it.each([['the sidecar it reads', SIDECAR], ['the report', 'report.json']])('policy review-plan --out over %s: refused', async (_what, target) => {
+    const out = join(dir, target);
+    await expectRefused(['policy', 'review-plan', 'report.json', '--agent', 'planner', '--profile', 'review', '--out', target], out, `--out ${out} is also an input of this run; an output never replaces an input: choose another file for --out`);
+  });
+
+  it('review-candidates annotate still replaces the sidecar it reads (its own earlier output), run after run', async () => {
+    for (const status of ['dismissed', 'accepted']) {
+      const r = await runCli(['review-candidates', 'annotate', 'report.json', ID, '--status', status, '--reviewer', 'operator@example.com'], { cwd: dir });
+      expect([r.code, r.stderr]).toEqual([0, '']);
+    }
+    expect(JSON.parse(readFileSync(join(dir, SIDECAR), 'utf8')).events).toHaveLength(3);
+    const plan = await runCli(['policy', 'review-plan', 'report.json', '--agent', 'planner', '--profile', 'review', '--out', 'plan.json'], { cwd: dir });
+    expect([plan.code, plan.stderr]).toEqual([0, '']);
   });
 });

@@ -8,6 +8,7 @@
  *
  * Pure: bytes in, values out; the caller appends them.
  */
+import { rfc3339Ms } from '../parse/rfc3339.ts';
 import { gunzipSync } from 'node:zlib';
 import { isJsonObject } from '../canonical/json-object.ts';
 import { ToolgateError } from '../errors.ts';
@@ -80,7 +81,7 @@ export function parseDecisionLogBatch(text: string): Record<string, unknown>[] {
   v.forEach((e, i) => {
     if (!isJsonObject(e)) bad('logs', `event ${i} is not an object`);
     if (typeof e.decision_id !== 'string' || e.decision_id === '') bad('logs', `event ${i}: expected decision_id (a string)`);
-    if (typeof e.timestamp !== 'string' || Number.isNaN(Date.parse(e.timestamp))) bad('logs', `event ${i}: expected timestamp (RFC 3339)`);
+    if (typeof e.timestamp !== 'string' || rfc3339Ms(e.timestamp) === undefined) bad('logs', `event ${i}: expected timestamp (RFC 3339)`);
     if (!isJsonObject(e.labels)) bad('logs', `event ${i}: expected labels (an object)`);
   });
   return v as Record<string, unknown>[];

@@ -30,7 +30,7 @@ ${STATE_USAGE}`,
     if (values.out === undefined) return false;
     const out = resolve(io.cwd, values.out as string);
     const bytes = jsonFileBytes(result);
-    writeFilesAtomic([{ path: out, bytes }]);
+    writeFilesAtomic([{ path: out, bytes, flag: '--out' }]);
     const a = result as Artifact;
     printJson(io, { out, artifact_digest: `sha256:${digestHex(bytes)}`, bytes: bytes.length, run_id: a.run_id, decision: a.decision, graph_state: a.graph_state });
     return true;

@@ -42,7 +42,8 @@ async function loadFolder(spec: FolderSpec): Promise<ServedBundle> {
   let bytes: Uint8Array;
   try {
     // The checked reader: a FIFO or device put where the bundle goes is refused, never waited on by the server.
-    bytes = readBytesFile(path);
+    // Not recorded as an input: the server reloads each new bundle for as long as it runs.
+    bytes = readBytesFile(path, { input: false });
   } catch (e) {
     throw new ToolgateError('BUNDLE_SERVE_REFUSED', (e as Error).message, { at: [{ file: path }], cause: e });
   }
@@ -62,9 +63,9 @@ async function loadFolder(spec: FolderSpec): Promise<ServedBundle> {
 
 function deltaFor(dir: string, etag: string): Pick<ServedBundle, 'delta'> {
   try {
-    const record = parseDeltaRecord(readTextFile(join(dir, DELTA_RECORD_FILE)), join(dir, DELTA_RECORD_FILE));
+    const record = parseDeltaRecord(readTextFile(join(dir, DELTA_RECORD_FILE), { input: false }), join(dir, DELTA_RECORD_FILE));
     if (record.to.sha256 !== etag) return {};
-    const bytes = readBytesFile(join(dir, DELTA_TARBALL_FILE));
+    const bytes = readBytesFile(join(dir, DELTA_TARBALL_FILE), { input: false });
     if (sha256(bytes) !== record.sha256) return {};
     return { delta: { fromEtag: record.from.sha256, bytes } };
   } catch {

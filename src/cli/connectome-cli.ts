@@ -69,21 +69,23 @@ export function renderGraph(graph: Graph, format: GraphFormat, algorithm: Digest
   }
 }
 
-/** Writes every file atomically, or the one unnamed output to stdout. */
-export function emit(io: CliIo, files: readonly { path: string | undefined; bytes: OutputFile['bytes'] }[]): void {
-  const out: OutputFile[] = [];
-  for (const f of files) {
-    if (f.path === undefined) {
-      if (typeof f.bytes !== 'function') io.stdout(new TextDecoder().decode(f.bytes));
-      else {
-        // A chunk may end inside a character: the decoder carries it into the next.
-        const decoder = new TextDecoder();
-        f.bytes((chunk) => io.stdout(decoder.decode(chunk, { stream: true })));
-        io.stdout(decoder.decode());
-      }
-    } else out.push({ path: pathIn(io, f.path), bytes: f.bytes });
-  }
+/**
+ * Writes every file atomically, then the one unnamed output to stdout: files first, so a refused
+ * or failed write leaves stdout empty as well.
+ */
+export function emit(io: CliIo, files: readonly { path: string | undefined; flag: string; bytes: OutputFile['bytes'] }[]): void {
+  const out = files.flatMap((f) => (f.path === undefined ? [] : [{ path: pathIn(io, f.path), flag: f.flag, bytes: f.bytes }]));
   if (out.length > 0) writeFilesAtomic(out);
+  for (const f of files) {
+    if (f.path !== undefined) continue;
+    if (typeof f.bytes !== 'function') io.stdout(new TextDecoder().decode(f.bytes));
+    else {
+      // A chunk may end inside a character: the decoder carries it into the next.
+      const decoder = new TextDecoder();
+      f.bytes((chunk) => io.stdout(decoder.decode(chunk, { stream: true })));
+      io.stdout(decoder.decode());
+    }
+  }
 }
 
 /** `--signer CMD`: the command gets the canonical bytes on stdin and prints the signature on stdout. */

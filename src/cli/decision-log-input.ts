@@ -20,10 +20,12 @@ export function readDecisionLogFiles(io: CliIo, files: readonly string[]): { cal
   return { calls, skipped };
 }
 
-/** The estate's granted qualified tools per agent, or none when no estate is given. */
-export function estateGrants(io: CliIo, values: EstateArgs, required = false): Map<string, Set<string>> {
+/**
+ * The estate's granted qualified tools per agent (--manifest/--catalog, --example or toolgate.yaml).
+ * One is needed: with no grants every call would be reported undeclared.
+ */
+export function estateGrants(io: CliIo, values: EstateArgs): Map<string, Set<string>> {
   const grants = new Map<string, Set<string>>();
-  if (!required && values.manifest === undefined && values.catalog === undefined && values.example === undefined) return grants;
   const estate = loadEstate(locateEstate(values, io), io);
   for (const [agent, g] of estate.grantsByAgent) grants.set(agent, new Set(g.keys()));
   return grants;

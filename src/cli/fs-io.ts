@@ -7,12 +7,22 @@ import { dirname, basename, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ToolgateError } from '../errors.ts';
 import { utf8Text } from '../parse/utf8-text.ts';
+import { recordInput, refuseOutputsOverInputs } from './run-inputs.ts';
 
 /** Largest input file toolgate reads (bytes). Larger files are refused before parsing. */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 
-export function readTextFile(path: string): string {
-  return utf8Text(readBytesFile(path), path);
+export interface ReadOptions {
+  /**
+   * false for a file that is not an input an output of this run could destroy: the earlier version
+   * of an output the run replaces (the --out file whose graph_state it continues, a sidecar it
+   * updates), or a bundle a server reloads for as long as it runs. Default true (run-inputs.ts).
+   */
+  readonly input?: boolean;
+}
+
+export function readTextFile(path: string, options: ReadOptions = {}): string {
+  return utf8Text(readBytesFile(path, options), path);
 }
 
 function unreadable(path: string, e: unknown): ToolgateError {
@@ -29,7 +39,7 @@ function tooLarge(path: string, size: number | string): ToolgateError {
  * instead of hanging; read from that one descriptor up to the input limit, so a file swapped or
  * grown while it is read cannot slip past the checks made on it.
  */
-export function readBytesFile(path: string): Uint8Array {
+export function readBytesFile(path: string, options: ReadOptions = {}): Uint8Array {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -42,6 +52,7 @@ export function readBytesFile(path: string): Uint8Array {
       const st = fstatSync(fd);
       if (!st.isFile()) throw new ToolgateError('FILE_UNREADABLE', `${path}: not a regular file`, { at: [{ file: path }] });
       size = st.size;
+      if (options.input !== false) recordInput(path, st);
     } catch (e) {
       throw e instanceof ToolgateError ? e : unreadable(path, e);
     }
@@ -81,6 +92,8 @@ export type StreamedBytes = (write: (chunk: Uint8Array) => void) => void;
 
 export interface OutputFile {
   readonly path: string;
+  /** How the user named this output, for messages: its option (`--out`, `--sidecar`). */
+  readonly flag: string;
   /** The file's bytes, whole or streamed (a large artifact never held whole). */
   readonly bytes: Uint8Array | StreamedBytes;
 }
@@ -169,6 +182,7 @@ function writeFilesNow(files: readonly OutputFile[], mode: number): void {
     if (seen.has(p)) throw new ToolgateError('USAGE', `${f.path} is named for two outputs of this run; give each output its own file`, { at: [{ file: f.path }] });
     seen.add(p);
   }
+  refuseOutputsOverInputs(files);
   const temps: { tmp: string; path: string }[] = [];
   const inPlace: OutputFile[] = [];
   let current = files[0]?.path ?? '';
@@ -294,6 +308,6 @@ function testPause(step: string): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2000);
 }
 
-export function writeFileAtomic(path: string, bytes: Uint8Array | string, mode = 0o600): void {
-  writeFilesAtomic([{ path, bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes }], mode);
+export function writeFileAtomic(out: { readonly path: string; readonly flag: string }, bytes: Uint8Array | string, mode = 0o600): void {
+  writeFilesAtomic([{ ...out, bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes }], mode);
 }

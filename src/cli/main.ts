@@ -7,6 +7,7 @@ import { didYouMean } from './suggest.ts';
 import { packageVersion } from './version.ts';
 import { withProgress } from './progress.ts';
 import { visibleText } from './visible-text.ts';
+import { recordingInputs } from './run-inputs.ts';
 
 function defaultIo(): CliIo {
   return {
@@ -98,7 +99,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     // Whatever a command says on stderr may quote files or servers; only the progress line (drawn through io itself) may move the cursor.
     const runIo: CliIo = { ...drawn, stderr: (t) => drawn.stderr(visibleText(t)) };
     try {
-      return await command.run(found.rest, runIo);
+      // The inputs it reads are recorded so that no output of the run replaces one (run-inputs.ts).
+      return await recordingInputs(() => command.run(found.rest, runIo));
     } finally {
       runIo.progress?.end();
     }

@@ -23,11 +23,18 @@ function statOf(path: string): Stats {
 }
 
 /**
- * Collects the files under `path`, symlinks followed. Anything that is neither a file nor a folder
- * (a FIFO, a device) and a folder met again inside itself (a symlink loop) are refused with the
- * path, rather than read forever or walked until the stack runs out.
+ * The files under `path` whose names `keep` takes (`path` itself when it is a file), symlinks
+ * followed, in name order; names starting with `.` are passed over. Anything that is neither a
+ * file nor a folder (a FIFO, a device) and a folder met again inside itself (a symlink loop) are
+ * refused with the path, rather than read forever or walked until the stack runs out.
  */
-function walk(path: string, out: string[], folders: ReadonlySet<string> = new Set()): void {
+export function filesUnder(path: string, keep: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  walk(path, keep, out);
+  return out;
+}
+
+function walk(path: string, keep: (name: string) => boolean, out: string[], folders: ReadonlySet<string> = new Set()): void {
   const st = statOf(path);
   if (st.isFile()) {
     out.push(path);
@@ -46,8 +53,8 @@ function walk(path: string, out: string[], folders: ReadonlySet<string> = new Se
   for (const name of names) {
     if (name.startsWith('.')) continue;
     const p = join(path, name);
-    if (statOf(p).isDirectory()) walk(p, out, inside);
-    else if (name.endsWith('.rego') || name === 'data.json') out.push(p);
+    if (statOf(p).isDirectory()) walk(p, keep, out, inside);
+    else if (keep(name)) out.push(p);
   }
 }
 
@@ -95,7 +102,7 @@ export function mergeData(a: Value | undefined, b: Value): Value {
 
 export function loadSources(cwd: string, paths: readonly string[]): LoadedSources {
   const files: string[] = [];
-  for (const p of paths) walk(resolve(cwd, p), files);
+  for (const p of paths) walk(resolve(cwd, p), (name) => name.endsWith('.rego') || name === 'data.json', files);
   const modules: ModuleSource[] = [];
   let data: Value | undefined;
   for (const f of files) {

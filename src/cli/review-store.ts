@@ -17,7 +17,7 @@ import { basename, dirname, join } from 'node:path';
 import { ToolgateError } from '../errors.ts';
 import { SIDECAR_SUFFIX } from '../review/annotations.ts';
 import { withFileLock } from './file-lock.ts';
-import { readTextFile, writeFilesAtomic } from './fs-io.ts';
+import { readTextFile, writeFilesAtomic, type ReadOptions } from './fs-io.ts';
 
 /** The real path of `path`, or of its folder joined with its name when the file does not exist yet. */
 export function realPathOf(path: string): string {
@@ -52,7 +52,7 @@ export function withSidecarLock<T>(sidecar: string, fn: () => T, waitMs = 10_000
 
 /** Atomically replaces `path` with `bytes`, then fsyncs its folder; returns a warning when only that last step failed. */
 export function replaceDurably(path: string, bytes: Uint8Array): string | undefined {
-  writeFilesAtomic([{ path, bytes }]);
+  writeFilesAtomic([{ path, bytes, flag: '--sidecar' }]);
   let dirFd: number | undefined;
   try {
     dirFd = openSync(dirname(path), 'r');
@@ -65,8 +65,9 @@ export function replaceDurably(path: string, bytes: Uint8Array): string | undefi
   }
 }
 
-export function readSidecarText(sidecar: string): string | undefined {
+/** The sidecar's text, or undefined when there is none; `options.input` false when the run replaces it (annotate). */
+export function readSidecarText(sidecar: string, options: ReadOptions = {}): string | undefined {
   if (!existsSync(sidecar)) return undefined;
   // The checked reader: a FIFO is refused rather than waited on, and bytes that are not UTF-8 are refused rather than replaced.
-  return readTextFile(sidecar);
+  return readTextFile(sidecar, options);
 }

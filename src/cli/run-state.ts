@@ -15,11 +15,12 @@ import { declaredConnectomeDigest } from '../queries/connectome-digest.ts';
 import type { RunState } from '../queries/query-def.ts';
 import type { CliIo } from './command.ts';
 import { readTextFile } from './fs-io.ts';
+import { isSameFile } from './run-inputs.ts';
 
 export const STATE_USAGE = `  --state FILE   a policy-bundle.json or earlier artifact whose graph_state to continue
                  (default: the --out file when it holds one); the generation rises only when inputs changed`;
 
-function readPreviousState(path: string, explicit: boolean, io: CliIo): PreviousState | undefined {
+function readPreviousState(path: string, explicit: boolean, earlierOutput: boolean, io: CliIo): PreviousState | undefined {
   const refuse = (why: string): undefined => {
     if (explicit) throw new ToolgateError('PARSE_ERROR', `${path}: ${why}`, { at: [{ file: path }] });
     io.stderr(`toolgate: warning: ${path}: ${why}; starting graph_state afresh\n`);
@@ -27,7 +28,7 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
   };
   let v: Record<string, unknown>;
   try {
-    v = parseJsonInput(readTextFile(path), path) as Record<string, unknown>;
+    v = parseJsonInput(readTextFile(path, { input: !earlierOutput }), path) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof ToolgateError && e.code === 'FILE_UNREADABLE' && explicit) throw e;
     return refuse('not readable JSON');
@@ -50,7 +51,9 @@ function readPreviousState(path: string, explicit: boolean, io: CliIo): Previous
 export function runState(estate: Estate, io: CliIo, args: { state?: string | undefined; out?: string | undefined }): RunState {
   const outPath = args.out === undefined ? undefined : resolve(io.cwd, args.out);
   const statePath = args.state !== undefined ? resolve(io.cwd, args.state) : outPath !== undefined && existsSync(outPath) ? outPath : undefined;
-  const previous = statePath === undefined ? undefined : readPreviousState(statePath, args.state !== undefined, io);
+  // The --out file read for its state is the earlier artifact this run replaces, not an input it may not overwrite.
+  const earlierOutput = outPath !== undefined && statePath !== undefined && (statePath === outPath || isSameFile(statePath, outPath));
+  const previous = statePath === undefined ? undefined : readPreviousState(statePath, args.state !== undefined, earlierOutput, io);
   const digests: InputDigests = { governance_digest: governanceDigest(estate.manifest.raw), catalog_digest: catalogDigest(estate.catalog), connectome_digest: declaredConnectomeDigest(estate) };
   return { graph_state: nextGraphState(estate, digests, previous).graph_state, digests };
 }

@@ -11,6 +11,7 @@
  * MCP tool-call attributes (`mcp.method.name`, `gen_ai.tool.name`, `mcp.resource.uri`,
  * `gen_ai.prompt.name`; the server from `mcp.server.name` or the resource's `service.name`).
  */
+import { rfc3339Ms } from '../parse/rfc3339.ts';
 import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
@@ -45,16 +46,16 @@ function parseTime(v: unknown, where: string, fail: (t: string, p: string) => ne
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (typeof v === 'string') {
     if (/^\d+$/.test(v)) return Number(BigInt(v) / 1_000_000n); // unix nanoseconds (OTLP)
-    const ms = Date.parse(v);
-    if (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(ms)) return ms;
+    const ms = rfc3339Ms(v);
+    if (ms !== undefined) return ms;
   }
   return fail(`time ${describeValue(v)} is not an RFC 3339 timestamp or epoch milliseconds`, where);
 }
 
 /** Parses an RFC 3339 window bound to epoch milliseconds. */
 export function parseWindowBound(text: string, name: string): number {
-  const ms = Date.parse(text);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) || Number.isNaN(ms)) {
+  const ms = rfc3339Ms(text, { secondsOptional: true });
+  if (ms === undefined) {
     throw new ToolgateError('USAGE', `${name} must be an RFC 3339 timestamp with a zone, got ${JSON.stringify(text)}`);
   }
   return ms;

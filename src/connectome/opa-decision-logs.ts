@@ -12,6 +12,7 @@
  *
  * Pure: text in, values out.
  */
+import { rfc3339Ms } from '../parse/rfc3339.ts';
 import { isJsonObject } from '../canonical/json-object.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
@@ -74,8 +75,8 @@ export function readDecisionLogs(text: string, source: string): DecisionLogRead 
     if (!isJsonObject(e)) fail('an event must be a JSON object');
     const ev = e as Record<string, unknown>;
     if (typeof ev.decision_id !== 'string') fail('an event names no decision_id (not an OPA decision-log event)');
-    const atMs = typeof ev.timestamp === 'string' ? Date.parse(ev.timestamp) : NaN;
-    if (Number.isNaN(atMs)) fail(`event ${ev.decision_id as string}: timestamp ${JSON.stringify(ev.timestamp)} is not RFC 3339`);
+    const atMs = typeof ev.timestamp === 'string' ? rfc3339Ms(ev.timestamp) : undefined;
+    if (atMs === undefined) return fail(`event ${ev.decision_id as string}: timestamp ${JSON.stringify(ev.timestamp)} is not RFC 3339`);
     const input = ev.input;
     if (!isToolgatePath(ev.path) || !isJsonObject(input) || typeof input.agent !== 'string' || typeof input.tool !== 'string') {
       skipped++;

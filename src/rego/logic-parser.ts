@@ -183,6 +183,15 @@ export abstract class LogicParser extends KeywordRefParser {
    * undefined with the cursor restored when the parentheses hold a term (`(a == b)`, `({})`).
    */
   private tryGroup(operandContext: boolean): Operand | undefined {
+    this.enterNested();
+    try {
+      return this.group(operandContext);
+    } finally {
+      this.leaveNested();
+    }
+  }
+
+  private group(operandContext: boolean): Operand | undefined {
     const save = this.pos;
     const open = this.next();
     const loc = this.loc(open);

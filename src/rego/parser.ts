@@ -5,11 +5,13 @@
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
  * What OPA makes of a statement that is no rule is in rule-statements.ts.
  */
-import type { Import, Literal, Module, Rule, Term } from './ast.ts';
+import type { Import, Literal, Loc, Module, Rule, Term } from './ast.ts';
+import { RegoError } from './errors.ts';
 import type { Token } from './lexer.ts';
 import { isKeywordRef } from './keyword-refs.ts';
 import { logicKeywordsOf } from './logic-parser.ts';
 import { TemplateParser, templateParams } from './string-interpolation.ts';
+import { isStackOverflow } from './token-cursor.ts';
 import { termText } from './term-text.ts';
 import { isBuiltinName, isGroundTerm, nonRuleReason, ROOT_NAMES, termKindName } from './rule-statements.ts';
 
@@ -374,14 +376,37 @@ class Parser extends TemplateParser {
   }
 }
 
+/** How deep each parsed module's terms nest, and where first that deep: what a later stack overflow is reported at. */
+const moduleNesting = new WeakMap<Module, { readonly depth: number; readonly loc: Loc }>();
+
+export function nestingOf(module: Module): { readonly depth: number; readonly loc: Loc } | undefined {
+  return moduleNesting.get(module);
+}
+
+/**
+ * Runs one parse; a source nested past the JS stack is a parse error at the place it got that
+ * deep (the deepest point read when the stack ran out), in its own file.
+ */
+function parsing<T>(parser: Parser, read: (p: Parser) => T): T {
+  try {
+    return read(parser);
+  } catch (e) {
+    if (!isStackOverflow(e)) throw e;
+    throw new RegoError('rego_parse_error', 'source nested too deeply', parser.deepest?.loc ?? { file: parser.file, line: 1, col: 1 });
+  }
+}
+
 export function parseModule(text: string, file: string, version: RegoVersion = 'v1'): Module {
-  return new Parser(text, file, version).parseModule();
+  const parser = new Parser(text, file, version);
+  const module = parsing(parser, (p) => p.parseModule());
+  if (parser.deepest !== undefined) moduleNesting.set(module, parser.deepest);
+  return module;
 }
 
 export function parseQuery(text: string, file = 'query', version: RegoVersion = 'v1'): Literal[] {
-  return new Parser(text, file, version).parseQuery();
+  return parsing(new Parser(text, file, version), (p) => p.parseQuery());
 }
 
 export function parseTerm(text: string, file = 'term'): Term {
-  return new Parser(text, file, 'v1').parseSingleTerm();
+  return parsing(new Parser(text, file, 'v1'), (p) => p.parseSingleTerm());
 }

@@ -11,11 +11,12 @@
  * Errors are `RegoError`s (OPA's code in `regoCode`).
  */
 import { rewriteMetadataCalls } from './annotations.ts';
-import type { Module, Term } from './ast.ts';
+import type { Loc, Module, Term } from './ast.ts';
 import { compiledPolicyOf, compileQuery, type CompiledPolicy, type CompiledQuery } from './compiler.ts';
 import { RegoError } from './errors.ts';
 import { Evaluator, type EvalOptions } from './eval.ts';
-import { parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
+import { nestingOf, parseModule, parseQuery, parseTerm, type RegoVersion } from './parser.ts';
+import { isStackOverflow } from './token-cursor.ts';
 import { type Value } from './value.ts';
 
 export interface ModuleSource {
@@ -63,22 +64,30 @@ export interface RegoPolicy {
 
 export function compileModules(modules: readonly ModuleSource[], options: RegoCompileOptions = {}): RegoPolicy {
   const version = options.regoVersion ?? 'v1';
-  return guardDepth(() => {
-    const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
+  // Each module parses on its own, and names its own file and place when it is nested too deeply.
+  const parsed: Module[] = modules.map((m) => m.parsed ?? parseModule(m.text, m.name, version));
+  return guardDepth(parsed, () => {
     rewriteMetadataCalls(parsed, modules.map((m) => m.text));
     return makePolicy(compiledPolicyOf(parsed, { knownToCompile: options.knownToCompile === true }), version);
   });
 }
 
-/** Turns a JS stack overflow (absurdly nested source) into a clean compile error. */
-function guardDepth<T>(fn: () => T): T {
+/**
+ * Turns a JS stack overflow past the parser (a tree that parsed but is too deep to compile) into a
+ * parse error at the deepest nesting of the most deeply nested module, the one that overflowed.
+ */
+function guardDepth<T>(modules: readonly Module[], fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof RangeError && /call stack/i.test(e.message)) {
-      throw new RegoError('rego_parse_error', 'source nested too deeply');
+    if (!isStackOverflow(e)) throw e;
+    let deepest: Loc | undefined;
+    let depth = 0;
+    for (const m of modules) {
+      const n = nestingOf(m);
+      if (n !== undefined && n.depth > depth) ({ depth, loc: deepest } = n);
     }
-    throw e;
+    throw new RegoError('rego_parse_error', 'source nested too deeply', deepest);
   }
 }
 
@@ -87,7 +96,7 @@ function makePolicy(compiled: CompiledPolicy, version: RegoVersion): RegoPolicy 
   return {
     compiled,
     prepareQuery(query: string): PreparedQuery {
-      const q = guardDepth(() => compileQuery(parseQuery(query, 'query', version), compiled));
+      const q = guardDepth([], () => compileQuery(parseQuery(query, 'query', version), compiled));
       return prepared(compiled, q, query);
     },
     evalRule(ref: string, opts: EvalOptions = {}): Value | undefined {

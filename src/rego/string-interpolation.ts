@@ -41,6 +41,15 @@ export abstract class TemplateParser extends LogicParser {
 
   /** The expression between `{` and `}`: a term with optional `with` modifiers. */
   private templateExpression(): Term {
+    this.enterNested();
+    try {
+      return this.templateTerm();
+    } finally {
+      this.leaveNested();
+    }
+  }
+
+  private templateTerm(): Term {
     const start = this.tok;
     if (start.type === 'tmpl' && !start.tmplStart) this.fail('unexpected } token');
     const lit: Literal = this.parseLiteral();

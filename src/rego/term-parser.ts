@@ -138,6 +138,13 @@ export abstract class TermParser extends TokenCursor {
 
   // ------------------------------------------------------------ primary terms
   parsePrimary(): Term {
+    this.enterNested();
+    const term = this.primary();
+    this.leaveNested();
+    return term;
+  }
+
+  private primary(): Term {
     const t = this.tok;
     const loc = this.loc(t);
     let term: Term;
@@ -190,11 +197,11 @@ export abstract class TermParser extends TokenCursor {
           break;
         }
         if (t.text === '[') {
-          term = this.parseArrayLike();
+          term = this.bracketed(() => this.parseArrayLike());
           break;
         }
         if (t.text === '{') {
-          term = this.parseBraceLike();
+          term = this.bracketed(() => this.parseBraceLike());
           break;
         }
         return this.unexpected(undefined, t);
@@ -202,6 +209,28 @@ export abstract class TermParser extends TokenCursor {
         return this.unexpected(undefined, t);
     }
     return this.parseSuffixes(term);
+  }
+
+  /** Each `[...]` / `{...}` term read so far, by the token it opens at, and the token after it. */
+  private readonly bracketTerms = new Map<number, { readonly term: Term; readonly end: number }>();
+
+  /**
+   * A bracketed term, read once however often the parser comes back to it. To tell a comprehension
+   * from an array, set or object, a bracket reads its first item one way and, when that fails,
+   * again another way; the terms nested in that item were read again each time, so each level of
+   * `[[[...] + 1] + 1]` or `[1 | [1 | ..., 1], 1]` doubled the work (2^depth). The same tokens
+   * read as a term give the same term, whatever surrounds them.
+   */
+  private bracketed(read: () => Term): Term {
+    const at = this.pos;
+    const kept = this.bracketTerms.get(at);
+    if (kept !== undefined) {
+      this.pos = kept.end;
+      return kept.term;
+    }
+    const term = read();
+    this.bracketTerms.set(at, { term, end: this.pos });
+    return term;
   }
 
   protected parseSuffixes(term: Term): Term {

@@ -30,6 +30,10 @@ export class TokenCursor {
   /** Ref segments written `.name` (as opposed to `["name"]`), which some rule heads tell apart. */
   protected readonly dotted = new WeakSet<Term>();
   private readonly toks: Token[];
+  /** How many terms (and groups) enclose the one being read. */
+  protected nesting = 0;
+  /** Where nesting was deepest so far: a source nested past the JS stack is reported there. */
+  private deepestAt: { readonly depth: number; readonly loc: Loc } | undefined;
 
   /** The text is read as Rego v0 (`import rego.v1` in it does not change this). */
   protected readonly parsedAsV0: boolean;
@@ -117,15 +121,38 @@ export class TokenCursor {
     return JSON.stringify(t.text);
   }
 
-  /** One reading of ambiguous syntax, or undefined when it does not parse (whatever was thrown). */
+  /** Enters one more level of nesting (a term, a group), noting where it first got this deep. */
+  protected enterNested(): void {
+    if (++this.nesting > (this.deepestAt?.depth ?? 0)) this.deepestAt = { depth: this.nesting, loc: this.loc() };
+  }
+  protected leaveNested(): void {
+    this.nesting--;
+  }
+  /** The deepest nesting read so far and where it was. */
+  get deepest(): { readonly depth: number; readonly loc: Loc } | undefined {
+    return this.deepestAt;
+  }
+
+  /**
+   * One reading of ambiguous syntax, or undefined when it does not parse. A stack overflow is no
+   * failed reading: retried another way it would only overflow again, later and elsewhere.
+   */
   protected attempt<T>(read: () => T): T | undefined {
     this.attempting++;
+    const nesting = this.nesting;
     try {
       return read();
-    } catch {
+    } catch (e) {
+      if (isStackOverflow(e)) throw e;
       return undefined;
     } finally {
       this.attempting--;
+      this.nesting = nesting;
     }
   }
+}
+
+/** The RangeError V8 throws when the JS call stack runs out. */
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }

@@ -8,6 +8,7 @@
  *
  * Pure: values in, values out. The locked, durable write is in cli/review-store.ts.
  */
+import { rfc3339Ms } from '../parse/rfc3339.ts';
 import { ToolgateError } from '../errors.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { credentialShape } from '../governance/credential-shape.ts';
@@ -97,7 +98,7 @@ export function readAnnotations(file: string, text: string, report: ReviewReport
     const candidate = projectCandidate(e.candidate, fail, `${at}/candidate`, true);
     for (const k of ['from_disposition', 'disposition'] as const) if (!(DISPOSITIONS as readonly unknown[]).includes(e[k])) fail(`${at}/${k}`, `must be one of ${DISPOSITIONS.join(', ')}`);
     if (typeof e.reviewer !== 'string' || e.reviewer.length > 256 || !LINE.test(e.reviewer)) fail(`${at}/reviewer`, 'must be one line of 1 to 256 characters');
-    if (typeof e.recorded_at !== 'string' || !UTC.test(e.recorded_at) || Number.isNaN(Date.parse(e.recorded_at))) fail(`${at}/recorded_at`, 'must be an RFC 3339 UTC timestamp');
+    if (typeof e.recorded_at !== 'string' || !UTC.test(e.recorded_at) || rfc3339Ms(e.recorded_at) === undefined) fail(`${at}/recorded_at`, 'must be an RFC 3339 UTC timestamp');
     const note = e.note ?? null;
     if (note !== null && (typeof note !== 'string' || note.length > 500 || !LINE.test(note))) fail(`${at}/note`, 'must be null or one line of 1 to 500 characters');
     return { sequence: e.sequence as number, candidate_id: e.candidate_id as string, candidate, from_disposition: e.from_disposition as Disposition, disposition: e.disposition as Disposition, reviewer: e.reviewer as string, recorded_at: e.recorded_at as string, note: note as string | null };

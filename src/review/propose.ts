@@ -22,6 +22,7 @@
  * Removals: a granted (agent, tool) that a window row reports with `calls: 0` explicitly (absence
  * from a window is not evidence). Pure: records in, proposal out.
  */
+import { rfc3339Ms } from '../parse/rfc3339.ts';
 import { ToolgateError, isToolgateError } from '../errors.ts';
 import { parseJsonInput } from '../canonical/strict-json.ts';
 import { profileReject } from '../governance/assess.ts';
@@ -95,7 +96,7 @@ export function readObservations(file: string, text: string): Observations {
       if (typeof e.governance_digest !== 'string' || !/^[0-9a-f]{64}$/.test(e.governance_digest)) fail('envelope.governance_digest must be 64 lowercase hex digits');
       if (!Number.isSafeInteger(e.graph_generation) || (e.graph_generation as number) < 0) fail('envelope.graph_generation must be a non-negative integer');
       if (!['strict', 'review', 'explore'].includes(e.profile as string)) fail('envelope.profile must be strict, review or explore');
-      for (const k of ['window_start', 'window_end']) if (typeof e[k] !== 'string' || Number.isNaN(Date.parse(e[k] as string))) fail(`envelope.${k} must be a date-time`);
+      for (const k of ['window_start', 'window_end']) if (typeof e[k] !== 'string' || rfc3339Ms(e[k] as string) === undefined) fail(`envelope.${k} must be a date-time`);
       const a = e.graph_instance_id ?? null;
       const b = e.instance_id ?? null;
       if ((a !== null && typeof a !== 'string') || (b !== null && typeof b !== 'string')) fail('envelope instance ids must be strings or null');

@@ -63,7 +63,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   emit: ['canonical', 'compile', 'errors', 'governance'],
   queries: ['audit', 'bundle', 'canonical', 'compile', 'connectome', 'control', 'emit', 'errors', 'governance', 'parse', 'preflight', 'rego', 'review', 'selector'],
   serve: ['audit', 'canonical', 'compile', 'connectome', 'errors', 'governance', 'parse', 'queries', 'selector'],
-  'bundle-service': ['canonical', 'errors'],
+  'bundle-service': ['canonical', 'errors', 'parse'],
   publish: ['canonical', 'errors'],
   cli: Object.keys(STAGE).filter((p) => p !== 'cli' && p !== 'index'),
   index: ['audit', 'bundle', 'canonical', 'catalog', 'cli', 'compile', 'connectome', 'emit', 'engines', 'errors', 'governance', 'manifest', 'preflight', 'rego', 'selector'],

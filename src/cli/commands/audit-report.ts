@@ -92,7 +92,7 @@ const REPORT_OUT: CliOutput = {
       io.stdout(new TextDecoder().decode(bytes));
       return true;
     }
-    writeFilesAtomic([{ path: out, bytes }]);
+    writeFilesAtomic([{ path: out, bytes, flag: '--out' }]);
     printJson(io, { out, format, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}`, status: report.status, blocking_findings: report.blocking_findings.length });
     return true;
   },

@@ -122,7 +122,7 @@ export const crawlCommand: Command = {
       if (!crawledNames.has(s.name)) continue;
       io.stderr(s.status === 'failed' ? `crawl: ${s.name}: failed: ${s.error}\n` : `crawl: ${s.name}: ok (${counts(s)})\n`);
     }
-    writeFileAtomic(outPath, catalogFileBytes(result.catalog));
+    writeFileAtomic({ path: outPath, flag: '--out' }, catalogFileBytes(result.catalog));
     if (result.failed.length > 0) {
       io.stderr(`crawl: ${result.failed.length} of ${servers.servers.length} servers failed: ${result.failed.join(', ')}\n`);
       return EXIT.FAILED;

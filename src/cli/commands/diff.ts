@@ -29,14 +29,14 @@ const RECORD_OUT: CliOutput = {
   write: ({ result, io, values }) => {
     const record = result as DiffRecord;
     // Streamed: a record of tens of MB is never held whole.
-    const files: Parameters<typeof emit>[1][number][] = [{ path: values.out as string | undefined, bytes: (write) => writeDiff(record, write) }];
+    const files: Parameters<typeof emit>[1][number][] = [{ path: values.out as string | undefined, flag: '--out', bytes: (write) => writeDiff(record, write) }];
     let skipped = 0;
     if (values['per-agent'] !== undefined) {
       const bounds = windowBounds(record.window, values.window as string);
       const logs = readDecisionLogFiles(io, (values['opa-decision-logs'] as string[] | undefined) ?? []);
       skipped = logs.skipped;
-      const report = perAgentReport(logs.calls, bounds.window, bounds.text, estateGrants(io, values as EstateArgs, true));
-      files.push({ path: values['per-agent'] as string, bytes: canonicalBytes(report, { allowFloats: true }) });
+      const report = perAgentReport(logs.calls, bounds.window, bounds.text, estateGrants(io, values as EstateArgs));
+      files.push({ path: values['per-agent'] as string, flag: '--per-agent', bytes: canonicalBytes(report, { allowFloats: true }) });
     }
     emit(io, files);
     if (skipped > 0) io.stderr(`toolgate: ${skipped} decision event(s) were not toolgate {agent, tool} decisions and were not counted\n`);

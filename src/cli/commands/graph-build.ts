@@ -49,12 +49,12 @@ export const graphBuildCommand: Command = {
     const host = values['host-graph'] === undefined ? undefined : readGraphFile(io, values['host-graph']).graph;
     const graph = buildDeclaredConnectome(catalog, host);
     const schemaVersion = schemaVersionOption(values['schema-version'], 4, usage);
-    const files = [{ path: values.out, bytes: renderGraph(graph, format, algorithm, schemaVersion) }];
+    const files = [{ path: values.out, flag: '--out', bytes: renderGraph(graph, format, algorithm, schemaVersion) }];
     if (values.envelope !== undefined) {
       const bytes = format === 'json' ? files[0]!.bytes : encodeGraph(graph, { algorithm, schemaVersion });
       const meta = { scheme: values.scheme ?? null, keyId: values['key-id'] ?? null };
       const env = values.signer ? await signedEnvelope(bytes, algorithm, commandSigner(io, values.signer), meta) : digestEnvelope(bytes, algorithm, meta);
-      files.push({ path: values.envelope, bytes: envelopeBytes(env) });
+      files.push({ path: values.envelope, flag: '--envelope', bytes: envelopeBytes(env) });
     }
     emit(io, files);
     return EXIT.OK;

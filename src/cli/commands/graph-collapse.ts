@@ -48,7 +48,7 @@ export const graphCollapseCommand: Command = {
     }
     const names = { groups: values.groups ?? values.graph, default: values.graph };
     const view = withSourceNames(names, () => collapse(graph, values.level as Level, groups ? { groups } : {}));
-    emit(io, [{ path: values.out, bytes: withSourceNames(names, () => renderGraph(view, format, algorithm, read.readVersion === 3 ? 3 : 4)) }]);
+    emit(io, [{ path: values.out, flag: '--out', bytes: withSourceNames(names, () => renderGraph(view, format, algorithm, read.readVersion === 3 ? 3 : 4)) }]);
     return EXIT.OK;
   },
 };

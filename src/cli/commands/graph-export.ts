@@ -24,7 +24,7 @@ export const graphExportCommand: Command = {
     const decoded = readGraphFile(io, values.graph);
     const algorithm = values.algorithm === undefined ? decoded.algorithm : algorithmOption(values.algorithm);
     const version = schemaVersionOption(values['schema-version'], decoded.readVersion, usage);
-    emit(io, [{ path: values.out, bytes: withSourceNames({ default: values.graph }, () => renderGraph(decoded.graph, format, algorithm, version)) }]);
+    emit(io, [{ path: values.out, flag: '--out', bytes: withSourceNames({ default: values.graph }, () => renderGraph(decoded.graph, format, algorithm, version)) }]);
     return EXIT.OK;
   },
 };

@@ -32,7 +32,7 @@ export const initCommand: Command = {
       `out: ${JSON.stringify(values.out ?? 'out')}`,
       '',
     ];
-    writeFileAtomic(path, lines.join('\n'), 0o644);
+    writeFileAtomic({ path, flag: 'the project file' }, lines.join('\n'), 0o644);
     io.stderr(`toolgate: wrote ${path}\n`);
     return EXIT.OK;
   },

@@ -27,7 +27,8 @@ array), each OPA decision event for toolgate's entrypoints (path toolgate/authz.
 {agent, tool} is one observed invoke of that tool; only the agent, the tool and allow/deny are read.
 The window is the events' own unless given. --activity-out writes, per agent, the calls, the calls
 no grant declares, the grants never exercised in the window (dead authority) and the coverage,
-against the estate's grants (--manifest/--catalog or --example).`;
+against the estate's grants (--manifest/--catalog, --example or toolgate.yaml; one is needed:
+without grants every call would read as undeclared).`;
 
 export const observeCommand: Command = {
   name: 'observe',
@@ -60,10 +61,10 @@ export const observeCommand: Command = {
     const endMs = parseWindowBound(values['window-end'], '--window-end');
     if (!(startMs < endMs)) usageError('--window-end must be after --window-start', usage);
     const result = observeFromText(readTextFile(pathIn(io, values.events)), values.events, { startMs, endMs });
-    const files = [{ path: values.out, bytes: encodeGraph(result.graph, { algorithm }) }];
-    if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
+    const files = [{ path: values.out, flag: '--out', bytes: encodeGraph(result.graph, { algorithm }) }];
+    if (values.sidecar !== undefined) files.push({ path: values.sidecar, flag: '--sidecar', bytes: encodeSidecar(result.graph) });
     if (values['window-out'] !== undefined) {
-      files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: values['window-end'], started_at: values['window-start'] }) });
+      files.push({ path: values['window-out'], flag: '--window-out', bytes: canonicalBytes({ ended_at: values['window-end'], started_at: values['window-start'] }) });
     }
     emit(io, files);
     if (result.outsideWindow > 0) io.stderr(`toolgate: ${result.outsideWindow} record(s) outside the window were not counted\n`);
@@ -95,12 +96,12 @@ async function observeDecisionLogs(
   const result = observeDecisionCalls(calls, window);
   const started = values['window-start'] ?? isoOf(window.startMs);
   const ended = values['window-end'] ?? isoOf(window.endMs);
-  const files = [{ path: values.out, bytes: encodeGraph(result.graph, { algorithm }) }];
-  if (values.sidecar !== undefined) files.push({ path: values.sidecar, bytes: encodeSidecar(result.graph) });
-  if (values['window-out'] !== undefined) files.push({ path: values['window-out'], bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
+  const files = [{ path: values.out, flag: '--out', bytes: encodeGraph(result.graph, { algorithm }) }];
+  if (values.sidecar !== undefined) files.push({ path: values.sidecar, flag: '--sidecar', bytes: encodeSidecar(result.graph) });
+  if (values['window-out'] !== undefined) files.push({ path: values['window-out'], flag: '--window-out', bytes: canonicalBytes({ ended_at: ended, started_at: started }) });
   if (values['activity-out'] !== undefined) {
     const report = perAgentReport(calls, window, { started_at: started, ended_at: ended }, estateGrants(io, values));
-    files.push({ path: values['activity-out'], bytes: canonicalBytes(report, { allowFloats: true }) });
+    files.push({ path: values['activity-out'], flag: '--activity-out', bytes: canonicalBytes(report, { allowFloats: true }) });
   }
   emit(io, files);
   if (skipped > 0) io.stderr(`toolgate: ${skipped} decision event(s) were not toolgate {agent, tool} decisions and were not counted\n`);

@@ -38,7 +38,8 @@ ${ESTATE_USAGE}`;
 function previousCreatedAt(path: string): { created_at: string; graph_state: unknown } | undefined {
   if (!existsSync(path)) return undefined;
   try {
-    const v = parseJsonInput(readTextFile(path), path) as { created_at?: unknown; graph_state?: unknown };
+    // The earlier bundle this run replaces, not an input.
+    const v = parseJsonInput(readTextFile(path, { input: false }), path) as { created_at?: unknown; graph_state?: unknown };
     return typeof v.created_at === 'string' ? { created_at: v.created_at, graph_state: v.graph_state } : undefined;
   } catch {
     return undefined;
@@ -73,7 +74,7 @@ export const policyCompileCommand: Command = {
     };
     const bundle = compileToolgraphV1(estate, values.agent, profile, header, exposedTools(estate));
     const bytes = jsonFileBytes(bundle);
-    writeFilesAtomic([{ path, bytes }]);
+    writeFilesAtomic([{ path, bytes, flag: values.output !== undefined ? '--output' : '--out' }]);
     // What the peer prints on success: the path, the exact byte digest, the graph state and the counts; not the bundle.
     const decisions = (bundle.tools as { decision: string }[]).map((t) => t.decision);
     const count = (d: string) => decisions.filter((x) => x === d).length;

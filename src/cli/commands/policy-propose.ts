@@ -17,7 +17,6 @@ import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { loadEstate, locateEstate } from '../estate-input.ts';
 import { readTextFile, writeFilesAtomic } from '../fs-io.ts';
-import { realPathOf } from '../review-store.ts';
 
 const usage = `usage: toolgate policy propose GOVERNANCE OBSERVED [--catalog C] [--out FILE] [--unverified-provenance]
 Proposes grants (observed calls the agent is not granted, whose grant would be eligible under the
@@ -52,7 +51,6 @@ export const policyProposeCommand: Command = {
     let patched: { out: string; bytes: number; artifact_digest: string } | undefined;
     if (values.out !== undefined) {
       const out = resolve(io.cwd, values.out);
-      if (realPathOf(out) === realPathOf(gov)) usageError('--out must not be the GOVERNANCE file: a proposal is never applied by itself', usage);
       const text = `# Proposed by toolgate policy propose from ${observed}; review before use.\n${stringify(patchedManifest(estate.manifest.raw, estate, proposal), { lineWidth: 0, aliasDuplicateObjects: false })}`;
       try {
         parseManifest(out, text);
@@ -60,7 +58,7 @@ export const policyProposeCommand: Command = {
         throw new ToolgateError('MANIFEST_INVALID', `the patched manifest does not validate, so it was not written: ${(e as Error).message}`, { cause: e });
       }
       const bytes = new TextEncoder().encode(text);
-      writeFilesAtomic([{ path: out, bytes }]);
+      writeFilesAtomic([{ path: out, bytes, flag: '--out' }]);
       patched = { out, bytes: bytes.length, artifact_digest: `sha256:${digestHex(bytes)}` };
     }
     io.stdout(new TextDecoder().decode(jsonFileBytes(patched ? { ...proposal, patched_manifest: patched } : proposal)));

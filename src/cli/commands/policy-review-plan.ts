@@ -60,7 +60,7 @@ export const policyReviewPlanCommand: Command = {
     }
     const bytes = jsonFileBytes(outcome.plan);
     const out = resolve(io.cwd, values.out);
-    writeFilesAtomic([{ path: out, bytes }]);
+    writeFilesAtomic([{ path: out, bytes, flag: '--out' }]);
     printJson(io, { out, artifact_digest: `sha256:${digestHex(bytes)}`, bytes: bytes.length, agent: values.agent, profile, candidates: outcome.plan.candidates.length, graph_state });
     return EXIT.OK;
   },

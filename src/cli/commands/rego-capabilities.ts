@@ -28,7 +28,7 @@ export const regoCapabilitiesCommand: Command = {
     if (format !== 'text' && format !== 'json') usageError(`--format must be text or json, got ${JSON.stringify(format)}`, usage);
     const cov = builtinCoverage();
     const out = values['opa-capabilities-out'];
-    if (out !== undefined) writeFileAtomic(resolve(io.cwd, out), `${JSON.stringify(engineCapabilities(), null, 2)}\n`, 0o644);
+    if (out !== undefined) writeFileAtomic({ path: resolve(io.cwd, out), flag: '--out' }, `${JSON.stringify(engineCapabilities(), null, 2)}\n`, 0o644);
     if (format === 'json') {
       printJson(io, cov);
       return EXIT.OK;

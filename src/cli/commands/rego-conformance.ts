@@ -1,12 +1,12 @@
 /** `toolgate rego conformance DIR...`: runs the YAML cases of the Rego conformance corpus. */
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { formatForPath, type CorpusFormat } from '../rego-conformance/corpus-file.ts';
 import { runCorpusFile, type CaseOutcome } from '../rego-conformance/runner.ts';
 import { intOption, parseCommandArgs, usageError } from '../args.ts';
 import type { CliIo, Command } from '../command.ts';
 import { EXIT } from '../exit-codes.ts';
 import { readTextFile } from '../fs-io.ts';
+import { filesUnder } from '../rego-files.ts';
 
 const usage = `usage: toolgate rego conformance DIR_OR_FILE... [--corpus opa|regorus] [--format text|json] [--quiet] [--max-steps N] [--deadline-ms N]
 
@@ -19,16 +19,9 @@ case's expectation contradicts OPA), each case that states no expectation, and a
 --format json prints one JSON document: every case's outcome and the counts.
 Exits 1 when a case fails.`;
 
+/** The corpus files under `path` (refusing a symlink loop, a FIFO or a missing path with the path, as the other rego commands do). */
 export function listYamlFiles(path: string): string[] {
-  const st = statSync(path);
-  if (st.isFile()) return [path];
-  const out: string[] = [];
-  for (const name of readdirSync(path).sort()) {
-    const p = join(path, name);
-    if (statSync(p).isDirectory()) out.push(...listYamlFiles(p));
-    else if (name.endsWith('.yaml') || name.endsWith('.yml')) out.push(p);
-  }
-  return out;
+  return filesUnder(path, (name) => name.endsWith('.yaml') || name.endsWith('.yml'));
 }
 
 export const regoConformanceCommand: Command = {

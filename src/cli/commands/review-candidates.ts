@@ -40,7 +40,8 @@ function dispositionOption(v: string | undefined, usage: string): Disposition {
 
 function load(reportPath: string, sidecar: string): { report: ReviewReport; annotations: Annotations } {
   const report = readReviewReport(reportPath, readBytesFile(reportPath));
-  const text = readSidecarText(sidecar);
+  // The sidecar annotate appends to and replaces: its earlier version, not an input it may not overwrite.
+  const text = readSidecarText(sidecar, { input: false });
   return { report, annotations: text === undefined ? emptyAnnotations(report) : readAnnotations(sidecar, text, report) };
 }
 

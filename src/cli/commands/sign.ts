@@ -49,7 +49,7 @@ export const signCommand: Command = {
     const { graph, counts } = signEdges(decoded.graph, policy, { entrypoint, policyName: values.policy!, limits: limits() });
     // A version-3 graph (a BEAM host's) is written back at its own version.
     const bytes = encodeGraph(graph, { algorithm: decoded.algorithm, schemaVersion: decoded.readVersion === 3 ? 3 : 4 });
-    writeFilesAtomic([{ path: resolve(io.cwd, values.out!), bytes }]);
+    writeFilesAtomic([{ path: resolve(io.cwd, values.out!), bytes, flag: '--out' }]);
     printJson(io, { out: values.out, engine: policy.engine, entrypoint, edges: graph.edges.length, signs: counts, algorithm: decoded.algorithm, digest: digestHex(bytes, decoded.algorithm) });
     return EXIT.OK;
   },

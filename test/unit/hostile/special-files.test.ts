@@ -37,6 +37,7 @@ const READERS: Record<string, (f: string) => string[]> = {
   'sign --policy': (f) => ['sign', '--graph', join(BASE, 'declared.json'), '--policy', f, '--data', join(BASE, 'window.json'), '--out', join(out, 's.json')],
   'rego eval -d': (f) => ['rego', 'eval', '-d', f, 'data'],
   'rego test': (f) => ['rego', 'test', f],
+  'rego conformance': (f) => ['rego', 'conformance', f],
 };
 
 beforeAll(() => {
@@ -84,6 +85,25 @@ describe('folders and links the rego loader walks', () => {
     expect(r.code).toBe(1);
     const named = await runCli(['rego', 'eval', '-d', join(d, 'me'), 'data']);
     expect(named.stderr).toBe(`toolgate: error FILE_UNREADABLE at ${join(d, 'me')}: ${join(d, 'me')}: cannot read: ELOOP\n`);
+  });
+
+  it('rego conformance walks a corpus folder the same way: a link looping on itself, a symlink loop and a missing path are FILE_UNREADABLE, not internal errors', async () => {
+    const d = join(dir, 'corpus-self');
+    mkdirSync(d);
+    writeFileSync(join(d, 'a.yaml'), 'cases: []\n');
+    symlinkSync('me', join(d, 'me'));
+    const r = await runCli(['rego', 'conformance', d]);
+    expect(r.stderr).toBe(`toolgate: error FILE_UNREADABLE at ${join(d, 'me')}: ${join(d, 'me')}: cannot read: ELOOP\n`);
+    expect([r.code, r.stdout]).toEqual([1, '']);
+    const looped = join(dir, 'corpus-loop');
+    mkdirSync(looped);
+    symlinkSync('.', join(looped, 'again'));
+    const l = await runCli(['rego', 'conformance', looped]);
+    expect(l.stderr).toBe(`toolgate: error FILE_UNREADABLE at ${join(looped, 'again')}: ${join(looped, 'again')}: a symlink loop (this folder is one of its own parents)\n`);
+    expect(l.code).toBe(1);
+    const missing = await runCli(['rego', 'conformance', join(dir, 'no-such-corpus')]);
+    expect(missing.stderr).toBe(`toolgate: error FILE_UNREADABLE at ${join(dir, 'no-such-corpus')}: ${join(dir, 'no-such-corpus')}: no such file or folder\n`);
+    expect(missing.code).toBe(1);
   });
 
   it('compile --delta-from a symlink loop is refused, not taken for a first run with no previous bundle', async () => {

@@ -126,10 +126,13 @@ function estateOf(model: Model) {
 /**
  * The estate as compile --incremental reads it: the manifest written as block YAML, read in pieces
  * with those `state` kept; through `watch`, as compile --watch reads it, a file whose text did not
- * change being the (for the catalog, frozen) object read before.
+ * change being the (for the catalog, frozen) object read before, and a changed manifest cut again
+ * from the plan of its previous read.
  */
 function estateOfYaml(model: Model, state: CompileState | undefined, watch?: InputMemo) {
-  const manifest = (text: string) => parseManifest('governance.yaml', text, { pieces: manifestPieceCache(state) });
+  // As the watch does, the manifest's previous read says how its text was cut (only what changed is cut again).
+  const previousPlan = (watch?.previous('governance.yaml') as ReturnType<typeof parseManifest> | undefined)?.piecePlan;
+  const manifest = (text: string) => parseManifest('governance.yaml', text, { pieces: manifestPieceCache(state), ...(previousPlan ? { previousPlan } : {}) });
   const catalog = (text: string) => parseCatalog('catalog.json', text);
   const [m, c] = [dump(model.manifest), JSON.stringify(model.catalog)];
   return watch ? buildEstate(watch.parsed('governance.yaml', m, manifest), watch.parsed('catalog.json', c, catalog, { freeze: true })) : buildEstate(manifest(m), catalog(c));

@@ -3,7 +3,9 @@
  * queries. v0 mode is lenient: `if`, `contains`, `in` and `every` are accepted as keywords without the
  * `future.keywords` imports (those imports are accepted and have no further effect). This file reads
  * modules and rules; bodies, terms and the token cursor are the classes it extends.
- * What OPA makes of a statement that is no rule is in rule-statements.ts.
+ * What OPA makes of a statement that is no rule is in rule-statements.ts. A little over 400 lines:
+ * the entry points, which turn a source nested past the stack into a parse error at its own place,
+ * run the parser this file defines.
  */
 import type { Import, Literal, Loc, Module, Rule, Term } from './ast.ts';
 import { RegoError } from './errors.ts';

@@ -154,11 +154,19 @@ describe('toolgate compile --watch', () => {
     };
     try {
       await until(() => /watching/.test(stderr), 'the watch to start');
+      // The set before the save, without its state: a compile from it is full, the reference for the watch's.
+      const reference = join(e.dir, 'reference');
+      cpSync(join(e.dir, 'out'), reference, { recursive: true, dereference: true });
+      for (const f of ['compile-state.json', 'compile-state.pieces']) rmSync(join(reference, f));
       regrant(e.manifest);
       await until(() => (stdout.match(/"recompile"/g) ?? []).length >= 2, 'the recompile');
       const runs = stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { recompile: { mode: string; agents: { changed: string[] } } });
       expect(runs.map((r) => r.recompile.mode)).toEqual(['full', 'incremental']);
       expect(runs[1]!.recompile.agents.changed).toEqual(['ci-bot']);
+      const full = await runCli(['compile', ...e.args, '--out', reference, '--incremental'], { env: ENV });
+      expect(full.code, full.stderr).toBe(0);
+      expect(full.stderr).toMatch(/full compile: no compile state/);
+      expect(filesOf(join(e.dir, 'out'))).toEqual(filesOf(reference));
     } finally {
       child.kill('SIGINT');
     }

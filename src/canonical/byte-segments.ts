@@ -4,6 +4,11 @@
  * data.json, and copying tens of megabytes into fresh memory for every compile costs more than
  * reading the pieces where they are.
  */
+/** Whether two byte strings are equal (a memcmp, without copying either). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
+}
+
 export class ByteSegments {
   readonly length: number;
   private readonly pieces: readonly Uint8Array[];
@@ -62,7 +67,7 @@ export class ByteSegments {
     this.forEachPart(start, start + length, (part, at) => {
       if (!same) return;
       const theirs = other.slice(otherStart + (at - start), otherStart + (at - start) + part.length);
-      same = Buffer.from(part.buffer, part.byteOffset, part.byteLength).equals(theirs);
+      same = sameBytes(part, theirs);
     });
     return same;
   }

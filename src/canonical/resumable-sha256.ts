@@ -5,6 +5,7 @@
  * on are hashed again. The digest is the plain SHA-256 of the bytes, whatever was resumed.
  */
 import { createHash, type Hash } from 'node:crypto';
+import { sameBytes } from './byte-segments.ts';
 
 /** How far apart the saved states are: a few hundred for tens of megabytes, a handful for a small estate's artifacts. */
 const STEP = 128 * 1024;
@@ -53,8 +54,6 @@ export interface ResumablePartsDigest {
   /** The hash state before part `part`, about every `STEP` bytes (the first: before any). */
   readonly states: readonly { readonly part: number; readonly hash: Hash }[];
 }
-
-const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a === b || (a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b));
 
 function samePart(a: string | Uint8Array, b: string | Uint8Array): boolean {
   return typeof a === 'string' ? a === b : typeof b !== 'string' && sameBytes(a, b);

@@ -241,7 +241,7 @@ function alignedChunks(now: ByteSegments, previous: Required<PreviousMember>): D
 function gzipMember(total: number, chunks: readonly DeflatedChunk[]): Uint8Array {
   // Empty input: the empty final block, as zlib writes it.
   const body = chunks.length === 0 ? [deflateRaw(new Uint8Array(0), { ...GZIP_PARAMETERS })] : chunks.map((c) => c.deflated);
-  let crc = crc32(new Uint8Array(0)) >>> 0;
+  let crc = 0; // the CRC-32 of no bytes
   for (const c of chunks) crc = crc32Combine(crc, c.crc, c.length);
   const trailer = new Uint8Array(8);
   const view = new DataView(trailer.buffer);

@@ -25,11 +25,6 @@ export function spanBytes(bytes: Uint8Array, span: Span): Uint8Array {
   return bytes.subarray(span.at, span.at + span.length);
 }
 
-/** Whether two byte strings are equal (a memcmp, without copying either). */
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
-}
-
 const NUL = '\u0000';
 const OPTIONS = { allowFloats: true } as const;
 

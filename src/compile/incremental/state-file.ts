@@ -32,7 +32,8 @@ import { canonicalBytes, canonicalString, CanonicalText, isAscii } from '../../c
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
 import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
-import { sameBytes, type Span } from './fragments.ts';
+import { sameBytes } from '../../canonical/byte-segments.ts';
+import type { Span } from './fragments.ts';
 
 export const STATE_INDEX_FILE = 'compile-state.json';
 export const STATE_PIECES_FILE = 'compile-state.pieces';

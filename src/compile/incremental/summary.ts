@@ -5,7 +5,8 @@
  * A full compile (no usable previous state) reports why and how much it computed, not every agent.
  */
 import type { CompileState } from './compile-state.ts';
-import { sameBytes, spanBytes } from './fragments.ts';
+import { sameBytes } from '../../canonical/byte-segments.ts';
+import { spanBytes } from './fragments.ts';
 
 export interface DecisionChange {
   readonly agent: string;

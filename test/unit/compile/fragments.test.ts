@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { canonicalString, CanonicalText } from '../../../src/canonical/json.ts';
 import { resumablePartsSha256 } from '../../../src/canonical/resumable-sha256.ts';
-import { FragmentSlots, objectText, sameBytes, spanBytes } from '../../../src/compile/incremental/fragments.ts';
+import { sameBytes } from '../../../src/canonical/byte-segments.ts';
+import { FragmentSlots, objectText, spanBytes } from '../../../src/compile/incremental/fragments.ts';
 
 const encoder = new TextEncoder();
 const OPTIONS = { allowFloats: true } as const;

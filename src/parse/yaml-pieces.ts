@@ -40,11 +40,13 @@ export interface PiecewiseRead {
   readonly pieces: readonly YamlPiece[];
 }
 
-// JSON would write a negative zero as 0, and JSON.parse defines a `__proto__` key where js-yaml may not.
-// (A regex here: `-` is too common for a search by character to be quicker.)
-const NOT_KEPT_AS_JSON = /(?:^|[\s[{,:])-\.?0|__proto__/m;
+// JSON would write a negative zero as 0 and an infinity or NaN (YAML's .inf, .nan) as null, and JSON.parse
+// defines a `__proto__` key where js-yaml may not. (A regex here: `-` is too common for a search by
+// character to be quicker.)
+const NOT_KEPT_AS_JSON = /(?:^|[\s[{,:])-\.?0|__proto__|\.(?:inf|Inf|INF|nan|NaN|NAN)/m;
 
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * The digests of pieces of one text. An ASCII text (the usual manifest) is encoded once and its
@@ -285,9 +287,14 @@ export function piecesOfValue(plan: PiecePlan, value: unknown): YamlPiece[] | un
   return pieces;
 }
 
-/** A piece with its JSON, taken from the cache or written now (before anything downstream can touch the value). */
+/**
+ * A piece with its JSON, taken from the cache or written now (before anything downstream can touch
+ * the value). JSON written now reads back as this value, so the next read of these bytes (a watch's
+ * next save) shares it instead of parsing them.
+ */
 function piece(p: PlannedPiece, value: unknown): YamlPiece {
-  const json = p.json ?? (p.cacheable ? JSON.stringify(value) : undefined);
+  let json = p.json;
+  if (json === undefined && p.cacheable) keptValues.set((json = encoder.encode(JSON.stringify(value))), value);
   return { digest: p.digest, key: p.key, kind: p.kind, value, ...(json !== undefined ? { json } : {}) };
 }
 

@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { parseText, type ParsedDocument } from '../../../src/parse/document.ts';
-import { planPieces } from '../../../src/parse/yaml-pieces.ts';
+import { planPieces, type PieceCache } from '../../../src/parse/yaml-pieces.ts';
 
 /** An item of a sequence, written in one of the styles a manifest uses. */
 const item: fc.Arbitrary<string> = fc.oneof(
@@ -32,8 +32,8 @@ function outcome(read: () => ParsedDocument): Outcome {
   }
 }
 
-function cacheOf(doc: ParsedDocument): Map<string, string> {
-  return new Map((doc.pieces ?? []).flatMap((p) => (p.json !== undefined ? [[p.digest, p.json] as [string, string]] : [])));
+function cacheOf(doc: ParsedDocument): PieceCache {
+  return new Map((doc.pieces ?? []).flatMap((p) => (p.json !== undefined ? [[p.digest, p.json] as const] : [])));
 }
 
 /** An edit of the text: a line replaced, inserted or removed, possibly breaking the document. */
@@ -50,7 +50,7 @@ describe('reading block YAML in pieces', () => {
   it('gives the value or the error of a whole parse, before and after any edits, from any cache', () => {
     fc.assert(
       fc.property(documentText, fc.array(edit, { maxLength: 4 }), (text, edits) => {
-        let cache = new Map<string, string>();
+        let cache: PieceCache = new Map();
         for (const t of [text, ...edits.reduce<string[]>((acc, e) => [...acc, applyEdit(acc.at(-1) ?? text, e)], [])]) {
           const whole = outcome(() => parseText('m.yaml', t, 'yaml'));
           let doc: ParsedDocument | undefined;
@@ -74,6 +74,24 @@ describe('reading block YAML in pieces', () => {
     expect(plan.pieces.filter((p) => p.json === undefined)).toHaveLength(1);
     const next = parseText('m.yaml', edited, 'yaml', { pieces: cacheOf(first) });
     expect(next.value).toEqual(parseText('m.yaml', edited, 'yaml').value);
+    // The runs the edit left alone are the values read before, not parsed again from their JSON.
+    const grants = (d: ParsedDocument) => (d.value as { grants: unknown[] }).grants;
+    expect(grants(next)[0]).toBe(grants(first)[0]);
+    expect(grants(next)[19_999]).toBe(grants(first)[19_999]);
+    expect(grants(next)[12_500]).not.toBe(grants(first)[12_500]);
+  });
+
+  it('keeps no JSON of a piece holding what JSON cannot write (a negative zero), and refuses .inf and .nan as a whole parse does', () => {
+    const text = (v: string) => `agents:\n  - agent-0\nweights:\n  w: ${v}\n`;
+    for (const v of ['-0', '-0.0', '-.0']) {
+      const doc = parseText('m.yaml', text(v), 'yaml', { pieces: new Map() });
+      expect(doc.pieces!.find((p) => p.key === 'weights')!.json, v).toBeUndefined();
+      expect(doc.pieces!.find((p) => p.key === 'agents')!.json, v).toBeDefined();
+    }
+    for (const v of ['.inf', '-.Inf', '.NaN']) {
+      expect(outcome(() => parseText('m.yaml', text(v), 'yaml', { pieces: new Map() }))).toEqual(outcome(() => parseText('m.yaml', text(v), 'yaml')));
+      expect(outcome(() => parseText('m.yaml', text(v), 'yaml'))).toHaveProperty('error');
+    }
   });
 
   it('is not used for text that is not plain block YAML (aliases, documents, flow at the top)', () => {
@@ -83,7 +101,7 @@ describe('reading block YAML in pieces', () => {
   it('plans a text again from its previous plan as planning it afresh does, after any edits', () => {
     fc.assert(
       fc.property(documentText, fc.array(edit, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.nat(10_000), item, fc.boolean()), { maxLength: 3 }), (text, edits, itemEdits) => {
-        const cache = new Map<string, string>();
+        const cache: PieceCache = new Map();
         let previous = planPieces(text, cache);
         let t = text;
         for (const e of [...edits, ...itemEdits]) {
@@ -103,7 +121,7 @@ describe('reading block YAML in pieces', () => {
     const base = `agents:\n  - agent-1\ngrants:\n${grants.join('')}policies:\n  - {id: p1, effect: DENY}\n`;
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(10_000), item, fc.boolean()), { minLength: 1, maxLength: 3 }), (edits) => {
-        const cache = new Map<string, string>();
+        const cache: PieceCache = new Map();
         const before = planPieces(base, cache)!;
         const after = edits.reduce((t, e) => applyEdit(t, e), base);
         const again = planPieces(after, cache, before);

@@ -143,7 +143,8 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
     connectomes.set(catalog, '', built);
     return built;
   };
-  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeOf(estate.catalog) });
+  // As --watch compiles: a recompile follows, so what it compares is computed at once; no state file is written.
+  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeOf(estate.catalog), recompiles: true });
   let estate = estateOf(texts, undefined);
   let options = await optionsOf(estate);
   let t0 = performance.now();

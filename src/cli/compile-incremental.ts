@@ -33,7 +33,8 @@ export const INCREMENTAL_USAGE = `  --incremental   keep compile-state.json and 
                   input touches are recomputed, and the bytes are those of a full compile; without a usable
                   state the compile is full and says why on stderr
   --watch         compile, then recompile (as --incremental) on each save of the manifest, the catalog, the
-                  host graph or the sign policy, printing what changed; stops on SIGINT`;
+                  host graph or the sign policy, printing what changed; the state is held in memory and
+                  written into DIR when the watch stops (SIGINT or SIGTERM)`;
 
 /** Files of the current set read here (the state's pieces, the connectome's), with the file each came from. */
 const keptFiles = new WeakMap<Uint8Array, KeptFile & { name: string }>();
@@ -114,9 +115,22 @@ export function keptConnectomeFiles(outDir: string, state: CompileState, catalog
 }
 
 /**
+ * Marks the files of a set just committed into `outDir` as the current set's: a later commit in
+ * this process (a watch's next save, or the state it writes when it stops) that passes the same
+ * bytes back under the same name links the file instead of writing it again.
+ */
+export function rememberCommitted(outDir: string, files: readonly { readonly name: string; readonly bytes: Uint8Array }[]): void {
+  for (const f of files) {
+    const path = join(outDir, f.name);
+    const identity = fileIdentity(path);
+    if (identity !== undefined) keptFiles.set(f.bytes, { name: f.name, path, identity });
+  }
+}
+
+/**
  * The file of the current set that `file` holds unchanged, so the commit links it rather than
- * writing it again: only bytes `readKeptState` or `keptConnectomeFiles` read, under the name they
- * were read as.
+ * writing it again: only bytes `readKeptState` or `keptConnectomeFiles` read, or a commit of this
+ * process wrote (`rememberCommitted`), under the name they were read or written as.
  */
 export function keptFile(file: { readonly name: string; readonly bytes: Uint8Array }): { kept: KeptFile } | undefined {
   const k = keptFiles.get(file.bytes);

@@ -33,6 +33,11 @@ export interface EstateCompileOptions {
   };
   /** Also write the compile state (compile-state.json and .pieces, listed in SHA256SUMS) for a later recompile. */
   readonly keepState?: boolean;
+  /**
+   * A recompile follows in this process (a watch, which keeps its state in memory): what the next
+   * compile compares is computed now, as for keepState, without writing the state files.
+   */
+  readonly recompiles?: boolean;
   /** Signs the tarball's files (names without `/`), returning the bytes of `.signatures.json` (src/bundle/signatures.ts). */
   readonly signBundle?: (files: readonly { name: string; bytes: Uint8Array }[]) => Promise<Uint8Array>;
 }

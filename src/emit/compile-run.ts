@@ -9,12 +9,13 @@
  *     -> bundle.tar.gz        (.manifest, toolgate/data.json, the enforcement Rego)
  *     -> SHA256SUMS
  */
-import type { CompileResult, EstateCompileOptions } from '../compile/compile.ts';
+import type { CompiledArtifact, CompileResult, EstateCompileOptions } from '../compile/compile.ts';
 import type { CompileState } from '../compile/incremental/compile-state.ts';
 import { planRecompile, type RecompileResult } from '../compile/incremental/recompile.ts';
+import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import type { Estate } from '../governance/estate.ts';
 import { emitTarGzInChunks } from './opa-tarball.ts';
-import { sha256SumsFile } from './sha256sums.ts';
+import { listedSha256, SHA256SUMS_FILE, sha256SumsFile } from './sha256sums.ts';
 
 /**
  * Compiles `estate`, reusing what `previous` kept when it is usable (compile/incremental/recompile.ts
@@ -31,6 +32,20 @@ export async function recompileEstate(previous: CompileState | undefined, estate
   const tarball = await emitTarGzInChunks(files, previousTarball);
   const done = plan.finish(tarball);
   return { result: { ...done.result, files: [...done.files, sha256SumsFile(done.files, done.sha256)] }, state: done.state, summary: done.summary };
+}
+
+/**
+ * A compile's artifact set (`files`, with its SHA256SUMS) with the state's two files added, as a
+ * compile with `keepState` writes it: a watch, which holds its state in memory, writes them only
+ * when it stops. The digests SHA256SUMS lists are taken as they are, not computed again.
+ */
+export function withStateFiles(files: readonly CompiledArtifact[], state: CompileState): CompiledArtifact[] {
+  const sums = files.find((f) => f.name === SHA256SUMS_FILE);
+  const known = sums === undefined ? new Map<string, string>() : listedSha256(new TextDecoder().decode(sums.bytes));
+  const kept = stateFiles(state);
+  known.set(STATE_PIECES_FILE, kept.piecesSha256);
+  const set = [...files.filter((f) => f.name !== SHA256SUMS_FILE), { name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces }];
+  return [...set, sha256SumsFile(set, known)];
 }
 
 /**

@@ -2,10 +2,10 @@
 import { existsSync } from 'node:fs';
 import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
-import type { EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
+import type { CompiledArtifact, EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
-import { compileDataJson, recompileEstate } from '../../emit/compile-run.ts';
+import { compileDataJson, recompileEstate, withStateFiles } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
@@ -22,7 +22,7 @@ import { printJson } from '../output.ts';
 import { profileOption } from '../selector-args.ts';
 import { COMPILE_EXTRA_OPTIONS, COMPILE_EXTRA_USAGE, bundleSignerFromOptions, signsFromOptions } from '../compile-extras.ts';
 import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
-import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, keptFile, previousFromState, readKeptState, summaryText } from '../compile-incremental.ts';
+import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, keptFile, previousFromState, readKeptState, rememberCommitted, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
 import { ConnectomeMemo, InputMemo } from '../watch-memo.ts';
@@ -103,6 +103,8 @@ export const compileCommand: Command = {
     const createdAt = createdAtFromEnv(io.env);
     const algorithm = algorithmOption(values.algorithm);
     const keepState = values.incremental === true || values.watch === true;
+    // A watch keeps its state in memory between saves and writes its files only when it stops.
+    const stateInFiles = keepState && values.watch !== true;
     const outDir = resolve(io.cwd, outArg);
     const pause = testPauseFromEnv(io.env);
     const signBundle = bundleSignerFromOptions(io, values, usage);
@@ -113,8 +115,8 @@ export const compileCommand: Command = {
     const inputs = values.watch === true ? new InputMemo() : undefined;
     const connectomeMemo = new ConnectomeMemo();
 
-    /** One compile into --out, from `kept` (the state a watch holds) or what --out holds. */
-    const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary }> => {
+    /** One compile into --out, from `kept` (the state a watch holds) or what --out holds; the set it wrote, with its state. */
+    const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary; files: readonly CompiledArtifact[] }> => {
       io.progress?.report('compiling');
       // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
       const read = keepState && kept === undefined ? readKeptState(outDir, io) : undefined;
@@ -144,7 +146,7 @@ export const compileCommand: Command = {
         ...(values.agent !== undefined ? { agent: values.agent } : {}),
         regoModules: [...enforcement, ...consumerRego],
         ...(signBundle && final ? { signBundle } : {}),
-        ...(keepState && final ? { keepState } : {}),
+        ...(keepState && final ? (stateInFiles ? { keepState: true } : { recompiles: true }) : {}),
       });
       // The declared connectome, as the previous compile wrote it, when the catalog gives it the same inputs (--incremental).
       const keptConnectome = (): ConnectomeArtifacts | undefined => {
@@ -168,6 +170,7 @@ export const compileCommand: Command = {
       // A state refused as it was read (damaged, or beside other artifacts) is the reason a compile is full.
       const summary = compiled.summary.mode === 'full' && read && 'refused' in read ? { ...compiled.summary, reason: read.refused } : compiled.summary;
       commitArtifactSet(outDir, result.files.map((f) => ({ name: f.name, bytes: f.bytes, ...keptFile(f) })), pause ? { pause } : {});
+      rememberCommitted(outDir, result.files);
       const changes = previous ? reconcile(estate, previous.tools) : undefined;
       for (const k of changes?.governed_vanished ?? []) io.stderr(`toolgate: DRIFT: governed tool ${k} vanished from the catalog since the previous compile\n`);
       for (const k of changes?.new_ungoverned ?? []) io.stderr(`toolgate: UNGOVERNED: new tool ${k} appeared with no grant, data_access or governed_by naming it\n`);
@@ -182,24 +185,27 @@ export const compileCommand: Command = {
         ...(changes ? { reconcile: changes } : {}),
         ...(keepState ? { recompile: summary } : {}),
       });
-      return { state: compiled.state, summary };
+      return { state: compiled.state, summary, files: result.files };
     };
 
-    let kept = (await compileOnce(undefined)).state;
+    let kept = await compileOnce(undefined);
     if (values.watch !== true) return EXIT.OK;
     const watched = [source.manifestPath, source.catalogPath, ...[values['host-graph'], values.signs].filter((p): p is string => p !== undefined).map((p) => resolve(io.cwd, p))];
     io.stderr(`toolgate: watching ${watched.join(', ')} (SIGINT stops)\n`);
     await watchFiles({ paths: watched }, async () => {
       const t0 = performance.now();
       try {
-        const once = await compileOnce(kept);
-        kept = once.state;
+        const once = await compileOnce(kept.state);
+        kept = once;
         if (io.stderrTTY) io.stderr(summaryText(once.summary, performance.now() - t0));
       } catch (e) {
         // A save mid-edit may not parse: say where, keep the last good set, and wait for the next save.
         reportError(e, io);
       }
     });
+    // The state of the last set compiled, beside it, for a later --incremental or --watch (the set's files linked, not written again).
+    commitArtifactSet(outDir, withStateFiles(kept.files, kept.state).map((f) => ({ name: f.name, bytes: f.bytes, ...keptFile(f) })), pause ? { pause } : {});
+    io.stderr(`toolgate: stopped; kept the compile state in ${outDir}\n`);
     return EXIT.OK;
   },
 };

@@ -150,8 +150,10 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const refusal = stateRefusal(previous, options);
   const prev = refusal === undefined ? previous : undefined;
 
-  // Member texts are worth keeping when a recompile may follow: the state is kept, or this is one.
-  const keepMemo = options.keepState === true || previous !== undefined;
+  // A recompile may follow: the state is kept in files or in memory.
+  const recompileFollows = options.keepState === true || options.recompiles === true;
+  // Member texts are worth keeping when a recompile may follow, or this is one.
+  const keepMemo = recompileFollows || previous !== undefined;
   // A manifest read in YAML pieces is hashed from their texts; one that was not (JSON) through the member memo.
   const manifestDigest: { digest: string; pieces: CompileState['manifest_pieces']; memo?: MemoNode; resumable?: ResumablePartsDigest } = estate.manifest.pieces
     ? manifestDigestOf(estate.manifest, prev?.manifest_pieces, prev?.governance_digest, prev?.resumed_digests?.manifest)
@@ -210,7 +212,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // Agents: recompute an agent's decisions when its own inputs or any granted tool's changed. What
   // the decisions read is compared with a previous state or kept for a later one; a one-shot compile
   // leaves it to be computed only if its state is ever asked for it.
-  const eager = prev !== undefined || options.keepState === true;
+  const eager = prev !== undefined || recompileFollows;
   // A tool's part is kept when nothing it reads changed: the catalog's shape and the manifest sections it reads.
   const catalogShape = eager ? catalogShapeDigest(estate.catalog) : '';
   const toolInputsKept = prev !== undefined && prev.catalog_shape === catalogShape && sectionsUnchanged(estate.manifest, prev.manifest_pieces, TOOL_INPUT_SECTIONS);

@@ -140,7 +140,7 @@ describe('the artifact set of a recompile', () => {
 });
 
 describe('toolgate compile --watch', () => {
-  it('recompiles on a save, prints what changed, and stops cleanly on SIGINT', async () => {
+  it('recompiles on a save, prints what changed, and on SIGINT stops, writing its state beside the last set', async () => {
     const e = estateCopy();
     const child = spawn(process.execPath, [TOOLGATE, 'compile', ...e.args, '--out', join(e.dir, 'out'), '--watch'], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -154,10 +154,10 @@ describe('toolgate compile --watch', () => {
     };
     try {
       await until(() => /watching/.test(stderr), 'the watch to start');
-      // The set before the save, without its state: a compile from it is full, the reference for the watch's.
+      // The set before the save (no state files while the watch runs): a compile from it is full, the reference for the watch's.
       const reference = join(e.dir, 'reference');
       cpSync(join(e.dir, 'out'), reference, { recursive: true, dereference: true });
-      for (const f of ['compile-state.json', 'compile-state.pieces']) rmSync(join(reference, f));
+      for (const f of ['compile-state.json', 'compile-state.pieces']) rmSync(join(reference, f), { force: true });
       regrant(e.manifest);
       await until(() => (stdout.match(/"recompile"/g) ?? []).length >= 2, 'the recompile');
       const runs = stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { recompile: { mode: string; agents: { changed: string[] } } });
@@ -166,7 +166,23 @@ describe('toolgate compile --watch', () => {
       const full = await runCli(['compile', ...e.args, '--out', reference, '--incremental'], { env: ENV });
       expect(full.code, full.stderr).toBe(0);
       expect(full.stderr).toMatch(/full compile: no compile state/);
+      // While it runs, the watch holds its state in memory: the set is the artifacts alone.
+      const names = (d: string) => Object.keys(filesOf(d)).sort();
+      expect(names(join(e.dir, 'out'))).toEqual(names(reference).filter((n) => !n.startsWith('compile-state.') && n !== 'SHA256SUMS').concat('SHA256SUMS').sort());
+      const connectome = statSync(join(e.dir, 'out', 'connectome.json')).ino;
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      // Stopped, it writes the state beside the last set, linking that set's files: the set a full --incremental compile writes.
+      expect(stderr).toMatch(/stopped; kept the compile state/);
       expect(filesOf(join(e.dir, 'out'))).toEqual(filesOf(reference));
+      expect(statSync(join(e.dir, 'out', 'connectome.json')).ino).toBe(connectome);
+      const sums = spawnSync('sha256sum', ['--check', '--strict', 'SHA256SUMS'], { cwd: join(e.dir, 'out'), encoding: 'utf8' });
+      if (sums.error === undefined) expect(sums.status, sums.stdout + sums.stderr).toBe(0);
+      // And a later --incremental starts from it.
+      writeFileSync(e.manifest, readFileSync(e.manifest, 'utf8').replace('tool: "git::git_status"', 'tool: "git::git_log"'));
+      const next = await runCli(['compile', ...e.args, '--out', join(e.dir, 'out'), '--incremental'], { env: ENV });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.json().recompile.mode).toBe('incremental');
     } finally {
       child.kill('SIGINT');
     }

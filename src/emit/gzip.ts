@@ -13,8 +13,8 @@
  * arithmetic, the same from any implementation, so node:zlib computes it.)
  *
  * Chunks: the input is cut where its content says (a rolling hash of the last 32 bytes, see
- * `chunkEnds`), not at fixed offsets, and each chunk is deflated by a fresh deflater whose preset
- * dictionary is the last 8 KiB of the chunk before it, ending in a sync flush (the last one in the
+ * `chunkEnds`), not at fixed offsets, and each chunk is deflated as by a fresh deflater
+ * (./raw-deflater.ts) whose preset dictionary is the last 8 KiB of the chunk before it, ending in a sync flush (the last one in the
  * final block), as pigz does with its blocks. So a chunk's compressed bytes depend on that chunk and
  * the one before alone: a recompile whose tarball differs from the previous one in a few places
  * deflates only the chunks at and just after them and copies the rest (`reuse`), and the bytes are
@@ -23,10 +23,11 @@
  * smallest chunk is one chunk, whose stream is exactly what plain zlib gzip writes.
  */
 import { crc32 } from 'node:zlib';
-import { Deflate, deflateRaw, Z_DEFAULT_STRATEGY, Z_SYNC_FLUSH } from 'pako';
+import { deflateRaw, Z_DEFAULT_STRATEGY } from 'pako';
 import { digestHex } from '../canonical/digest.ts';
 import { ByteSegments } from '../canonical/byte-segments.ts';
 import { crc32Combine } from './crc32-combine.ts';
+import { RawDeflater } from './raw-deflater.ts';
 
 /** The deflate parameters, pinned: each one changes the compressed bytes. */
 export const GZIP_PARAMETERS = {
@@ -140,12 +141,10 @@ function concat(parts: readonly Uint8Array[], total = parts.reduce((n, p) => n +
  * (byte-aligned, not final) unless it is the last.
  */
 function deflateChunk(chunk: Uint8Array, dictionary: Uint8Array | undefined, last: boolean): Uint8Array {
-  const options = dictionary === undefined ? { ...GZIP_PARAMETERS } : { ...GZIP_PARAMETERS, dictionary };
-  if (last) return deflateRaw(chunk, options);
-  const d = new Deflate({ ...options, raw: true });
-  d.push(chunk, Z_SYNC_FLUSH);
-  return concat(d.chunks);
+  return (deflater ??= new RawDeflater(GZIP_PARAMETERS)).deflate(chunk, dictionary, last);
 }
+
+let deflater: RawDeflater | undefined;
 
 /**
  * A chunk's key: the SHA-256 (hex) of its bytes and of the chunk before it (whose end is its

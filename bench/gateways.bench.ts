@@ -1,5 +1,5 @@
 /**
- * Gateway entrypoints (issue 14): decision latency through each of data.toolgate.gateways.*
+ * Gateway entrypoints: decision latency through each of data.toolgate.gateways.*
  * (Envoy ext_authz, Kong, ContextForge, Docker interceptor) and through the plain
  * data.toolgate.authz.decision for {agent, tool}, on the synthetic estate (bench/synthetic-estate.ts,
  * scale TOOLGATE_BENCH_SCALE, default 0.1: 2,000 tools, 200 agents, 20,000 grants) plus an identity
@@ -256,7 +256,7 @@ async function run(dir: string): Promise<void> {
     const into = allowed(i) ? granted : refused;
     if (into.length < IN_PROCESS_PAIRS) into.push(i);
   }
-  const chosen = granted.flatMap((g, c) => (refused[c] === undefined ? [g] : [g, refused[c]!]));
+  const chosen = Array.from({ length: Math.max(granted.length, refused.length) }, (_, c) => [granted[c], refused[c]]).flat().filter((i) => i !== undefined);
   process.stdout.write(`opa in-process: opa bench on ${granted.length} allowed and ${refused.length} refused pairs per entrypoint\n`);
   benchInProcess(opa, bundle, dir, inputs, chosen);
 }

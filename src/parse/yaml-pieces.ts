@@ -188,30 +188,73 @@ function replannedSpans(text: string, previous: PiecePlan): { sections: Section[
   const oldTo = to - shift;
   if (to - from > text.length / 4) return undefined;
   const lines = text.slice(from, to);
-  if (mayHoldAlias(lines) || notPlain(lines) || holdsKeyLine(lines) || holdsKeyLine(old.slice(from, oldTo))) return undefined;
-  const at = previous.sections.findIndex((s) => s.start < from && oldTo <= s.end);
-  if (at === -1) return undefined;
+  if (mayHoldAlias(lines) || notPlain(lines)) return undefined;
+  const at = holdsKeyLine(lines) || holdsKeyLine(old.slice(from, oldTo)) ? -1 : previous.sections.findIndex((s) => s.start < from && oldTo <= s.end);
+  if (at === -1) return sectionwiseSpans(text, previous, from, to, repeat);
   const moved = (s: Section): Section => ({ key: s.key, start: s.start + shift, end: s.end + shift });
   const newSections = previous.sections.map((s, i) => (i < at ? s : i === at ? { ...s, end: s.end + shift } : moved(s)));
   const section = newSections[at]!;
   const before = previous.pieces.filter((p) => p.end <= previous.sections[at]!.start);
   const inside = previous.pieces.filter((p) => p.start >= previous.sections[at]!.start && p.end <= previous.sections[at]!.end);
   const after = previous.pieces.filter((p) => p.start >= previous.sections[at]!.end);
-  return { sections: newSections, spans: [...before.map((p) => repeat(p, 0)), ...sectionAgain(text, section, inside, from, to, shift, repeat), ...after.map((p) => repeat(p, shift))] };
+  return { sections: newSections, spans: [...before.map((p) => repeat(p, 0)), ...sectionAgain(text, section, inside, from, to, shift, repeat, sequenceLayout(old, previous.sections[at]!)?.indent), ...after.map((p) => repeat(p, shift))] };
 }
 
-/** The spans of the section the change falls in, reusing the runs before it and after the first cut that lines up again. */
-function sectionAgain(text: string, section: Section, inside: readonly PlannedPiece[], from: number, to: number, shift: number, repeat: (p: PlannedPiece, by: number) => Span): Span[] {
+/**
+ * The spans of `text` from those of `previous` when the change between them spans sections (a new
+ * agent and its grant, say) or moves a key line: each section outside the changed lines
+ * `[from, to)`, or inside them with its previous text, repeats its pieces where it lies now; any
+ * other section with its key in `previous` is cut again around its own change (`sectionAgain`),
+ * and a new one is cut afresh.
+ */
+function sectionwiseSpans(text: string, previous: PiecePlan, from: number, to: number, repeat: (p: PlannedPiece, by: number) => Span): { sections: Section[]; spans: Span[] } | undefined {
+  const now = sections(text);
+  if (now === undefined) return undefined;
+  const old = previous.text;
+  const before = new Map(previous.sections.map((s) => [s.key, s]));
+  const spans: Span[] = [];
+  for (const section of now) {
+    const o = before.get(section.key);
+    if (o === undefined) {
+      spans.push(...sectionSpans(text, section));
+      continue;
+    }
+    const by = section.start - o.start;
+    const inside = previous.pieces.filter((p) => p.start >= o.start && p.end <= o.end);
+    const length = section.end - section.start;
+    const same = section.end <= from || section.start >= to || (length === o.end - o.start && text.startsWith(old.slice(o.start, o.end), section.start));
+    if (same && length === o.end - o.start) {
+      spans.push(...inside.map((p) => repeat(p, by)));
+      continue;
+    }
+    // The section's own change, and its previous pieces where they would lie now had it not changed.
+    const head = commonHead(text.slice(section.start, section.end), old.slice(o.start, o.end));
+    const tail = commonTail(text.slice(section.start, section.end), old.slice(o.start, o.end), Math.min(length, o.end - o.start) - head);
+    const changeFrom = text.lastIndexOf('\n', section.start + head - 1) + 1;
+    const newline = text.indexOf('\n', section.end - tail);
+    const changeTo = newline === -1 || newline >= section.end ? section.end : newline + 1;
+    const moved = inside.map((p) => ({ ...p, start: p.start + by, end: p.end + by }));
+    spans.push(...sectionAgain(text, section, moved, changeFrom, changeTo, length - (o.end - o.start), repeat, sequenceLayout(old, o)?.indent));
+  }
+  return { sections: now, spans };
+}
+
+/**
+ * The spans of the section the change falls in, reusing the runs before it and after the first cut
+ * that lines up again. `previousIndent`: the indent of the section's items in the previous text,
+ * where its runs were cut; only at the same indent do they line up again.
+ */
+function sectionAgain(text: string, section: Section, inside: readonly PlannedPiece[], from: number, to: number, shift: number, repeat: (p: PlannedPiece, by: number) => Span, previousIndent: number | undefined): Span[] {
   const layout = inside[0]?.kind === 'items' ? sequenceLayout(text, section) : undefined;
-  // A section read whole, or a change at the head of the sequence (its indent comes from there), is cut again whole.
-  if (layout === undefined || from < lineEnd(text, layout.first)) return sectionSpans(text, section);
-  // The first run the change may alter, from a run start the change leaves alone (a line before it).
-  // (Lines added at the section's end extend its last run.)
+  if (layout === undefined || layout.indent !== previousIndent) return sectionSpans(text, section);
+  // The first run the change may alter, from a run start the change leaves alone (a line before it),
+  // or from the sequence's start. (Lines added at the section's end extend its last run.)
   let first = inside.findIndex((p) => p.end > from);
   if (first === -1) first = inside.length - 1;
   while (first > 0 && inside[first]!.start >= from) first--;
+  const runStart = first === 0 ? layout.bodyStart : inside[first]!.start;
   const oldStarts = new Map(inside.slice(first + 1).map((p, i) => [p.start, first + 1 + i]));
-  const scanned = scanRuns(text, section, layout, inside[first]!.start, (cut) => cut >= to && oldStarts.has(cut - shift));
+  const scanned = scanRuns(text, section, layout, runStart, (cut) => cut >= to && oldStarts.has(cut - shift));
   if (scanned === undefined) return sectionSpans(text, section);
   const again = scanned.runs.map((r): Span => ({ key: keyOf(section.key), kind: 'items', start: r.start, end: r.end, items: r.items }));
   const resumed = scanned.resyncedAt === undefined ? [] : inside.slice(oldStarts.get(scanned.resyncedAt - shift)!).map((p) => repeat(p, shift));

@@ -116,6 +116,35 @@ describe('reading block YAML in pieces', () => {
     );
   });
 
+  it('plans a text again from its previous plan as afresh when one save changes several places (a new agent and its grant)', () => {
+    fc.assert(
+      fc.property(documentText, fc.array(fc.tuple(fc.nat(10_000), fc.oneof(item, fc.constantFrom('grants:\n', 'agents:\n', '  - agent-new\n', '')), fc.boolean()), { minLength: 2, maxLength: 5 }), (text, edits) => {
+        const cache: PieceCache = new Map();
+        const previous = planPieces(text, cache);
+        const after = edits.reduce((t, e) => applyEdit(t, e), text);
+        if (previous !== undefined) expect(planPieces(after, cache, previous)).toEqual(planPieces(after, cache));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('cuts a long sequence again only near its edits when a save also changes another section, or its first item', () => {
+    const grants = Array.from({ length: 6000 }, (_, i) => `  - {agent: agent-${i % 97}, tool: "srv-${i % 13}::tool_${i}"}\n`);
+    const base = `agents:\n${Array.from({ length: 97 }, (_, i) => `  - agent-${i}\n`).join('')}grants:\n${grants.join('')}policies:\n  - {id: p1, effect: DENY}\n`;
+    const cache: PieceCache = new Map();
+    const before = planPieces(base, cache)!;
+    const known = new Set(before.pieces.map((p) => p.text));
+    for (const after of [
+      base.replace('agents:\n', 'agents:\n  - agent-new\n').replace('grants:\n', 'grants:\n  - {agent: agent-new, tool: "srv-1::tool_1"}\n'),
+      base.replace('grants:\n', 'grants:\n  - {agent: agent-1, tool: "srv-1::tool_1"}\n'),
+      base.replace('agents:\n', 'agents:\n  - agent-new\n').replace('tool: "srv-3::tool_3000"', 'tool: "srv-4::tool_3000"'),
+    ]) {
+      const again = planPieces(after, cache, before)!;
+      expect(again).toEqual(planPieces(after, cache));
+      expect(again.pieces.filter((p) => !known.has(p.text)).length).toBeLessThanOrEqual(4);
+    }
+  });
+
   it('plans a long sequence again from its previous plan as afresh, cutting again only near the edit', () => {
     const grants = Array.from({ length: 6000 }, (_, i) => `  - {agent: agent-${i % 97}, tool: "srv-${i % 13}::tool_${i}"}\n`);
     const base = `agents:\n  - agent-1\ngrants:\n${grants.join('')}policies:\n  - {id: p1, effect: DENY}\n`;

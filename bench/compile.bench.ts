@@ -123,17 +123,20 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   const { manifestPieceCache } = await import('../src/compile/incremental/compile-state.ts');
   const { ConnectomeMemo, InputMemo } = await import('../src/cli/watch-memo.ts');
   type State = Parameters<typeof manifestPieceCache>[0];
-  // As --watch reads a save: a file whose text is unchanged is the object read before, and the
-  // manifest is read in YAML pieces, the unchanged ones from the state's.
+  // As --watch reads a save: a file whose text is unchanged is the object read before, the
+  // manifest is read in YAML pieces, the unchanged ones from the state's, and the estate is indexed
+  // from the previous one.
   const inputs = new InputMemo();
+  let previousEstate: ReturnType<typeof buildEstate> | undefined;
   const estateOf = (t: { manifest: string; catalog: string }, state: State) =>
-    buildEstate(
+    (previousEstate = buildEstate(
       inputs.parsed(manifestPath, t.manifest, (text) => {
         const previousPlan = (inputs.previous(manifestPath) as ReturnType<typeof parseManifest> | undefined)?.piecePlan;
         return parseManifest(manifestPath, text, { pieces: manifestPieceCache(state), ...(previousPlan ? { previousPlan } : {}) });
       }),
       inputs.parsed(catalogPath, t.catalog, (text) => parseCatalog(catalogPath, text), { freeze: true }),
-    );
+      previousEstate ? { previous: previousEstate } : {},
+    ));
   // As --watch builds the connectome: again only when what it reads of the catalog changed.
   const connectomes = new ConnectomeMemo();
   const connectomeOf = async (catalog: ReturnType<typeof estateOf>['catalog']) => {

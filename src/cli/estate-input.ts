@@ -88,7 +88,8 @@ function refuse(source: EstateSource, findings: readonly StrictFinding[], why: s
  * the manifest; otherwise DRIFT notices and the exception findings are printed to stderr, each
  * naming its rule (a grant never crawled is already a DRIFT notice). `manifestPieces`: the YAML
  * pieces a previous compile kept, so only the changed ones are parsed (src/parse/yaml-pieces.ts).
- * `inputs`: what a watch kept of the files, so one whose text did not change is not parsed again.
+ * `inputs`: what a watch kept of the files, so one whose text did not change is not parsed again,
+ * and the estate it indexed last, whose grant indexes it starts from.
  */
 export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache; inputs?: InputMemo } = {}): Estate {
   const parsed = <T>(path: string, parse: (text: string) => T, freeze = false): T => (options.inputs ? options.inputs.parsed(path, readTextFile(path), parse, { freeze }) : parse(readTextFile(path)));
@@ -98,7 +99,8 @@ export function loadEstate(source: EstateSource, io: CliIo, options: { strictDri
   const manifest = parsed(source.manifestPath, (text) => parseManifest(source.manifestPath, text, pieces));
   // Frozen: the compile keys its per-tool caches by the catalog's objects.
   const catalog = parsed(source.catalogPath, (text) => parseCatalog(source.catalogPath, text), true);
-  const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false });
+  const previous = options.inputs?.estate;
+  const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false, ...(previous ? { previous } : {}) });
   const findings = strictFindings(estate);
   const identities = findings.filter((f) => f.rule === 'credential-shaped-identity');
   if (identities.length > 0) refuse(source, identities, 'credential-shaped identities are refused');
@@ -106,6 +108,7 @@ export function loadEstate(source: EstateSource, io: CliIo, options: { strictDri
   if (strict && findings.length > 0) refuse(source, findings, `refused under --strict (${findings.length} finding${findings.length === 1 ? '' : 's'})`);
   for (const n of estate.notices) io.stderr(`toolgate: ${n.kind === 'DRIFT' ? 'DRIFT' : 'warning'}: ${formatAt(n.at)}: ${n.message}\n`);
   for (const f of findings) if (f.rule !== 'grant-never-crawled') io.stderr(`toolgate: warning: [${f.rule}] ${formatAt(f.at)}: ${f.message}\n`);
+  if (options.inputs) options.inputs.estate = estate;
   return estate;
 }
 

@@ -11,6 +11,7 @@
  * compile never writes to its inputs, which test/unit/compile/frozen-inputs.test.ts holds.
  */
 import type { Catalog } from '../catalog/types.ts';
+import type { Estate } from '../governance/estate.ts';
 import type { ConnectomeArtifacts } from '../compile/connectome-artifacts.ts';
 import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
 import { deepFreeze } from '../compile/incremental/frozen-inputs.ts';
@@ -31,6 +32,9 @@ export class InputMemo {
   previous(path: string): unknown {
     return this.kept.get(path)?.value;
   }
+
+  /** The estate indexed from the previous save's inputs, which the next one starts from (governance/grant-index.ts). */
+  estate: Estate | undefined;
 }
 
 /**

@@ -16,6 +16,9 @@ import type { DenyReach, ToolResolution } from './types.ts';
 import type { Writable } from './writable.types.ts';
 import { reportProvenance } from './provenance.ts';
 import { resourceKey } from './resource-uri.ts';
+import { indexGrants, reindexGrants, type ResolvedGrant } from './grant-index.ts';
+
+export type { ResolvedGrant } from './grant-index.ts';
 
 export interface ToolNode {
   readonly key: string;
@@ -30,11 +33,6 @@ export interface Notice {
   readonly kind: 'DRIFT' | 'UNUSED_EXCEPTION';
   readonly message: string;
   readonly at: SourceAt;
-}
-
-export interface ResolvedGrant extends Grant {
-  readonly tool_key: string;
-  readonly index: number;
 }
 
 export interface ResolvedAccess extends DataAccess {
@@ -73,6 +71,8 @@ export interface Estate {
 export interface BuildEstateOptions {
   /** Reject the manifest when it references a tool no server exposes (`--strict-drift`): such a grant governs nothing. */
   readonly strictDrift?: boolean;
+  /** The estate a watch built at its previous save: its grant indexes are reused where the grants did not change (./grant-index.ts). */
+  readonly previous?: Estate;
 }
 
 function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
@@ -81,15 +81,8 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   else map.set(key, [value]);
 }
 
-// The two below copy the schema's fields one by one: a spread of the parsed row was most of the
-// index build's time at 200,000 grants. An optional field stays absent when the row has none.
-function resolvedGrant(g: Grant, tool_key: string, index: number): ResolvedGrant {
-  const rg: Writable<ResolvedGrant> = { agent: g.agent, tool: g.tool, tool_key, index };
-  if (g.granted_by !== undefined) rg.granted_by = g.granted_by;
-  if (g.provenance !== undefined) rg.provenance = g.provenance;
-  return rg;
-}
-
+// Copies the schema's fields one by one, as grant-index.ts does for grants: a spread of the parsed
+// row costs more than the rest of the index build. An optional field stays absent when the row has none.
 function resolvedAccess(d: DataAccess, resource: string, tool_key: string, index: number): ResolvedAccess {
   const ra: Writable<ResolvedAccess> = { tool: d.tool, resource, mode: d.mode, tool_key, index };
   if (d.provenance !== undefined) ra.provenance = d.provenance;
@@ -148,19 +141,27 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   const agents = new Map(manifest.agents.map((a) => [a.id, a]));
   const policies = new Map(manifest.policies.map((p) => [p.id, p]));
 
-  const grantsByAgent = new Map<string, Map<string, ResolvedGrant>>();
-  const grantsByTool = new Map<string, ResolvedGrant[]>();
-  for (const a of manifest.agents) grantsByAgent.set(a.id, new Map());
-  manifest.grants.forEach((g, index) => {
-    const key = resolveRef(g.tool, 'grants', index);
-    const rg = resolvedGrant(g, key, index);
-    const byAgent = grantsByAgent.get(g.agent)!;
-    if (byAgent.has(key)) {
-      duplicates.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${byAgent.get(key)!.index}] (same tool ${key})` });
-    }
-    byAgent.set(key, rg);
-    push(grantsByTool, key, rg);
-  });
+  // A tool the catalog exposes once, else undefined (a reference that would be drift or ambiguous).
+  const exposedOnce = (ref: string): string | undefined => {
+    const node = ref.includes('::') ? tools.get(ref) : undefined;
+    if (node !== undefined) return node.key;
+    const r = ref.includes('::') ? undefined : resolveTool(ref);
+    return r?.status === 'found' && tools.get(r.key)?.exposed === true ? r.key : undefined;
+  };
+  const previous = options.previous;
+  const grants =
+    (previous !== undefined && previous.catalog === catalog ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
+    indexGrants(
+      manifest,
+      (ref, index) => resolveRef(ref, 'grants', index),
+      (index, first) => {
+        const g = manifest.grants[index]!;
+        duplicates.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${first.index}] (same tool ${first.tool_key})` });
+      },
+      () => notices.length === 0 && ambiguous.length === 0 && duplicates.length === 0,
+    );
+  const grantsByAgent = grants.byAgent;
+  const grantsByTool = grants.byTool;
 
   const accessByTool = new Map<string, ResolvedAccess[]>();
   const accessByResource = new Map<string, ResolvedAccess[]>();

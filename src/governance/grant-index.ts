@@ -1,0 +1,149 @@
+/**
+ * The estate's grant indexes (per agent its tools, per tool its grants), built from the grants, or
+ * from the previous build's when the manifest was read in YAML pieces (a watch's next save): a run
+ * of grants that is the previous build's own at the same place keeps its resolved grants, and only
+ * the agents and tools the changed runs name are indexed again. Both give the same maps, in the
+ * same order (test/unit/governance/grant-index.test.ts).
+ */
+import type { Grant, Manifest } from '../manifest/types.ts';
+
+export interface ResolvedGrant extends Grant {
+  readonly tool_key: string;
+  readonly index: number;
+}
+
+export interface GrantIndex {
+  readonly byAgent: ReadonlyMap<string, ReadonlyMap<string, ResolvedGrant>>;
+  readonly byTool: ReadonlyMap<string, readonly ResolvedGrant[]>;
+}
+
+/** A run of the manifest's grants (one YAML piece's items) with its resolved grants. */
+interface GrantRun {
+  readonly value: readonly Grant[];
+  readonly start: number;
+  readonly resolved: readonly ResolvedGrant[];
+}
+
+/**
+ * The runs an index was built from, by its per-agent map: only for a build whose grants all named
+ * a tool the catalog exposes once (no drift node or notice, no ambiguity, which a reuse would not
+ * repeat).
+ */
+const runsOf = new WeakMap<object, readonly GrantRun[]>();
+
+// The fields copied one by one: a spread of the parsed row was most of the index build's time at
+// 200,000 grants. An optional field stays absent when the row has none.
+function resolvedGrant(g: Grant, tool_key: string, index: number): ResolvedGrant {
+  const rg: { -readonly [K in keyof ResolvedGrant]: ResolvedGrant[K] } = { agent: g.agent, tool: g.tool, tool_key, index };
+  if (g.granted_by !== undefined) rg.granted_by = g.granted_by;
+  if (g.provenance !== undefined) rg.provenance = g.provenance;
+  return rg;
+}
+
+/** The manifest's grants as the runs it was read in, or undefined when it was not read so. */
+function grantRuns(manifest: Manifest): (readonly Grant[])[] | undefined {
+  const runs = manifest.pieces?.filter((p) => p.key === 'grants');
+  if (runs === undefined || runs.length === 0 || runs.some((p) => p.kind !== 'items' || !Array.isArray(p.value))) return undefined;
+  return runs.map((p) => p.value as Grant[]);
+}
+
+/**
+ * The grant indexes, resolving each grant's tool with `resolveRef` (which notes drift and
+ * ambiguity) and telling `duplicate` of a grant that repeats an agent's tool. `clean`: whether
+ * every reference resolved to a tool the catalog exposes, so a later build may start from this one.
+ */
+export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index: number) => string, duplicate: (index: number, first: ResolvedGrant) => void, clean: () => boolean): GrantIndex {
+  const byAgent = new Map<string, Map<string, ResolvedGrant>>();
+  const byTool = new Map<string, ResolvedGrant[]>();
+  for (const a of manifest.agents) byAgent.set(a.id, new Map());
+  const resolved: ResolvedGrant[] = new Array(manifest.grants.length);
+  manifest.grants.forEach((g, index) => {
+    const key = resolveRef(g.tool, index);
+    const rg = resolvedGrant(g, key, index);
+    resolved[index] = rg;
+    const tools = byAgent.get(g.agent)!;
+    const first = tools.get(key);
+    if (first !== undefined) duplicate(index, first);
+    tools.set(key, rg);
+    const list = byTool.get(key);
+    if (list === undefined) byTool.set(key, [rg]);
+    else list.push(rg);
+  });
+  const runs = grantRuns(manifest);
+  if (runs !== undefined && clean()) {
+    let start = 0;
+    runsOf.set(
+      byAgent,
+      runs.map((value) => {
+        const run = { value, start, resolved: resolved.slice(start, start + value.length) };
+        start += value.length;
+        return run;
+      }),
+    );
+  }
+  return { byAgent, byTool };
+}
+
+/**
+ * The grant indexes from `previous` (built for the same catalog), re-indexing only the agents and
+ * tools of the runs that are not previous runs at the same place. `resolve`: a reference's tool
+ * key when the catalog exposes it once, else undefined. Undefined when `previous` kept no runs, the
+ * grants were not read in runs, a changed run names a tool `resolve` does not know, or an agent
+ * is granted a tool twice: the caller then indexes in full, which notes or refuses each of those.
+ */
+export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve: (ref: string) => string | undefined): GrantIndex | undefined {
+  const before = runsOf.get(previous.byAgent);
+  const values = grantRuns(manifest);
+  if (before === undefined || values === undefined) return undefined;
+  const byValue = new Map(before.map((r) => [r.value, r]));
+  if (byValue.size !== before.length) return undefined;
+  const agents = new Set<string>();
+  const keys = new Set<string>();
+  const kept = new Set<GrantRun>();
+  const runs: GrantRun[] = [];
+  let start = 0;
+  for (const value of values) {
+    const old = byValue.get(value);
+    if (old !== undefined && old.start === start && !kept.has(old)) {
+      kept.add(old);
+      runs.push(old);
+    } else {
+      const resolved: ResolvedGrant[] = [];
+      for (let i = 0; i < value.length; i++) {
+        const g = value[i]!;
+        const key = resolve(g.tool);
+        if (key === undefined) return undefined;
+        resolved.push(resolvedGrant(g, key, start + i));
+        agents.add(g.agent);
+        keys.add(key);
+      }
+      runs.push({ value, start, resolved });
+    }
+    start += value.length;
+  }
+  for (const r of before) {
+    if (kept.has(r)) continue;
+    for (const rg of r.resolved) {
+      agents.add(rg.agent);
+      keys.add(rg.tool_key);
+    }
+  }
+  // One pass in manifest order: the changed agents' and tools' entries again, every other tool's list as it was.
+  const agentMaps = new Map<string, Map<string, ResolvedGrant>>([...agents].map((a) => [a, new Map()]));
+  const byTool = new Map<string, ResolvedGrant[]>();
+  for (const r of runs) {
+    for (const rg of r.resolved) {
+      const tools = agentMaps.get(rg.agent);
+      if (tools !== undefined) {
+        if (tools.has(rg.tool_key)) return undefined;
+        tools.set(rg.tool_key, rg);
+      }
+      const list = byTool.get(rg.tool_key);
+      if (list === undefined) byTool.set(rg.tool_key, keys.has(rg.tool_key) ? [rg] : (previous.byTool.get(rg.tool_key) as ResolvedGrant[]));
+      else if (keys.has(rg.tool_key)) list.push(rg);
+    }
+  }
+  const byAgent = new Map<string, ReadonlyMap<string, ResolvedGrant>>(manifest.agents.map((a) => [a.id, agentMaps.get(a.id) ?? previous.byAgent.get(a.id) ?? new Map()]));
+  runsOf.set(byAgent, runs);
+  return { byAgent, byTool };
+}

@@ -14,8 +14,8 @@
  *
  * Chunks: the input is cut where its content says (a rolling hash of the last 32 bytes, see
  * `chunkEnds`), not at fixed offsets, and each chunk is deflated as by a fresh deflater
- * (./raw-deflater.ts) whose preset dictionary is the last 8 KiB of the chunk before it, ending in a sync flush (the last one in the
- * final block), as pigz does with its blocks. So a chunk's compressed bytes depend on that chunk and
+ * (./raw-deflater.ts) whose preset dictionary is the last 8 KiB of the chunk before it, ending in a
+ * sync flush (the last one in the final block), as pigz does with its blocks. So a chunk's compressed bytes depend on that chunk and
  * the one before alone: a recompile whose tarball differs from the previous one in a few places
  * deflates only the chunks at and just after them and copies the rest (`reuse`), and the bytes are
  * those of compressing everything afresh. The dictionary keeps the ratio of one unbroken stream
@@ -144,6 +144,7 @@ function deflateChunk(chunk: Uint8Array, dictionary: Uint8Array | undefined, las
   return (deflater ??= new RawDeflater(GZIP_PARAMETERS)).deflate(chunk, dictionary, last);
 }
 
+/** The one deflate state every chunk of this process is deflated with (made on first use). */
 let deflater: RawDeflater | undefined;
 
 /**

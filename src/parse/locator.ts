@@ -152,7 +152,8 @@ export function lazyLocator(file: string, text: string): Locate {
     }
     return entry;
   };
-  const lines = lineIndex(text);
+  // The line starts too are found on first use: most documents are read without a fault to place.
+  let lines: Int32Array | undefined;
   const flow = /^\s*[{[]/.test(text);
   // Finding a section scans the whole text; an audit asks for thousands of locations in one section.
   const sections = new Map<string, ReturnType<typeof topLevelSection>>();
@@ -167,7 +168,7 @@ export function lazyLocator(file: string, text: string): Locate {
     const { ix, offset } = section ? indexFor(`/${first}`, section.text, section.offset) : indexFor('', text, 0);
     if (!ix || ix.length === 0) return { file, path: where };
     const at = find(ix, section ? section.text : text, path, target);
-    return { file, ...lineCol(lines, offset + at), path: where };
+    return { file, ...lineCol((lines ??= lineIndex(text)), offset + at), path: where };
   };
 }
 

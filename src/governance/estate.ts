@@ -71,7 +71,7 @@ export interface Estate {
 export interface BuildEstateOptions {
   /** Reject the manifest when it references a tool no server exposes (`--strict-drift`): such a grant governs nothing. */
   readonly strictDrift?: boolean;
-  /** The estate a watch built at its previous save: its grant indexes are reused where the grants did not change (./grant-index.ts). */
+  /** The estate a watch built at its previous save: its grant indexes are reused where the grants and the catalog's tool names did not change (./grant-index.ts). */
   readonly previous?: Estate;
 }
 
@@ -150,7 +150,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   };
   const previous = options.previous;
   const grants =
-    (previous !== undefined && previous.catalog === catalog ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
+    (previous !== undefined && sameToolNames(previous.catalog, catalog) ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
     indexGrants(
       manifest,
       (ref, index) => resolveRef(ref, 'grants', index),
@@ -265,6 +265,17 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
     resolveTool,
   };
   return estate;
+}
+
+/** Whether two catalogs expose the same tools under the same servers, in the same order: every tool reference resolves alike in both. */
+function sameToolNames(a: Catalog, b: Catalog): boolean {
+  if (a === b) return true;
+  if (a.servers.length !== b.servers.length) return false;
+  return a.servers.every((s, i) => {
+    const t = b.servers[i]!;
+    const [x, y] = [s.tools ?? [], t.tools ?? []];
+    return s.name === t.name && x.length === y.length && x.every((tool, j) => tool.name === y[j]!.name);
+  });
 }
 
 function compareReach(a: DenyReach, b: DenyReach): number {

@@ -85,7 +85,7 @@ export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index:
 }
 
 /**
- * The grant indexes from `previous` (built for the same catalog), re-indexing only the agents and
+ * The grant indexes from `previous` (built for a catalog with the same tool names), re-indexing only the agents and
  * tools of the runs that are not previous runs at the same place. `resolve`: a reference's tool
  * key when the catalog exposes it once, else undefined. Undefined when `previous` kept no runs, the
  * grants were not read in runs, a changed run names a tool `resolve` does not know, or an agent

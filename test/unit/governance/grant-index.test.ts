@@ -6,10 +6,15 @@ import { parseManifest } from '../../../src/manifest/parse.ts';
 import { buildEstate, type Estate } from '../../../src/governance/estate.ts';
 import type { PieceCache } from '../../../src/parse/yaml-pieces.ts';
 
-const catalog = parseCatalog(
-  'catalog.json',
-  JSON.stringify({ servers: Array.from({ length: 5 }, (_, s) => ({ name: `srv-${s}`, tools: Array.from({ length: 40 }, (_, t) => ({ name: `tool_${t}`, description: 'x', inputSchema: { type: 'object' } })) })) }),
-);
+/** A catalog of 5 servers of 40 tools; `description` changes no name, `renamed` renames one tool. */
+const catalogOf = (description = 'x', renamed = -1) =>
+  parseCatalog(
+    'catalog.json',
+    JSON.stringify({ servers: Array.from({ length: 5 }, (_, s) => ({ name: `srv-${s}`, tools: Array.from({ length: 40 }, (_, t) => ({ name: s * 40 + t === renamed ? `tool_${t}_v2` : `tool_${t}`, description, inputSchema: { type: 'object' } })) })) }),
+  );
+const catalog = catalogOf();
+/** The catalog a save reads: the same object, another with the same tool names, or one with a tool renamed. */
+const catalogs = [catalog, catalogOf('described again'), catalogOf('x', 37)];
 
 const AGENTS = 9;
 /** A grant line: mostly a catalog tool, sometimes a bare name (which five servers expose: ambiguous) or a tool no server exposes. */
@@ -26,9 +31,9 @@ function text(lines: readonly string[], agents = AGENTS): string {
 
 type Outcome = { estate: Estate } | { error: string };
 
-function build(t: string, cache: PieceCache, previous?: Estate): Outcome {
+function build(t: string, cache: PieceCache, previous?: Estate, c = catalog): Outcome {
   try {
-    return { estate: buildEstate(parseManifest('m.yaml', t, { pieces: cache }), catalog, previous ? { previous } : {}) };
+    return { estate: buildEstate(parseManifest('m.yaml', t, { pieces: cache }), c, previous ? { previous } : {}) };
   } catch (e) {
     return { error: `${(e as { code?: string }).code} ${(e as Error).message}` };
   }
@@ -49,20 +54,20 @@ function view(o: Outcome): unknown {
 const cacheOf = (o: Outcome): PieceCache => ('estate' in o ? new Map((o.estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [[p.digest, p.json] as const] : []))) : new Map());
 
 describe('grant indexes from the previous estate', () => {
-  it('equal those indexed afresh after any edits (changed, added, removed, moved grants; drift; duplicates)', () => {
+  it('equal those indexed afresh after any edits (changed, added, removed, moved grants; drift; duplicates; a catalog re-read or with a tool renamed)', () => {
     fc.assert(
       fc.property(
         fc.uniqueArray(exposed, { minLength: 200, maxLength: 900 }),
-        fc.array(fc.tuple(fc.nat(10_000), fc.option(grant, { nil: undefined }), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(10_000), fc.option(grant, { nil: undefined }), fc.boolean(), fc.nat(catalogs.length - 1)), { minLength: 1, maxLength: 6 }),
         (lines, edits) => {
           let now = [...lines];
           let cache: PieceCache = new Map();
           let previous: Estate | undefined;
-          for (const [at, line, replace] of [[0, undefined, false] as const, ...edits]) {
+          for (const [at, line, replace, c] of [[0, undefined, false, 0] as const, ...edits]) {
             if (line !== undefined || replace) now.splice(at % (now.length + 1), replace ? 1 : 0, ...(line === undefined ? [] : [line]));
             const t = text(now);
-            const afresh = build(t, cache);
-            const again = build(t, cache, previous);
+            const afresh = build(t, cache, undefined, catalogs[c]);
+            const again = build(t, cache, previous, catalogs[c]);
             expect(view(again)).toEqual(view(afresh));
             if ('estate' in again) {
               previous = again.estate;

@@ -115,6 +115,17 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
     return { status: 'found', key: keys[0]! };
   };
 
+  // The key of the tool a reference names when a server exposes it (a bare name: exactly one), else undefined.
+  const exposedOnce = (ref: string): string | undefined => {
+    let key: string | undefined = ref;
+    if (!ref.includes('::')) {
+      const r = resolveTool(ref);
+      key = r.status === 'found' ? r.key : undefined;
+    }
+    const node = key === undefined ? undefined : tools.get(key);
+    return node?.exposed === true ? node.key : undefined;
+  };
+
   /**
    * Resolves the tool reference at `section[index].tool` (or `governed_by[index]`), creating a drift
    * node for a tool no server exposes. A `server::tool` a server exposes is the common case and
@@ -122,6 +133,8 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
    * (lookups then compare them by identity); the location is built only for a fault.
    */
   const resolveRef = (ref: string, section: string, index: string | number): string => {
+    const exposed = exposedOnce(ref);
+    if (exposed !== undefined) return exposed;
     const qualified = ref.includes('::');
     const node = qualified ? tools.get(ref) : undefined;
     if (node !== undefined) return node.key;
@@ -141,13 +154,6 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   const agents = new Map(manifest.agents.map((a) => [a.id, a]));
   const policies = new Map(manifest.policies.map((p) => [p.id, p]));
 
-  // A tool the catalog exposes once, else undefined (a reference that would be drift or ambiguous).
-  const exposedOnce = (ref: string): string | undefined => {
-    const node = ref.includes('::') ? tools.get(ref) : undefined;
-    if (node !== undefined) return node.key;
-    const r = ref.includes('::') ? undefined : resolveTool(ref);
-    return r?.status === 'found' && tools.get(r.key)?.exposed === true ? r.key : undefined;
-  };
   const previous = options.previous;
   const grants =
     (previous !== undefined && sameToolNames(previous.catalog, catalog) ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??

@@ -222,8 +222,8 @@ function sectionwiseSpans(text: string, previous: PiecePlan, from: number, to: n
     const by = section.start - o.start;
     const inside = previous.pieces.filter((p) => p.start >= o.start && p.end <= o.end);
     const length = section.end - section.start;
-    const same = section.end <= from || section.start >= to || (length === o.end - o.start && text.startsWith(old.slice(o.start, o.end), section.start));
-    if (same && length === o.end - o.start) {
+    const unchanged = length === o.end - o.start && (section.end <= from || section.start >= to || text.startsWith(old.slice(o.start, o.end), section.start));
+    if (unchanged) {
       spans.push(...inside.map((p) => repeat(p, by)));
       continue;
     }

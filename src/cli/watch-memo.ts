@@ -6,7 +6,9 @@
  * contract key) hold across saves.
  *
  * A value whose objects key such caches is deep-frozen when first kept (`freeze`), so a write to it
- * throws instead of silently making a later recompile differ from a full compile. The manifest is
+ * throws instead of silently making a later recompile differ from a full compile; a part of it that
+ * reads as it did before is the part kept before (`shareFrozen`), so those caches hold for what a
+ * save left alone even when the file changed elsewhere. The manifest is
  * not frozen (freezing its 200,000 grants costs more than parsing the piece a save changed); the
  * compile never writes to its inputs, which test/unit/compile/frozen-inputs.test.ts holds.
  */
@@ -14,7 +16,7 @@ import type { Catalog } from '../catalog/types.ts';
 import type { Estate } from '../governance/estate.ts';
 import type { ConnectomeArtifacts } from '../compile/connectome-artifacts.ts';
 import { connectomeInputsDigest } from '../compile/incremental/connectome-inputs.ts';
-import { deepFreeze } from '../compile/incremental/frozen-inputs.ts';
+import { deepFreeze, shareFrozen } from '../compile/incremental/frozen-inputs.ts';
 
 export class InputMemo {
   private readonly kept = new Map<string, { readonly text: string; readonly value: unknown }>();
@@ -23,8 +25,8 @@ export class InputMemo {
   parsed<T>(path: string, text: string, parse: (text: string) => T, options: { freeze?: boolean } = {}): T {
     const k = this.kept.get(path);
     if (k !== undefined && k.text === text) return k.value as T;
-    const value = parse(text);
-    this.kept.set(path, { text, value: options.freeze === true ? deepFreeze(value) : value });
+    const value = options.freeze === true ? deepFreeze(shareFrozen(parse(text), k?.value)) : parse(text);
+    this.kept.set(path, { text, value });
     return value;
   }
 

@@ -71,7 +71,7 @@ export interface Estate {
 export interface BuildEstateOptions {
   /** Reject the manifest when it references a tool no server exposes (`--strict-drift`): such a grant governs nothing. */
   readonly strictDrift?: boolean;
-  /** The estate a watch built at its previous save: its grant indexes are reused where the grants and the catalog's tool names did not change (./grant-index.ts). */
+  /** The estate a watch built at its previous save: its grant indexes (./grant-index.ts) and its data access index are reused where those rows and the catalog's tool names did not change. */
   readonly previous?: Estate;
 }
 
@@ -155,8 +155,10 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   const policies = new Map(manifest.policies.map((p) => [p.id, p]));
 
   const previous = options.previous;
+  // Every tool reference resolves as it did in the previous estate.
+  const resolvesAlike = previous !== undefined && sameToolNames(previous.catalog, catalog);
   const grants =
-    (previous !== undefined && sameToolNames(previous.catalog, catalog) ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
+    (resolvesAlike ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
     indexGrants(
       manifest,
       (ref, index) => resolveRef(ref, 'grants', index),
@@ -169,16 +171,27 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   const grantsByAgent = grants.byAgent;
   const grantsByTool = grants.byTool;
 
-  const accessByTool = new Map<string, ResolvedAccess[]>();
-  const accessByResource = new Map<string, ResolvedAccess[]>();
-  manifest.data_access.forEach((d, index) => {
-    const key = resolveRef(d.tool, 'data_access', index);
-    const resource = resourceKey(d.resource);
-    const ra = resolvedAccess(d, resource, key, index);
-    push(accessByTool, key, ra);
-    push(accessByResource, resource, ra);
-    resources.add(resource);
-  });
+  // The previous estate's data access index holds when its rows are the very rows read now and every
+  // tool they name is exposed (so none is drift, whose notice this estate must give again).
+  const keptAccess =
+    resolvesAlike &&
+    previous.manifest.data_access.length === manifest.data_access.length &&
+    manifest.data_access.every((d, i) => d === previous.manifest.data_access[i]) &&
+    [...previous.accessByTool.keys()].every((key) => tools.get(key)?.exposed === true);
+  const indexAccess = () => {
+    const byTool = new Map<string, ResolvedAccess[]>();
+    const byResource = new Map<string, ResolvedAccess[]>();
+    manifest.data_access.forEach((d, index) => {
+      const key = resolveRef(d.tool, 'data_access', index);
+      const resource = resourceKey(d.resource);
+      const ra = resolvedAccess(d, resource, key, index);
+      push(byTool, key, ra);
+      push(byResource, resource, ra);
+    });
+    return { byTool, byResource };
+  };
+  const { byTool: accessByTool, byResource: accessByResource } = keptAccess ? { byTool: previous.accessByTool, byResource: previous.accessByResource } : indexAccess();
+  for (const resource of accessByResource.keys()) resources.add(resource);
 
   const bindingsByTarget = new Map<string, ResolvedBinding[]>();
   const bindingsByPolicy = new Map<string, ResolvedBinding[]>();

@@ -234,6 +234,13 @@ export class ObjectValue {
   private comp: Map<string, [Value, Value]> | undefined;
   private sortedCache: [Value, Value][] | undefined;
   private keyCache: string | undefined;
+  /**
+   * Set by the evaluator on an object that is one rule's whole value, into which no other rule's
+   * document merges. A field rather than a WeakSet of such objects: every evaluation makes a few,
+   * and a weak collection's entries for short-lived objects cost the collector more than the rest
+   * of a small decision's garbage.
+   */
+  wholeRuleValue: true | undefined;
 
   constructor(entries?: Iterable<readonly [Value, Value]>) {
     if (entries) for (const [k, v] of entries) this.set(k, v);

@@ -118,7 +118,7 @@ function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined):
   let doc: Value | undefined;
   if (complete.length) {
     doc = evalComplete(ev, complete);
-    if (doc instanceof ObjectValue) RULE_VALUES.add(doc);
+    if (doc instanceof ObjectValue) doc.wholeRuleValue = true;
   } else {
     const multi = groups.multi;
     if (multi.length) {
@@ -165,16 +165,13 @@ function computeNodeDoc(ev: Evaluator, node: DataNode, base: Value | undefined):
   return doc;
 }
 
-/** Objects that are a rule's whole value (not objects a ref head's path makes): nothing merges into them. */
-const RULE_VALUES = new WeakSet<ObjectValue>();
-
 /**
  * Two rule documents for the same place (a ref-head rule with a variable and one at a constant ref):
  * objects merge key by key, the sets of multi-value rules join, equal values agree, and anything else
  * conflicts, as in OPA (no side wins).
  */
 function mergeRuleDocs(a: Value, b: Value, loc: Loc | undefined): Value {
-  if (a instanceof ObjectValue && b instanceof ObjectValue && !RULE_VALUES.has(a) && !RULE_VALUES.has(b)) {
+  if (a instanceof ObjectValue && b instanceof ObjectValue && a.wholeRuleValue !== true && b.wholeRuleValue !== true) {
     const out = new ObjectValue(a.unordered());
     for (const [k, v] of b.unordered()) {
       const prev = out.get(k);
@@ -352,7 +349,7 @@ function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
       if (next === undefined) {
         next = new ObjectValue();
         cur.set(k, next);
-      } else if (!(next instanceof ObjectValue) || RULE_VALUES.has(next)) {
+      } else if (!(next instanceof ObjectValue) || next.wholeRuleValue === true) {
         // no rule reaches inside another rule's value
         throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
       }
@@ -370,7 +367,7 @@ function evalObjectRule(ev: Evaluator, r: CRule, obj: ObjectValue): void {
     if (prev !== undefined && !valueEquals(prev, leaf)) {
       throw new RegoError('eval_conflict_error', 'object keys must be unique', r.loc);
     }
-    if (leaf instanceof ObjectValue) RULE_VALUES.add(leaf);
+    if (leaf instanceof ObjectValue) leaf.wholeRuleValue = true;
     cur.set(last, leaf);
   };
   const constant = r.rest.every((t) => t.type === 'value') && (r.kind === 'multi' ? (r.key as Term) : r.value).type === 'value';

@@ -226,6 +226,14 @@ export class SetValue {
 // read from the caches (bench/rego.bench.ts (b): both sizes faster, the ratio lower).
 const FLAT_KEYS = 8;
 
+/** The [key, value] pairs of a flat [k0, v0, k1, v1, ...] array, in its order. */
+function flatPairs(flat: readonly (Scalar | Value)[] | undefined): [Value, Value][] {
+  if (flat === undefined) return [];
+  const out: [Value, Value][] = new Array(flat.length >> 1);
+  for (let i = 0; i < flat.length; i += 2) out[i >> 1] = [flat[i] as Value, flat[i + 1] as Value];
+  return out;
+}
+
 export class ObjectValue {
   /** Scalar-keyed entries as [k0, v0, k1, v1, ...] while there are at most FLAT_KEYS of them. */
   private flat: (Scalar | Value)[] | undefined;
@@ -234,6 +242,13 @@ export class ObjectValue {
   private comp: Map<string, [Value, Value]> | undefined;
   private sortedCache: [Value, Value][] | undefined;
   private keyCache: string | undefined;
+  /**
+   * Set by the evaluator on an object that is one rule's whole value, into which no other rule's
+   * document merges. A field rather than a WeakSet of such objects: every evaluation makes a few,
+   * and a weak collection's entries for short-lived objects cost the collector more than the rest
+   * of a small decision's garbage.
+   */
+  wholeRuleValue: true | undefined;
 
   constructor(entries?: Iterable<readonly [Value, Value]>) {
     if (entries) for (const [k, v] of entries) this.set(k, v);
@@ -319,7 +334,10 @@ export class ObjectValue {
   /** Entries in OPA's sorted key order. */
   entries(): readonly (readonly [Value, Value])[] {
     if (!this.sortedCache) {
-      const out: [Value, Value][] = [...this.scalarEntries()];
+      const flat = this.flat;
+      // a small object's pairs read straight from its flat array: spreading the generator cost a
+      // visible part of json.marshal on an answer's few small objects
+      const out: [Value, Value][] = this.prim === undefined ? flatPairs(flat) : [...this.scalarEntries()];
       if (this.comp) for (const e of this.comp.values()) out.push(e);
       out.sort((a, b) => compareValues(a[0], b[0]));
       this.sortedCache = out;

@@ -32,7 +32,7 @@ export function unbackedEdges(estate: Estate, includeGrants = false): UnbackedEd
   if (includeGrants) {
     for (const grants of estate.grantsByAgent.values()) {
       for (const g of grants.values()) {
-        if (!isBacked(g.provenance)) rows.push({ edge: 'CAN_CALL', from: g.agent, to: g.tool_key, provenance: reportProvenance(g.provenance), at: formatLocation(estate, ['grants', g.index]) });
+        if (!isBacked(g.provenance)) rows.push({ edge: 'CAN_CALL', from: g.agent, to: g.tool_key, provenance: reportProvenance(g.provenance), at: formatLocation(estate, ['grants', estate.grantIndex(g)]) });
       }
     }
   }

@@ -55,6 +55,8 @@ export interface Estate {
   readonly policies: ReadonlyMap<string, Policy>;
   readonly grantsByAgent: ReadonlyMap<string, ReadonlyMap<string, ResolvedGrant>>;
   readonly grantsByTool: ReadonlyMap<string, readonly ResolvedGrant[]>;
+  /** Where a resolved grant was written: its index in the manifest's grants. */
+  grantIndex(grant: ResolvedGrant): number;
   readonly accessByTool: ReadonlyMap<string, readonly ResolvedAccess[]>;
   readonly accessByResource: ReadonlyMap<string, readonly ResolvedAccess[]>;
   readonly bindingsByTarget: ReadonlyMap<string, readonly ResolvedBinding[]>;
@@ -158,13 +160,13 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
   // Every tool reference resolves as it did in the previous estate.
   const resolvesAlike = previous !== undefined && sameToolNames(previous.catalog, catalog);
   const grants =
-    (resolvesAlike ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool }, exposedOnce) : undefined) ??
+    (resolvesAlike ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool, position: previous.grantIndex }, exposedOnce) : undefined) ??
     indexGrants(
       manifest,
       (ref, index) => resolveRef(ref, 'grants', index),
-      (index, first) => {
+      (index, firstIndex, first) => {
         const g = manifest.grants[index]!;
-        duplicates.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${first.index}] (same tool ${first.tool_key})` });
+        duplicates.push({ at: manifest.locate(['grants', index]), text: `grant ${g.agent} -> ${g.tool} duplicates grants[${firstIndex}] (same tool ${first.tool_key})` });
       },
       () => notices.length === 0 && ambiguous.length === 0 && duplicates.length === 0,
     );
@@ -273,6 +275,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
     policies,
     grantsByAgent,
     grantsByTool,
+    grantIndex: grants.position,
     accessByTool,
     accessByResource,
     bindingsByTarget,

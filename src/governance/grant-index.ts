@@ -1,27 +1,43 @@
 /**
  * The estate's grant indexes (per agent its tools, per tool its grants), built from the grants, or
  * from the previous build's when the manifest was read in YAML pieces (a watch's next save): a run
- * of grants that is the previous build's own at the same place keeps its resolved grants, and only
- * the agents and tools the changed runs name are indexed again. Both give the same maps, in the
- * same order (test/unit/governance/grant-index.test.ts).
+ * of grants that is one of the previous build's keeps its resolved grants, wherever it now sits,
+ * and only the agents and tools the changed runs name are indexed again. Both give the same maps,
+ * in the same order (test/unit/governance/grant-index.test.ts). A resolved grant holds no place in
+ * the manifest, so a grant written above a kept run does not touch it; `position` finds it.
  */
 import type { Grant, Manifest } from '../manifest/types.ts';
 
 export interface ResolvedGrant extends Grant {
   readonly tool_key: string;
-  readonly index: number;
 }
 
 export interface GrantIndex {
   readonly byAgent: ReadonlyMap<string, ReadonlyMap<string, ResolvedGrant>>;
   readonly byTool: ReadonlyMap<string, readonly ResolvedGrant[]>;
+  /** A resolved grant's index in the manifest's grants. */
+  position(grant: ResolvedGrant): number;
 }
 
 /** A run of the manifest's grants (one YAML piece's items) with its resolved grants. */
 interface GrantRun {
   readonly value: readonly Grant[];
-  readonly start: number;
   readonly resolved: readonly ResolvedGrant[];
+}
+
+/** `position` over resolved grants in manifest order, given as consecutive runs; its map is built on first use. */
+function positions(runs: readonly (readonly ResolvedGrant[])[]): (grant: ResolvedGrant) => number {
+  let at: Map<ResolvedGrant, number> | undefined;
+  return (grant) => {
+    if (at === undefined) {
+      at = new Map();
+      let i = 0;
+      for (const run of runs) for (const rg of run) at.set(rg, i++);
+    }
+    const index = at.get(grant);
+    if (index === undefined) throw new Error('position: not a grant of this index');
+    return index;
+  };
 }
 
 /**
@@ -33,8 +49,8 @@ const runsOf = new WeakMap<object, readonly GrantRun[]>();
 
 // The fields copied one by one: a spread of the parsed row was most of the index build's time at
 // 200,000 grants. An optional field stays absent when the row has none.
-function resolvedGrant(g: Grant, tool_key: string, index: number): ResolvedGrant {
-  const rg: { -readonly [K in keyof ResolvedGrant]: ResolvedGrant[K] } = { agent: g.agent, tool: g.tool, tool_key, index };
+function resolvedGrant(g: Grant, tool_key: string): ResolvedGrant {
+  const rg: { -readonly [K in keyof ResolvedGrant]: ResolvedGrant[K] } = { agent: g.agent, tool: g.tool, tool_key };
   if (g.granted_by !== undefined) rg.granted_by = g.granted_by;
   if (g.provenance !== undefined) rg.provenance = g.provenance;
   return rg;
@@ -52,18 +68,18 @@ function grantRuns(manifest: Manifest): (readonly Grant[])[] | undefined {
  * ambiguity) and telling `duplicate` of a grant that repeats an agent's tool. `clean`: whether
  * every reference resolved to a tool the catalog exposes, so a later build may start from this one.
  */
-export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index: number) => string, duplicate: (index: number, first: ResolvedGrant) => void, clean: () => boolean): GrantIndex {
+export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index: number) => string, duplicate: (index: number, firstIndex: number, first: ResolvedGrant) => void, clean: () => boolean): GrantIndex {
   const byAgent = new Map<string, Map<string, ResolvedGrant>>();
   const byTool = new Map<string, ResolvedGrant[]>();
   for (const a of manifest.agents) byAgent.set(a.id, new Map());
   const resolved: ResolvedGrant[] = new Array(manifest.grants.length);
   manifest.grants.forEach((g, index) => {
     const key = resolveRef(g.tool, index);
-    const rg = resolvedGrant(g, key, index);
+    const rg = resolvedGrant(g, key);
     resolved[index] = rg;
     const tools = byAgent.get(g.agent)!;
     const first = tools.get(key);
-    if (first !== undefined) duplicate(index, first);
+    if (first !== undefined) duplicate(index, resolved.indexOf(first), first);
     tools.set(key, rg);
     const list = byTool.get(key);
     if (list === undefined) byTool.set(key, [rg]);
@@ -75,18 +91,18 @@ export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index:
     runsOf.set(
       byAgent,
       runs.map((value) => {
-        const run = { value, start, resolved: resolved.slice(start, start + value.length) };
+        const run = { value, resolved: resolved.slice(start, start + value.length) };
         start += value.length;
         return run;
       }),
     );
   }
-  return { byAgent, byTool };
+  return { byAgent, byTool, position: positions([resolved]) };
 }
 
 /**
  * The grant indexes from `previous` (built for a catalog with the same tool names), re-indexing only the agents and
- * tools of the runs that are not previous runs at the same place. `resolve`: a reference's tool
+ * tools of the runs that are not previous runs (a run kept in place or moved keeps its resolved grants). `resolve`: a reference's tool
  * key when the catalog exposes it once, else undefined. Undefined when `previous` kept no runs, the
  * grants were not read in runs, a changed run names a tool `resolve` does not know, or an agent
  * is granted a tool twice: the caller then indexes in full, which notes or refuses each of those.
@@ -95,31 +111,32 @@ export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve:
   const before = runsOf.get(previous.byAgent);
   const values = grantRuns(manifest);
   if (before === undefined || values === undefined) return undefined;
-  const byValue = new Map(before.map((r) => [r.value, r]));
+  const byValue = new Map(before.map((r, order) => [r.value, { run: r, order }]));
   if (byValue.size !== before.length) return undefined;
   const agents = new Set<string>();
   const keys = new Set<string>();
   const kept = new Set<GrantRun>();
   const runs: GrantRun[] = [];
-  let start = 0;
+  // The kept runs must keep their order: an agent's or tool's entries that no changed run names are taken as they were.
+  let lastKept = -1;
   for (const value of values) {
     const old = byValue.get(value);
-    if (old !== undefined && old.start === start && !kept.has(old)) {
-      kept.add(old);
-      runs.push(old);
+    if (old !== undefined && !kept.has(old.run)) {
+      if (old.order < lastKept) return undefined;
+      lastKept = old.order;
+      kept.add(old.run);
+      runs.push(old.run);
     } else {
       const resolved: ResolvedGrant[] = [];
-      for (let i = 0; i < value.length; i++) {
-        const g = value[i]!;
+      for (const g of value) {
         const key = resolve(g.tool);
         if (key === undefined) return undefined;
-        resolved.push(resolvedGrant(g, key, start + i));
+        resolved.push(resolvedGrant(g, key));
         agents.add(g.agent);
         keys.add(key);
       }
-      runs.push({ value, start, resolved });
+      runs.push({ value, resolved });
     }
-    start += value.length;
   }
   for (const r of before) {
     if (kept.has(r)) continue;
@@ -145,5 +162,5 @@ export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve:
   }
   const byAgent = new Map<string, ReadonlyMap<string, ResolvedGrant>>(manifest.agents.map((a) => [a.id, agentMaps.get(a.id) ?? previous.byAgent.get(a.id) ?? new Map()]));
   runsOf.set(byAgent, runs);
-  return { byAgent, byTool };
+  return { byAgent, byTool, position: positions(runs.map((r) => r.resolved)) };
 }

@@ -198,7 +198,7 @@ export function propose(estate: Estate, governanceDigestHex: string, obs: Observ
     if (u.calls === 0) continue;
     // The grant as if it were added: the same facts the selector uses, with granted set.
     const view = idx.agent(u.agent)!;
-    const a = hypo.assess({ ...view, grants: new Map([...view.grants, [r.key, { agent: u.agent, tool: r.key, tool_key: r.key, index: -1 }]]) }, r.key);
+    const a = hypo.assess({ ...view, grants: new Map([...view.grants, [r.key, { agent: u.agent, tool: r.key, tool_key: r.key }]]) }, r.key);
     const reason = profileReject(a, 'strict');
     if (reason === undefined || reason === 'DENY_GOVERNED') {
       if (reason === 'DENY_GOVERNED') {

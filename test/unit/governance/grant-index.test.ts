@@ -44,8 +44,8 @@ function view(o: Outcome): unknown {
   if ('error' in o) return o.error;
   const e = o.estate;
   return {
-    byAgent: [...e.grantsByAgent].map(([a, m]) => [a, [...m].map(([k, g]) => [k, { ...g }])]),
-    byTool: [...e.grantsByTool].map(([k, list]) => [k, list.map((g) => ({ ...g }))]),
+    byAgent: [...e.grantsByAgent].map(([a, m]) => [a, [...m].map(([k, g]) => [k, { ...g, at: e.grantIndex(g) }])]),
+    byTool: [...e.grantsByTool].map(([k, list]) => [k, list.map((g) => ({ ...g, at: e.grantIndex(g) }))]),
     notices: e.notices,
     tools: [...e.tools.keys()],
   };
@@ -80,10 +80,12 @@ describe('grant indexes from the previous estate', () => {
     );
   });
 
+  // 30 agents, 150 grants each, listed agent by agent, no tool twice for one agent; long enough that one run is a small part of the text.
+  const tool = (k: number) => `srv-${k % 5}::tool_${Math.floor(k / 5)}`;
+  const unique = Array.from({ length: 4500 }, (_, i) => `  - {agent: agent-${Math.floor(i / 150)}, tool: "${tool((i * 7) % 200)}"}\n`);
+  const changedAgents = (next: Estate, first: Estate) => [...next.grantsByAgent].filter(([a, m]) => m !== first.grantsByAgent.get(a)).map(([a]) => a);
+
   it('re-indexes only the agents a changed run names', () => {
-    // 30 agents, 150 grants each, listed agent by agent, no tool twice for one agent; long enough that one run is a small part of the text.
-    const tool = (k: number) => `srv-${k % 5}::tool_${Math.floor(k / 5)}`;
-    const unique = Array.from({ length: 4500 }, (_, i) => `  - {agent: agent-${Math.floor(i / 150)}, tool: "${tool((i * 7) % 200)}"}\n`);
     const first = build(text(unique, 30), new Map());
     if (!('estate' in first)) throw new Error(first.error);
     // Grant 2250 moved to a tool its agent does not hold yet.
@@ -94,8 +96,20 @@ describe('grant indexes from the previous estate', () => {
     const next = build(text(edited, 30), cacheOf(first), first.estate);
     if (!('estate' in next)) throw new Error(next.error);
     expect(view(next)).toEqual(view(build(text(edited, 30), new Map())));
-    const changed = [...next.estate.grantsByAgent].filter(([a, m]) => m !== first.estate.grantsByAgent.get(a)).map(([a]) => a);
+    const changed = changedAgents(next.estate, first.estate);
     expect(changed.length).toBeGreaterThan(0);
     expect(changed.length).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps the runs below a grant written at the top, with their places moved down by one', () => {
+    const first = build(text(unique, 31), new Map());
+    if (!('estate' in first)) throw new Error(first.error);
+    const edited = [`  - {agent: agent-30, tool: "${tool(0)}"}\n`, ...unique];
+    const next = build(text(edited, 31), cacheOf(first), first.estate);
+    if (!('estate' in next)) throw new Error(next.error);
+    expect(view(next)).toEqual(view(build(text(edited, 31), new Map())));
+    expect(changedAgents(next.estate, first.estate).length).toBeLessThanOrEqual(2);
+    const last = next.estate.grantsByAgent.get('agent-29')!.get(tool((4499 * 7) % 200))!;
+    expect(next.estate.grantIndex(last)).toBe(4500);
   });
 });

@@ -145,6 +145,12 @@ export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve:
       keys.add(rg.tool_key);
     }
   }
+  // Every run kept, in order: the maps are the previous ones (an agent added with no grant gets an empty map).
+  if (agents.size === 0) {
+    const byAgent = new Map<string, ReadonlyMap<string, ResolvedGrant>>(manifest.agents.map((a) => [a.id, previous.byAgent.get(a.id) ?? new Map()]));
+    runsOf.set(byAgent, runs);
+    return { byAgent, byTool: previous.byTool, position: positions(runs.map((r) => r.resolved)) };
+  }
   // One pass in manifest order: the changed agents' and tools' entries again, every other tool's list as it was.
   const agentMaps = new Map<string, Map<string, ResolvedGrant>>([...agents].map((a) => [a, new Map()]));
   const byTool = new Map<string, ResolvedGrant[]>();

@@ -68,10 +68,21 @@ export function grantedKeys(estate: Estate, agent: string): string[] {
   return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])].sort();
 }
 
+/** An agent's grant map's keys, by the map: an estate's maps never change once built, and a watch's next estate keeps an unchanged agent's. */
+const keysOf = new WeakMap<ReadonlyMap<string, unknown>, readonly string[]>();
+const NO_KEYS: readonly string[] = [];
+
 /** Each agent's granted tool keys in the order the manifest grants them. */
-export function grantOrder(estate: Estate, agent: string): string[] {
-  return [...(estate.grantsByAgent.get(agent)?.keys() ?? [])];
+export function grantOrder(estate: Estate, agent: string): readonly string[] {
+  const grants = estate.grantsByAgent.get(agent);
+  if (grants === undefined) return NO_KEYS;
+  let keys = keysOf.get(grants);
+  if (keys === undefined) keysOf.set(grants, (keys = [...grants.keys()]));
+  return keys;
 }
+
+/** The last agent part written for a list of keys, with the exceptions' text it was written with. */
+const partOf = new WeakMap<readonly string[], { readonly exceptions: string; readonly text: string }>();
 
 /**
  * A function giving each agent's part from its granted keys (`grantOrder`): those keys and the
@@ -83,8 +94,14 @@ export function agentDecisionInputs(estate: Estate): (agent: string, keys: reado
     const wildcard = x.tool === '*' || x.tool.endsWith('::*');
     return { agent: x.agent, text: JSON.stringify([x, wildcard ? null : estate.resolveTool(x.tool)]) };
   });
+  // The same keys and exceptions give the very string written before, which compares with the kept one at once.
   return (agent, keys) => {
     const applicable = exceptions.filter((x) => x.agent === agent || x.agent === '*').map((x) => x.text);
-    return JSON.stringify([keys, applicable]);
+    const applicableText = applicable.join('\n');
+    const known = partOf.get(keys);
+    if (known !== undefined && known.exceptions === applicableText) return known.text;
+    const text = JSON.stringify([keys, applicable]);
+    partOf.set(keys, { exceptions: applicableText, text });
+    return text;
   };
 }

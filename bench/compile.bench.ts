@@ -138,7 +138,7 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
         const previousPlan = (inputs.previous(manifestPath) as ReturnType<typeof parseManifest> | undefined)?.piecePlan;
         return parseManifest(manifestPath, text, { pieces: manifestPieceCache(state), ...(previousPlan ? { previousPlan } : {}) });
       }),
-      inputs.parsed(catalogPath, t.catalog, (text) => parseCatalog(catalogPath, text), { freeze: true }),
+      inputs.parsed(catalogPath, t.catalog, (text, previous) => parseCatalog(catalogPath, text, previous ? { previousJson: previous } : {}), { freeze: true }),
       previousEstate ? { previous: previousEstate } : {},
     ));
   // As --watch builds the connectome: again only when what it reads of the catalog changed.

@@ -108,6 +108,17 @@ function colonsOutsideStrings(s: string): number {
   return n;
 }
 
+/**
+ * One value of a JSON input read as `parseJsonInput` reads it, from `start` in `text`, nested `depth`
+ * containers deep in its document: the value and the offset just after it. Throws as that reader does.
+ */
+export function readJsonInputAt(text: string, start: number, depth: number, source: string): { value: unknown; end: number } {
+  const p = new Parser(text, source, true);
+  p.i = start;
+  const value = p.value(depth);
+  return { value, end: p.i };
+}
+
 function parseWith(p: Parser): StrictJsonValue {
   const text = p.s;
   if (text.charCodeAt(0) === 0xfeff) p.fail('the text starts with a byte order mark (U+FEFF), which JSON does not allow');

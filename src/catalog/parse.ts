@@ -3,12 +3,13 @@
  * template or prompt within one server) fails here: a bundle must never have to choose between rows.
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
-import { parseText, type ParsedDocument } from '../parse/document.ts';
+import { parseText, type ParsedDocument, type ParseOptions } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
 import type { Catalog } from './types.ts';
 
-export function parseCatalog(file: string, text: string): Catalog {
-  const doc = parseText(file, text);
+/** `options.previousJson`: the catalog's previous text and the Catalog read from it, so a JSON catalog reads again only the member an edit falls in. */
+export function parseCatalog(file: string, text: string, options: ParseOptions = {}): Catalog {
+  const doc = parseText(file, text, undefined, options);
   return catalogFromDocument(doc);
 }
 

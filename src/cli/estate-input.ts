@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ToolgateError, formatAt } from '../errors.ts';
 import { parseCatalog } from '../catalog/parse.ts';
+import type { Catalog } from '../catalog/types.ts';
 import { parseManifest } from '../manifest/parse.ts';
 import type { Manifest } from '../manifest/types.ts';
 import { buildEstate, type Estate } from '../governance/estate.ts';
@@ -92,13 +93,14 @@ function refuse(source: EstateSource, findings: readonly StrictFinding[], why: s
  * and the estate it indexed last, whose grant indexes it starts from.
  */
 export function loadEstate(source: EstateSource, io: CliIo, options: { strictDrift?: boolean; strict?: boolean; manifestPieces?: PieceCache; inputs?: InputMemo } = {}): Estate {
-  const parsed = <T>(path: string, parse: (text: string) => T, freeze = false): T => (options.inputs ? options.inputs.parsed(path, readTextFile(path), parse, { freeze }) : parse(readTextFile(path)));
+  const parsed = <T>(path: string, parse: (text: string, previous?: { readonly text: string; readonly value: T }) => T, freeze = false): T =>
+    options.inputs ? options.inputs.parsed(path, readTextFile(path), parse, { freeze }) : parse(readTextFile(path));
   // A watch's previous read of the manifest says how its text was cut, so a save cuts again only what changed.
   const previousPlan = (options.inputs?.previous(source.manifestPath) as Manifest | undefined)?.piecePlan;
   const pieces = options.manifestPieces ? { pieces: options.manifestPieces, ...(previousPlan ? { previousPlan } : {}) } : {};
   const manifest = parsed(source.manifestPath, (text) => parseManifest(source.manifestPath, text, pieces));
-  // Frozen: the compile keys its per-tool caches by the catalog's objects.
-  const catalog = parsed(source.catalogPath, (text) => parseCatalog(source.catalogPath, text), true);
+  // Frozen: the compile keys its per-tool caches by the catalog's objects. A save reads again only the member it changed.
+  const catalog = parsed<Catalog>(source.catalogPath, (text, previous) => parseCatalog(source.catalogPath, text, previous ? { previousJson: previous } : {}), true);
   const previous = options.inputs?.estate;
   const estate = buildEstate(manifest, catalog, { strictDrift: options.strictDrift ?? false, ...(previous ? { previous } : {}) });
   const findings = strictFindings(estate);

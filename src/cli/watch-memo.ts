@@ -21,11 +21,11 @@ import { deepFreeze, shareFrozen } from '../compile/incremental/frozen-inputs.ts
 export class InputMemo {
   private readonly kept = new Map<string, { readonly text: string; readonly value: unknown }>();
 
-  /** `parse(text)`, or the value kept for `path` when its text was the same. */
-  parsed<T>(path: string, text: string, parse: (text: string) => T, options: { freeze?: boolean } = {}): T {
-    const k = this.kept.get(path);
-    if (k !== undefined && k.text === text) return k.value as T;
-    const value = options.freeze === true ? deepFreeze(shareFrozen(parse(text), k?.value)) : parse(text);
+  /** `parse(text)`, or the value kept for `path` when its text was the same; `parse` is given the text and value kept before, if any. */
+  parsed<T>(path: string, text: string, parse: (text: string, previous?: { readonly text: string; readonly value: T }) => T, options: { freeze?: boolean } = {}): T {
+    const k = this.kept.get(path) as { readonly text: string; readonly value: T } | undefined;
+    if (k !== undefined && k.text === text) return k.value;
+    const value = options.freeze === true ? deepFreeze(shareFrozen(parse(text, k), k?.value)) : parse(text, k);
     this.kept.set(path, { text, value });
     return value;
   }

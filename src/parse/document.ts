@@ -9,11 +9,12 @@
  */
 import { load as loadYaml, parseEvents, CORE_SCHEMA, YAMLException } from 'js-yaml';
 import { createRequire } from 'node:module';
-import { LONE_SURROGATE, parseJsonInput } from '../canonical/strict-json.ts';
+import { LONE_SURROGATE, parseJsonInput, readJsonInputAt } from '../canonical/strict-json.ts';
 import { ToolgateError, type SourceAt } from '../errors.ts';
 import { lazyLocator, pointer, type Locate, type PathSegment } from './locator.ts';
 import { piecesOfValue, planPieces, readInPieces, type PieceCache, type PiecePlan, type YamlPiece } from './yaml-pieces.ts';
 import { mayHoldAlias } from './yaml-scan.ts';
+import { spliceJson } from './json-splice.ts';
 
 export { pointer, type PathSegment } from './locator.ts';
 
@@ -37,6 +38,8 @@ export interface ParseOptions {
   readonly pieces?: PieceCache;
   /** The plan of an earlier version of the text (`ParsedDocument.plan`), so only what changed is cut again. */
   readonly previousPlan?: PiecePlan;
+  /** An earlier version of a JSON text and the value it was read as here, so only the member an edit falls in is read again (./json-splice.ts). */
+  readonly previousJson?: { readonly text: string; readonly value: unknown };
 }
 
 export function isYamlFile(file: string): boolean {
@@ -45,7 +48,8 @@ export function isYamlFile(file: string): boolean {
 
 /** Parses text as JSON (by `.json` extension or `format`) or YAML; throws PARSE_ERROR with a location. */
 export function parseText(file: string, text: string, format: 'json' | 'yaml' = isYamlFile(file) ? 'yaml' : 'json', options: ParseOptions = {}): ParsedDocument {
-  return format === 'json' ? parseJson(file, text) : parseYaml(file, text, options.pieces, options.previousPlan);
+  if (format === 'yaml') return parseYaml(file, text, options.pieces, options.previousPlan);
+  return (options.previousJson && splicedJson(file, text, options.previousJson)) || parseJson(file, text);
 }
 
 function lineColAt(text: string, offset: number): { line: number; col: number } {
@@ -67,6 +71,36 @@ function parseJson(file: string, text: string): ParsedDocument {
   const locate = lazyLocator(file, text);
   if (MAY_HOLD_NON_ASCII.test(text)) refuseNfcCollisions(value, locate);
   return { file, value, locate };
+}
+
+/** The JSON document read from its previous version when an edit falls within one member (./json-splice.ts); undefined for a full read. */
+function splicedJson(file: string, text: string, previous: { readonly text: string; readonly value: unknown }): ParsedDocument | undefined {
+  const read = (t: string, start: number, depth: number) => {
+    try {
+      return readJsonInputAt(t, start, depth, file);
+    } catch {
+      return undefined;
+    }
+  };
+  const spliced = spliceJson(previous, text, read);
+  if (spliced === undefined) return undefined;
+  const { path, start, end } = spliced.member;
+  const locate = lazyLocator(file, text);
+  // The rest of the text passed these when it was read before; a fault in the member is left to the full read to place.
+  if (MAY_HOLD_NON_ASCII.test(text.slice(start, end))) {
+    try {
+      refuseNfcCollisions(memberOf(spliced.value, path), locate);
+    } catch {
+      return undefined;
+    }
+  }
+  return { file, value: spliced.value, locate };
+}
+
+function memberOf(value: unknown, path: readonly (string | number)[]): unknown {
+  let at = value;
+  for (const key of path) at = (at as Record<string | number, unknown>)[key];
+  return at;
 }
 
 function parseYaml(file: string, text: string, cache?: PieceCache, previousPlan?: PiecePlan): ParsedDocument {

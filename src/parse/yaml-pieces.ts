@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
+import { commonHead, commonTail } from './common-ends.ts';
 import { itemRuns, lineEnd, mayHoldAlias, notPlain, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
@@ -145,27 +146,6 @@ function holdsKeyLine(lines: string): boolean {
     if (c !== 32 && c !== 35 && c !== 10 && c !== 13) return true;
   }
   return false;
-}
-
-/*
- * How many characters two texts share at their start, and at their end (at most `most`), compared a
- * block at a time: comparing slices runs at memory speed, a loop over characters ten times slower.
- */
-const BLOCKS = [65536, 4096, 256];
-
-function commonHead(a: string, b: string): number {
-  const most = Math.min(a.length, b.length);
-  let n = 0;
-  for (const step of BLOCKS) while (n + step <= most && a.slice(n, n + step) === b.slice(n, n + step)) n += step;
-  while (n < most && a.charCodeAt(n) === b.charCodeAt(n)) n++;
-  return n;
-}
-
-function commonTail(a: string, b: string, most: number): number {
-  let n = 0;
-  for (const step of BLOCKS) while (n + step <= most && a.slice(a.length - n - step, a.length - n) === b.slice(b.length - n - step, b.length - n)) n += step;
-  while (n < most && a.charCodeAt(a.length - 1 - n) === b.charCodeAt(b.length - 1 - n)) n++;
-  return n;
 }
 
 /**

@@ -41,7 +41,8 @@ export function isDeepFrozen(value: unknown): boolean {
  * `next` did, and a recompile's caches keyed by object (a tool's contract key, the catalog digest's
  * member texts) hold for every part a save left alone. Members of an object are matched by key; of
  * an array by position, after the longest prefix and suffix that match when the lengths differ.
- * `next` is rewritten in place; `previous` is returned when nothing in it changed.
+ * `next` is rewritten in place; `previous` is returned when nothing in it changed. `next` may hold
+ * parts of `previous` already (a JSON text read from its previous version, src/parse/json-splice.ts).
  */
 export function shareFrozen<T>(next: T, previous: unknown): T {
   if (!isDeepFrozen(previous)) return next;
@@ -63,7 +64,7 @@ function share(next: unknown, previous: unknown): unknown {
     if (v !== next[k]) {
       Object.defineProperty(next, k, { value: v, writable: true, enumerable: true, configurable: true });
       kept.push(v as object);
-    }
+    } else if (v === previous[k] && typeof v === 'object' && v !== null) kept.push(v);
     if (same && (previousKeys[i] !== k || !Object.is(v, previous[k]))) same = false;
   }
   return same ? previous : adopted(next, kept);
@@ -73,7 +74,11 @@ function shareItems(next: unknown[], previous: readonly unknown[]): unknown {
   const kept: object[] = [];
   const item = (i: number, p: number): boolean => {
     const v = share(next[i], previous[p]);
-    if (v === next[i]) return Object.is(v, previous[p]);
+    if (v === next[i]) {
+      // Already the previous part (a value read from the previous one): it is deep-frozen with it.
+      if (v === previous[p] && typeof v === 'object' && v !== null) kept.push(v);
+      return Object.is(v, previous[p]);
+    }
     next[i] = v;
     kept.push(v as object);
     return true;

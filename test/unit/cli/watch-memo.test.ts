@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { parseCatalog } from '../../../src/catalog/parse.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { ConnectomeMemo, InputMemo } from '../../../src/cli/watch-memo.ts';
+import type { Catalog } from '../../../src/catalog/types.ts';
+import { isDeepFrozen } from '../../../src/compile/incremental/frozen-inputs.ts';
 
 const catalogText = readFileSync(new URL('../../../examples/fleet/catalog.json', import.meta.url), 'utf8');
 const parse = (text: string) => parseCatalog('catalog.json', text);
@@ -23,6 +25,20 @@ describe('InputMemo', () => {
     expect(edited).not.toBe(catalogText);
     expect(memo.parsed('c.json', edited, counted)).not.toBe(a);
     expect(parses).toBe(2);
+  });
+});
+
+describe('InputMemo with a catalog read from its previous version', () => {
+  it('keeps the servers a save left alone as the objects read before, and the whole value deep-frozen', () => {
+    const memo = new InputMemo();
+    const read = (text: string, previous?: { readonly text: string; readonly value: Catalog }) => parseCatalog('catalog.json', text, previous ? { previousJson: previous } : {});
+    const a = memo.parsed('c.json', catalogText, read, { freeze: true });
+    const b = memo.parsed('c.json', described(), read, { freeze: true });
+    expect(b).toEqual(parse(described()));
+    const changed = b.servers.filter((s, i) => s !== a.servers[i]);
+    expect(changed.length).toBe(1);
+    expect(isDeepFrozen(b)).toBe(true);
+    expect(Object.isFrozen(changed[0]!.tools![0])).toBe(true);
   });
 });
 

@@ -6,6 +6,8 @@
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText, type ParseOptions } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
+import type { PiecePlan, YamlPiece } from '../parse/yaml-pieces.ts';
+import { accessKey, recheckRows, type RowsChecked } from './row-checks.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from './types.ts';
 
 interface RawManifest {
@@ -39,25 +41,32 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
   const policyIds = uniqueIds(policies.map((p) => p.id), 'policy', (i) => doc.locate(['policies', i, 'id']), faults.dup);
 
   const grants = raw.grants ?? [];
-  // Per agent, its tools: no key string is built per row (a few hundred thousand of them at scale).
-  const seenGrant = new Map<string, Map<string, number>>();
-  grants.forEach((g, i) => {
-    if (!agentIds.has(g.agent)) faults.dangling.push({ at: doc.locate(['grants', i, 'agent']), text: `grant names unknown agent ${JSON.stringify(g.agent)}` });
-    let tools = seenGrant.get(g.agent);
-    if (tools === undefined) seenGrant.set(g.agent, (tools = new Map()));
-    const prev = tools.get(g.tool);
-    if (prev !== undefined) faults.dup.push({ at: doc.locate(['grants', i]), text: `grant ${g.agent} -> ${g.tool} is listed twice (first at grants[${prev}])` });
-    else tools.set(g.tool, i);
-  });
-
   const dataAccess = raw.data_access ?? [];
-  const seenAccess = new Map<string, number>();
-  dataAccess.forEach((d, i) => {
-    const key = `${d.tool}\u0000${d.resource}\u0000${d.mode}`;
-    const prev = seenAccess.get(key);
-    if (prev !== undefined) faults.dup.push({ at: doc.locate(['data_access', i]), text: `data_access ${d.tool} ${d.mode} ${d.resource} is listed twice (first at data_access[${prev}])` });
-    else seenAccess.set(key, i);
-  });
+  // Read in pieces after a clean read: only the rows read now are checked (./row-checks.ts).
+  const grantRuns = doc.pieces ? runsOf(doc.pieces, 'grants', grants) : undefined;
+  const accessRuns = doc.pieces ? runsOf(doc.pieces, 'data_access', dataAccess) : undefined;
+  const before = options.previousPlan ? rowsChecked.get(options.previousPlan) : undefined;
+  let rows = before && grantRuns && accessRuns ? recheckRows(before, agentIds, grantRuns, accessRuns) : undefined;
+  if (rows === undefined) {
+    // Per agent, its tools: no key string is built per row (a few hundred thousand of them at scale).
+    const seenGrant = new Map<string, Map<string, number>>();
+    grants.forEach((g, i) => {
+      if (!agentIds.has(g.agent)) faults.dangling.push({ at: doc.locate(['grants', i, 'agent']), text: `grant names unknown agent ${JSON.stringify(g.agent)}` });
+      let tools = seenGrant.get(g.agent);
+      if (tools === undefined) seenGrant.set(g.agent, (tools = new Map()));
+      const prev = tools.get(g.tool);
+      if (prev !== undefined) faults.dup.push({ at: doc.locate(['grants', i]), text: `grant ${g.agent} -> ${g.tool} is listed twice (first at grants[${prev}])` });
+      else tools.set(g.tool, i);
+    });
+    const seenAccess = new Map<string, number>();
+    dataAccess.forEach((d, i) => {
+      const key = accessKey(d);
+      const prev = seenAccess.get(key);
+      if (prev !== undefined) faults.dup.push({ at: doc.locate(['data_access', i]), text: `data_access ${d.tool} ${d.mode} ${d.resource} is listed twice (first at data_access[${prev}])` });
+      else seenAccess.set(key, i);
+    });
+    if (grantRuns && accessRuns) rows = { agentIds, grantRuns, grantTools: seenGrant, accessRuns, accessKeys: seenAccess };
+  }
 
   const governedBy: GovernedBy[] = [];
   for (const [target, items] of Object.entries(raw.governed_by ?? {})) {
@@ -85,6 +94,7 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
     }
   }
 
+  if (rows !== undefined && doc.plan) rowsChecked.set(doc.plan, rows);
   return {
     file,
     ...(raw.instance_id !== undefined ? { instance_id: raw.instance_id } : {}),
@@ -99,6 +109,18 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
     ...(doc.plan ? { piecePlan: doc.plan } : {}),
     locate: (path) => doc.locate(path),
   };
+}
+
+/** The checks of the rows of a manifest read in pieces, by its plan: the next read, given that plan, starts from them. */
+const rowsChecked = new WeakMap<PiecePlan, RowsChecked>();
+
+/** A sequence section's runs of rows as the pieces hold them, or undefined when they are not the section's rows exactly. */
+function runsOf<T>(pieces: readonly YamlPiece[], key: string, rows: readonly T[]): (readonly T[])[] | undefined {
+  const runs = pieces.filter((p) => p.key === key).map((p) => p.value);
+  if (!runs.every((r): r is T[] => Array.isArray(r))) return undefined;
+  let n = 0;
+  for (const r of runs) n += r.length;
+  return n === rows.length ? runs : undefined;
 }
 
 function uniqueIds(ids: string[], what: string, at: (i: number) => SourceAt, faults: Fault[]): Set<string> {

@@ -12,6 +12,7 @@ import { checkTemplateVars } from './template-vars.ts';
 import { termNeeds, type OrderCtx, orderBody, prepareNested } from './compiler-order.ts';
 import { foldRule } from './compiler-fold.ts';
 import type { Literal, Loc, Module, Rule, Term } from './ast.ts';
+import type { IndexCond } from './ruleindex.ts';
 import { RegoError } from './errors.ts';
 import './builtins/index.ts';
 
@@ -31,6 +32,11 @@ export interface CRule {
   /** Number of terms in the rule's head ref (1 for `p`, 3 for `p.q[x]`). */
   refLen: number;
   loc: Loc;
+  /**
+   * The branch's rule index conditions (ruleindex.ts), worked out on its first evaluation. Kept on
+   * the rule, not in a weak map: they are read on every call of a function.
+   */
+  indexConds: readonly IndexCond[] | undefined;
 }
 
 export interface DataNode {
@@ -250,6 +256,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
       nslots: 0,
       refLen: r.ref.length,
       loc: e.loc,
+      indexConds: undefined,
     } as CRule;
   });
   const out: CRule = {
@@ -265,6 +272,7 @@ function compileRule(r: Rule, ctx: ResolveCtx, pkg: string[], consts: string[], 
     nslots: 0,
     refLen: r.ref.length,
     loc: r.loc,
+    indexConds: undefined,
   };
   checkDeclsUsed(ctx);
   checkTemplateVars(ctx, { terms: [...args, ...restR, value, ...(key ? [key] : []), ...elses.map((e) => e.value)], bodies: [body, ...elses.map((e) => e.body)] });

@@ -4,7 +4,7 @@
  * terms) computed without continuations. Anything else answers GENERAL and takes the general path.
  */
 import { type Frame, GENERAL, type Direct, childOf } from './eval-support.ts';
-import { dataRefPlan, candidateRules, hasOneDefinition, callsFirst, dynamicKeys, objectPlan, lookupAfterBuiltins, operandHoldsCall } from './eval-plans.ts';
+import { dataRefPlan, candidateRules, hasOneDefinition, indexedByFirstArg, callsFirst, dynamicKeys, objectPlan, lookupAfterBuiltins, operandHoldsCall } from './eval-plans.ts';
 import type { Term } from './ast.ts';
 import { type BuiltinFn, lookupBuiltin } from './builtins/registry.ts';
 import type { CRule } from './compiler.ts';
@@ -167,7 +167,15 @@ function directData(ev: Evaluator, t: Term & { type: 'ref' }, f: Frame, keys: re
  */
 type CallPlan =
   | { readonly kind: 'builtin'; readonly fn: BuiltinFn; readonly order: readonly number[] | undefined }
-  | { readonly kind: 'func'; readonly funcs: ReadonlyMap<string, CRule[]>; readonly path: string; readonly rules: readonly CRule[]; readonly order: readonly number[] | undefined }
+  | {
+      readonly kind: 'func';
+      readonly funcs: ReadonlyMap<string, CRule[]>;
+      readonly path: string;
+      readonly rules: readonly CRule[];
+      readonly order: readonly number[] | undefined;
+      /** Whether every call is computed whole (one definition besides the default), when the arguments do not pick the definitions; undefined when they do. */
+      readonly whole: boolean | undefined;
+    }
   | { readonly kind: 'general'; readonly funcs: ReadonlyMap<string, CRule[]> };
 
 const CALL_PLANS = new WeakMap<Term, CallPlan>();
@@ -181,7 +189,10 @@ function callPlan(ev: Evaluator, t: Term & { type: 'call' }): CallPlan {
   plan = { kind: 'general', funcs };
   if (target?.kind === 'func') {
     const rules = funcs.get(target.path);
-    if (rules !== undefined && !funcOutputMarks.has(t)) plan = { kind: 'func', funcs, path: target.path, rules, order: callsFirst(t.args, t) };
+    if (rules !== undefined && !funcOutputMarks.has(t)) {
+      const whole = indexedByFirstArg(rules) ? undefined : hasOneDefinition(rules);
+      plan = { kind: 'func', funcs, path: target.path, rules, order: callsFirst(t.args, t), whole };
+    }
   } else if (target?.kind === 'builtin') {
     const def = lookupBuiltin(target.name);
     // an output argument, a relation, print and nondeterministic builtins take the general path
@@ -202,6 +213,7 @@ export function directCall(ev: Evaluator, t: Term & { type: 'call' }, f: Frame):
   if (plan.kind === 'func') {
     // only the definitions these arguments can match count (the others yield nothing); with several
     // the caller must run on the first value before the others are checked for a conflict
+    if (plan.whole !== undefined) return plan.whole ? funcValue(ev, plan.path, plan.rules, plan.rules, vals) : GENERAL;
     const candidates = candidateRules(plan.rules, vals);
     if (!hasOneDefinition(candidates)) return GENERAL;
     return funcValue(ev, plan.path, plan.rules, candidates, vals);

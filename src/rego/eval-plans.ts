@@ -166,6 +166,17 @@ const FIRST_ARG_INDEX = new WeakMap<readonly CRule[], Map<unknown, CRule[]> | nu
  * only fail to unify its arguments. (Scalars have one canonical form each, so a Map finds them.)
  */
 export function candidateRules(rules: readonly CRule[], vals: readonly Value[]): readonly CRule[] {
+  const index = firstArgIndex(rules);
+  if (index === null) return rules;
+  return index.get(vals[0]) ?? (index.get(NO_MATCH) as CRule[]);
+}
+
+/** Whether candidateRules picks among a function's definitions by its first argument (else it answers them all). */
+export function indexedByFirstArg(rules: readonly CRule[]): boolean {
+  return firstArgIndex(rules) !== null;
+}
+
+function firstArgIndex(rules: readonly CRule[]): Map<unknown, CRule[]> | null {
   let index = FIRST_ARG_INDEX.get(rules);
   if (index === undefined) {
     index = null;
@@ -187,8 +198,7 @@ export function candidateRules(rules: readonly CRule[], vals: readonly Value[]):
     }
     FIRST_ARG_INDEX.set(rules, index);
   }
-  if (index === null) return rules;
-  return index.get(vals[0]) ?? (index.get(NO_MATCH) as CRule[]);
+  return index;
 }
 
 /** The index entry of the arguments no definition's constant matches. */

@@ -34,16 +34,9 @@ export interface IndexCond {
   readonly value?: Value;
 }
 
-const cache = new WeakMap<CRule, readonly IndexCond[]>();
-
 /** The index conditions of one branch (a rule body or one of its `else` bodies), computed once. */
 export function branchConditions(r: CRule, root: DataNode): readonly IndexCond[] {
-  let c = cache.get(r);
-  if (c === undefined) {
-    c = computeConditions(r, root);
-    cache.set(r, c);
-  }
-  return c;
+  return (r.indexConds ??= computeConditions(r, root));
 }
 
 function isVirtual(root: DataNode, path: readonly Value[]): boolean {

@@ -349,6 +349,20 @@ export class ObjectValue {
     return this.entries().map((e) => e[0]);
   }
 
+  /** The object without the keys `drop` holds (object.remove), a small one's pairs copied from its flat array. */
+  without(drop: { has(k: Value): boolean }): ObjectValue {
+    const out = new ObjectValue();
+    const flat = this.flat;
+    if (flat !== undefined) {
+      const kept: (Scalar | Value)[] = [];
+      for (let i = 0; i < flat.length; i += 2) if (!drop.has(flat[i] as Scalar)) kept.push(flat[i] as Scalar, flat[i + 1] as Value);
+      out.flat = kept;
+    }
+    if (this.prim !== undefined) for (const [k, v] of this.prim) if (!drop.has(k)) out.set(k, v);
+    if (this.comp !== undefined) for (const [k, v] of this.comp.values()) if (!drop.has(k)) out.set(k, v);
+    return out;
+  }
+
   /** Entries in insertion order (cheaper; use when order does not matter). */
   *unordered(): Iterable<readonly [Value, Value]> {
     yield* this.scalarEntries();

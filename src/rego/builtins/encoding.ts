@@ -8,7 +8,7 @@ import { fromJSON, toJSON } from '../value-json.ts';
 import { registerBuiltins, type BuiltinDef } from './registry.ts';
 import { BuiltinError, arg, builtinError, elementError, obj, oneOfError, str } from './args.ts';
 import { JsonSyntaxError, marshalIndent, marshalJson, parseJsonValue } from './lib/json.ts';
-import { decodeGoBase64, GoBase64Error } from './lib/gobase64.ts';
+import { asciiFromRawBase64url, decodeGoBase64, GoBase64Error } from './lib/gobase64.ts';
 import { goDecode as goUtf8Decode } from './lib/gourl-bytes.ts';
 
 // `yaml` loads on the first yaml.* call, not with the engine: importing it costs ~100 ms per run.
@@ -230,6 +230,8 @@ export const ENCODING_BUILTINS: BuiltinDef[] = [
     fn: (a) => {
       // OPA accepts padded and unpadded input.
       const s = str('base64url.decode', a, 0);
+      const ascii = asciiFromRawBase64url(s);
+      if (ascii !== undefined) return ascii;
       if (!B64URL.test(s) && !B64URL_RAW.test(s)) {
         // as OPA: unpadded input is padded first (RFC 7515 Appendix C), then Go's URLEncoding decodes it
         const n = Buffer.byteLength(s, 'utf8') % 4;

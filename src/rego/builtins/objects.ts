@@ -97,10 +97,7 @@ export const OBJECT_BUILTINS: BuiltinDef[] = [
     arity: 2,
     fn: (a) => {
       const o = obj('object.remove', a, 0);
-      const keys = keySet('object.remove', arg(a, 1));
-      const out = new ObjectValue();
-      for (const [k, v] of o.unordered()) if (!keys.has(k)) out.set(k, v);
-      return out;
+      return o.without(keySet('object.remove', arg(a, 1)));
     },
   },
   {

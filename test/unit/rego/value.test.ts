@@ -71,6 +71,20 @@ describe('OPA total order and equality', () => {
     );
   });
 
+  it('an object without some keys holds every other entry, for small (flat), large and composite-keyed objects (property)', () => {
+    const keys = fc.oneof(scalar, value, fc.constantFrom('k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'k7', 'k8', 'k9'));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keys, value), { maxLength: 14 }), fc.array(keys, { maxLength: 4 }), (es, drop) => {
+        const o = new ObjectValue(es);
+        const gone = new SetValue(drop);
+        const expected = new ObjectValue([...o.unordered()].filter(([k]) => !gone.has(k)));
+        const got = o.without(gone);
+        expect(valueEquals(got, expected)).toBe(true);
+        expect(got.size).toBe(expected.size);
+      }),
+    );
+  });
+
   it('compares strings by code point (UTF-8 order), not UTF-16 units', () => {
     expect(compareValues('\uE000', '\u{1F600}')).toBe(-1);
   });

@@ -107,3 +107,31 @@ export function decodePemBlocks(text: string): PemBlock[] {
     }
   }
 }
+
+/**
+ * The text of unpadded base64url (the URL alphabet only, a length that is not 1 more than a multiple
+ * of four) when every byte it decodes to is ASCII; otherwise undefined, and the caller decodes bytes.
+ * Left-over bits of the last group are dropped, as Go's (non-strict) decoder and Node's do. A JWT
+ * segment is such text: decoding it here spares a Buffer and a UTF-8 decoder per call.
+ */
+export function asciiFromRawBase64url(s: string): string | undefined {
+  const n = s.length;
+  if (n % 4 === 1) return undefined;
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    const d = c < 128 ? (URL[c] as number) : -1;
+    if (d < 0) return undefined;
+    acc = ((acc << 6) | d) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const b = (acc >> bits) & 0xff;
+      if (b >= 0x80) return undefined;
+      out += String.fromCharCode(b);
+    }
+  }
+  return out;
+}

@@ -73,13 +73,19 @@ export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index:
   const byTool = new Map<string, ResolvedGrant[]>();
   for (const a of manifest.agents) byAgent.set(a.id, new Map());
   const resolved: ResolvedGrant[] = new Array(manifest.grants.length);
+  // Where each grant read so far is, from the first duplicate on: a manifest of many stays linear.
+  let placed: Map<ResolvedGrant, number> | undefined;
   manifest.grants.forEach((g, index) => {
     const key = resolveRef(g.tool, index);
     const rg = resolvedGrant(g, key);
     resolved[index] = rg;
+    placed?.set(rg, index);
     const tools = byAgent.get(g.agent)!;
     const first = tools.get(key);
-    if (first !== undefined) duplicate(index, resolved.indexOf(first), first);
+    if (first !== undefined) {
+      placed ??= new Map(resolved.slice(0, index + 1).map((r, i) => [r, i]));
+      duplicate(index, placed.get(first)!, first);
+    }
     tools.set(key, rg);
     const list = byTool.get(key);
     if (list === undefined) byTool.set(key, [rg]);

@@ -37,6 +37,9 @@ export interface SplicedMember {
 
 export type MemberReader = (text: string, start: number, depth: number) => { value: unknown; end: number } | undefined;
 
+/** How many members out from the edit are tried before the whole text is read. */
+const MAX_TRIES = 8;
+
 const isSpace = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
 /** The offset just after the string whose opening quote is at `at` (the text's length when it is not closed). */
@@ -127,7 +130,8 @@ export function spliceJson(previous: { readonly text: string; readonly value: un
   const tail = commonTail(before, text, Math.min(before.length, text.length) - head);
   // Through the first differing character: a member that begins there is found too.
   const levels = openAt(before, Math.min(head + 1, before.length));
-  for (let d = levels.length - 1; d >= 1; d--) {
+  // Each try reads its member, which holds the last one's: past a few, reading the whole text is as quick.
+  for (let d = levels.length - 1; d >= Math.max(1, levels.length - MAX_TRIES); d--) {
     const level = levels[d]!;
     if (level.valueStart === -1) continue;
     const start = level.valueStart;

@@ -112,4 +112,24 @@ describe('grant indexes from the previous estate', () => {
     const last = next.estate.grantsByAgent.get('agent-29')!.get(tool((4499 * 7) % 200))!;
     expect(next.estate.grantIndex(last)).toBe(4500);
   });
+
+  it('names where each duplicated tool was first granted, and stays quick when thousands are duplicated', () => {
+    // Each agent is granted tool_k twice: once by its bare name (unique to srv-0 here) and once qualified.
+    const single = parseCatalog('catalog.json', JSON.stringify({ servers: [{ name: 'srv-0', tools: Array.from({ length: 4000 }, (_, t) => ({ name: `tool_${t}`, inputSchema: { type: 'object' } })) }] }));
+    const lines = Array.from({ length: 4000 }, (_, t) => `  - {agent: agent-0, tool: "tool_${t}"}\n  - {agent: agent-0, tool: "srv-0::tool_${t}"}\n`);
+    const manifest = parseManifest('m.yaml', text(lines, 1));
+    const t0 = performance.now();
+    const details = (() => {
+      try {
+        buildEstate(manifest, single);
+      } catch (e) {
+        return (e as { details: string[] }).details;
+      }
+      throw new Error('expected the duplicates to be refused');
+    })();
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(details.length).toBe(4000);
+    expect(details[0]).toContain('duplicates grants[0] (same tool srv-0::tool_0)');
+    expect(details[3999]).toContain('duplicates grants[7998] (same tool srv-0::tool_3999)');
+  });
 });

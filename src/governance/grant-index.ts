@@ -7,6 +7,7 @@
  * the manifest, so a grant written above a kept run does not touch it; `position` finds it.
  */
 import type { Grant, Manifest } from '../manifest/types.ts';
+import { rowRuns } from '../manifest/row-runs.ts';
 
 export interface ResolvedGrant extends Grant {
   readonly tool_key: string;
@@ -58,9 +59,7 @@ function resolvedGrant(g: Grant, tool_key: string): ResolvedGrant {
 
 /** The manifest's grants as the runs it was read in, or undefined when it was not read so. */
 function grantRuns(manifest: Manifest): (readonly Grant[])[] | undefined {
-  const runs = manifest.pieces?.filter((p) => p.key === 'grants');
-  if (runs === undefined || runs.length === 0 || runs.some((p) => p.kind !== 'items' || !Array.isArray(p.value))) return undefined;
-  return runs.map((p) => p.value as Grant[]);
+  return manifest.pieces ? rowRuns(manifest.pieces, 'grants', manifest.grants) : undefined;
 }
 
 /**

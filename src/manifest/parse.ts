@@ -6,7 +6,8 @@
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
 import { parseText, type ParseOptions } from '../parse/document.ts';
 import { validateAgainstSchema } from '../parse/schema.ts';
-import type { PiecePlan, YamlPiece } from '../parse/yaml-pieces.ts';
+import type { PiecePlan } from '../parse/yaml-pieces.ts';
+import { rowRuns } from './row-runs.ts';
 import { accessKey, recheckRows, type RowsChecked } from './row-checks.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from './types.ts';
 
@@ -43,8 +44,8 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
   const grants = raw.grants ?? [];
   const dataAccess = raw.data_access ?? [];
   // Read in pieces after a clean read: only the rows read now are checked (./row-checks.ts).
-  const grantRuns = doc.pieces ? runsOf(doc.pieces, 'grants', grants) : undefined;
-  const accessRuns = doc.pieces ? runsOf(doc.pieces, 'data_access', dataAccess) : undefined;
+  const grantRuns = doc.pieces ? rowRuns(doc.pieces, 'grants', grants) : undefined;
+  const accessRuns = doc.pieces ? rowRuns(doc.pieces, 'data_access', dataAccess) : undefined;
   const before = options.previousPlan ? rowsChecked.get(options.previousPlan) : undefined;
   let rows = before && grantRuns && accessRuns ? recheckRows(before, agentIds, grantRuns, accessRuns) : undefined;
   if (rows === undefined) {
@@ -113,15 +114,6 @@ export function parseManifest(file: string, text: string, options: ParseOptions 
 
 /** The checks of the rows of a manifest read in pieces, by its plan: the next read, given that plan, starts from them. */
 const rowsChecked = new WeakMap<PiecePlan, RowsChecked>();
-
-/** A sequence section's runs of rows as the pieces hold them, or undefined when they are not the section's rows exactly. */
-function runsOf<T>(pieces: readonly YamlPiece[], key: string, rows: readonly T[]): (readonly T[])[] | undefined {
-  const runs = pieces.filter((p) => p.key === key).map((p) => p.value);
-  if (!runs.every((r): r is T[] => Array.isArray(r))) return undefined;
-  let n = 0;
-  for (const r of runs) n += r.length;
-  return n === rows.length ? runs : undefined;
-}
 
 function uniqueIds(ids: string[], what: string, at: (i: number) => SourceAt, faults: Fault[]): Set<string> {
   const seen = new Map<string, number>();

@@ -84,23 +84,17 @@ function splicedJson(file: string, text: string, previous: { readonly text: stri
   };
   const spliced = spliceJson(previous, text, read);
   if (spliced === undefined) return undefined;
-  const { path, start, end } = spliced.member;
+  const { start, end } = spliced.member;
   const locate = lazyLocator(file, text);
   // The rest of the text passed these when it was read before; a fault in the member is left to the full read to place.
   if (MAY_HOLD_NON_ASCII.test(text.slice(start, end))) {
     try {
-      refuseNfcCollisions(memberOf(spliced.value, path), locate);
+      refuseNfcCollisions(spliced.member.value, locate);
     } catch {
       return undefined;
     }
   }
   return { file, value: spliced.value, locate };
-}
-
-function memberOf(value: unknown, path: readonly (string | number)[]): unknown {
-  let at = value;
-  for (const key of path) at = (at as Record<string | number, unknown>)[key];
-  return at;
 }
 
 function parseYaml(file: string, text: string, cache?: PieceCache, previousPlan?: PiecePlan): ParsedDocument {

@@ -28,9 +28,9 @@ interface Level {
   expectKey: boolean;
 }
 
+/** The member read anew: its value, and where its text lies in the new text. */
 export interface SplicedMember {
-  /** The path from the document's root to the member read anew. */
-  readonly path: readonly (string | number)[];
+  readonly value: unknown;
   readonly start: number;
   readonly end: number;
 }
@@ -152,7 +152,7 @@ export function spliceJson(previous: { readonly text: string; readonly value: un
     }
     let value = member.value;
     for (let k = d - 1; k >= 0; k--) value = withMember(containers[k], path[k]!, value);
-    return { value, member: { path, start, end: member.end } };
+    return { value, member: { value: member.value, start, end: member.end } };
   }
   return undefined;
 }

@@ -91,19 +91,45 @@ function resolvedAccess(d: DataAccess, resource: string, tool_key: string, index
   return ra;
 }
 
-export function buildEstate(manifest: Manifest, catalog: Catalog, options: BuildEstateOptions = {}): Estate {
+/** The catalog's tools by key, and the keys of each bare tool name, sorted. */
+function catalogTools(catalog: Catalog): { tools: Map<string, ToolNode>; exposedByName: Map<string, string[]> } {
   const tools = new Map<string, ToolNode>();
   const exposedByName = new Map<string, string[]>();
-  const resources = new Set<string>();
   for (const server of catalog.servers) {
     for (const t of server.tools ?? []) {
       const key = toolKey(server.name, t.name);
       tools.set(key, { key, server: server.name, name: t.name, exposed: true, contract: t });
       push(exposedByName, t.name, key);
     }
-    for (const r of server.resources ?? []) resources.add(resourceKey(r.uri));
   }
   for (const list of exposedByName.values()) list.sort();
+  return { tools, exposedByName };
+}
+
+/** The tool maps a drift node was added to (see `resolveRef`). */
+const withDrift = new WeakSet<ReadonlyMap<string, ToolNode>>();
+
+/**
+ * The previous estate's tool maps when its catalog is this very one and its tool map holds nothing
+ * but the catalog's tools (no drift node was added to it), else none. Both maps are only read after
+ * they are built, but for a drift node, which is added to a copy (see `resolveRef`).
+ */
+function keptCatalogTools(previous: Estate | undefined, catalog: Catalog): { tools: ReadonlyMap<string, ToolNode>; exposedByName: ReadonlyMap<string, readonly string[]> } | undefined {
+  if (previous === undefined || previous.catalog !== catalog) return undefined;
+  let count = 0;
+  for (const server of catalog.servers) count += server.tools?.length ?? 0;
+  return previous.tools.size === count && !withDrift.has(previous.tools) ? { tools: previous.tools, exposedByName: previous.exposedByName } : undefined;
+}
+
+export function buildEstate(manifest: Manifest, catalog: Catalog, options: BuildEstateOptions = {}): Estate {
+  const kept = keptCatalogTools(options.previous, catalog);
+  const built = kept ?? catalogTools(catalog);
+  // A shared map is copied before a drift node is added to it.
+  let tools = built.tools as Map<string, ToolNode>;
+  let toolsShared = kept !== undefined;
+  const exposedByName = built.exposedByName;
+  const resources = new Set<string>();
+  for (const server of catalog.servers) for (const r of server.resources ?? []) resources.add(resourceKey(r.uri));
 
   const notices: Notice[] = [];
   const ambiguous: { at: SourceAt; text: string }[] = [];
@@ -148,6 +174,11 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
       return ref;
     }
     const sep = ref.indexOf('::');
+    if (toolsShared) {
+      tools = new Map(tools);
+      toolsShared = false;
+    }
+    withDrift.add(tools);
     tools.set(ref, { key: ref, server: sep === -1 ? null : ref.slice(0, sep), name: sep === -1 ? ref : ref.slice(sep + 2), exposed: false });
     notices.push({ kind: 'DRIFT', at: manifest.locate(path), message: `${path.join('.')} names tool ${JSON.stringify(ref)}, which no server in the catalog exposes` });
     return ref;

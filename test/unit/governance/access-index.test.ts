@@ -59,8 +59,11 @@ describe('the data access index from the previous estate', () => {
             [g, r] = onRows ? [g, list] : [list, r];
             const t = text(g, r);
             const afresh = build(t, cache, undefined, catalogs[c]!);
+            const previousView = previous && view({ estate: previous });
             const again = build(t, cache, previous, catalogs[c]!);
             expect(view(again)).toEqual(view(afresh));
+            // What the next estate shares with the previous one is left as it was.
+            if (previous) expect(view({ estate: previous })).toEqual(previousView);
             if ('estate' in again) {
               previous = again.estate;
               cache = new Map([...cache, ...cacheOf(again)]);
@@ -85,5 +88,25 @@ describe('the data access index from the previous estate', () => {
     if (!('estate' in renamed)) throw new Error(renamed.error);
     expect(renamed.estate.accessByTool).not.toBe(first.estate.accessByTool);
     expect(renamed.estate.notices.some((n) => n.message.includes('srv-0::tool_7'))).toBe(true);
+  });
+
+  it('shares the tool map of the same catalog until a reference drifts, which goes to a copy', () => {
+    const first = build(text(['  - {agent: agent-0, tool: "srv-0::tool_0"}\n'], []), new Map(), undefined, catalogs[0]!);
+    if (!('estate' in first)) throw new Error(first.error);
+    const same = build(text(['  - {agent: agent-0, tool: "srv-0::tool_1"}\n'], []), cacheOf(first), first.estate, catalogs[0]!);
+    if (!('estate' in same)) throw new Error(same.error);
+    expect(same.estate.tools).toBe(first.estate.tools);
+    expect(same.estate.exposedByName).toBe(first.estate.exposedByName);
+    const drifted = build(text(['  - {agent: agent-0, tool: "gone::tool"}\n'], []), cacheOf(same), same.estate, catalogs[0]!);
+    if (!('estate' in drifted)) throw new Error(drifted.error);
+    expect(drifted.estate.tools.get('gone::tool')?.exposed).toBe(false);
+    expect(first.estate.tools.has('gone::tool')).toBe(false);
+    // The map holding a drift node is never shared on: the next estate without it has none.
+    const back = build(text(['  - {agent: agent-0, tool: "srv-0::tool_1"}\n'], []), cacheOf(drifted), drifted.estate, catalogs[0]!);
+    if (!('estate' in back)) throw new Error(back.error);
+    expect(back.estate.tools.has('gone::tool')).toBe(false);
+    // Another catalog object, even with equal text, is indexed anew.
+    const reread = build(text(['  - {agent: agent-0, tool: "srv-0::tool_1"}\n'], []), cacheOf(first), first.estate, catalogOf());
+    expect('estate' in reread && reread.estate.tools).not.toBe(first.estate.tools);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What a compile keeps so the next one recomputes only what a changed input touches: per exposed
  * tool a digest of its contract as the catalog gives it, its contract digest and where its three
- * encoded entries lie in the artifacts; per granted tool what its decisions read; per agent what
+ * encoded entries lie in the three members holding them, and where those lie in the artifacts; per granted tool what its decisions read; per agent what
  * its decisions read and where its two encoded decision maps lie; where the encoded connectome
  * edges lie; and what the next compile would otherwise read back from the artifacts (the policy
  * bundle's created_at and digest, the tarball's gzip chunks). The encoded pieces are not copied
@@ -13,6 +13,8 @@
 import type { ByteSegments } from '../../canonical/byte-segments.ts';
 import type { ResumableDigest, ResumablePartsDigest } from '../../canonical/resumable-sha256.ts';
 import type { GraphState, Profile } from '../../governance/types.ts';
+import type { ToolNode } from '../../governance/estate.ts';
+import type { ExposedTool } from '../policy-bundle.ts';
 import type { MemoNode } from './canonical-memo.ts';
 import type { Span } from './fragments.ts';
 
@@ -25,22 +27,29 @@ export interface TarballChunk {
 }
 
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
-export const COMPILE_STATE_VERSION = 5;
+export const COMPILE_STATE_VERSION = 6;
 
-/**
- * A tool's pieces. Each encoded entry is a `Span` of the artifact in a state; while a compile
- * assembles the artifacts (`ToolPieces<Uint8Array>`), it is the entry's bytes, fresh or copied.
- */
-export interface ToolPieces<Entry = Span> {
+/** A tool's pieces. Each encoded entry is a `Span` of its member (`ToolMembers`), not of the artifact. */
+export interface ToolPieces {
   /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged (kept as the text: hashing every tool's would cost more than keeping it). */
   readonly contract_key: string;
   readonly tool_contract_digest: string;
-  /** The policy bundle's `tools` entry in policy-bundle.json (absent when the bundle is toolgraph-v1). */
-  readonly bundle_entry?: Entry;
-  /** The data document's `tools` entry in data.json. */
-  readonly document: Entry;
-  /** The data document's `contracts` entry in data.json. */
-  readonly contract: Entry;
+  /** The tool's entry in the policy bundle's `tools` list (absent when the bundle is toolgraph-v1). */
+  readonly bundle_entry?: Span;
+  /** The tool's entry in the data document's `tools`. */
+  readonly document: Span;
+  /** The tool's entry in the data document's `contracts`. */
+  readonly contract: Span;
+}
+
+/** The three members made of one entry per exposed tool (tool-members.ts): as spans of their artifacts in a state. */
+export interface ToolMembers<Member = Span> {
+  /** The policy bundle's `tools` list in policy-bundle.json (absent when the bundle is toolgraph-v1). */
+  readonly bundle?: Member;
+  /** The data document's `tools` object in data.json. */
+  readonly documents: Member;
+  /** The data document's `contracts` object in data.json. */
+  readonly contracts: Member;
 }
 
 export interface AgentPieces {
@@ -95,6 +104,10 @@ export interface CompileState {
   readonly catalog_digest: string;
   readonly connectome_digest: string | null;
   readonly tools: ReadonlyMap<string, ToolPieces>;
+  /** Where the members holding the tools' entries lie. */
+  readonly tool_members: ToolMembers;
+  /** The exposed tools the members list and the estate tool map they were listed from, kept in memory only: the same map again lists the same tools. */
+  readonly exposed?: { readonly source: ReadonlyMap<string, ToolNode>; readonly tools: readonly ExposedTool[] };
   /** Per granted tool, everything its decisions read besides the agent (see decision-inputs.ts). */
   readonly decision_inputs: ReadonlyMap<string, string>;
   readonly agents: ReadonlyMap<string, AgentPieces>;

@@ -13,15 +13,13 @@
 import type { ByteSegments } from '../../canonical/byte-segments.ts';
 import { canonicalBytes, canonicalString, canonicalTextDigestHex, CanonicalText } from '../../canonical/json.ts';
 import { digestHex, textDigestHex } from '../../canonical/digest.ts';
-import { toolKey as toolKeyOf, type Catalog } from '../../catalog/types.ts';
+import type { Catalog } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
 import { decide, type AgentDecisions } from '../../governance/decisions.ts';
 import { bundleAgentText, dataAgentText } from '../decisions-json.ts';
-import { compileDataDocument, DATA_ROOT, toolDocument } from '../data-document.ts';
-import { toolContractDigest } from '../digests.ts';
-import { toolContracts } from '../gateway-data.ts';
+import { compileDataDocument, DATA_ROOT } from '../data-document.ts';
 import { nextGraphState } from '../graph-state.ts';
-import { bundleToolEntry, compilePolicyBundle, exposedTools, type BundleHeader } from '../policy-bundle.ts';
+import { compilePolicyBundle, type BundleHeader } from '../policy-bundle.ts';
 import { compileToolgraphV1 } from '../toolgraph-v1.ts';
 import type { EstateCompileOptions, CompileResult, CompiledArtifact } from '../compile.ts';
 import { jsonFileBytes } from '../json-file.ts';
@@ -32,8 +30,9 @@ import { isDeepFrozen } from './frozen-inputs.ts';
 import { connectomeInputsDigest } from './connectome-inputs.ts';
 import { manifestDigest as manifestDigestOf, sectionsUnchanged } from './manifest-digest.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk, type ToolPieces } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
 import { agentDecisionInputs, catalogShapeDigest, grantedKeys, grantOrder, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
+import { planTools } from './tool-members.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
@@ -71,19 +70,6 @@ export interface FinishedCompile {
 
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
-
-/** The contract keys of catalog tools that cannot change (deep-frozen: a watch's kept catalog), by tool. */
-const frozenContractKeys = new WeakMap<object, { readonly server: string; readonly key: string }>();
-
-/** What a tool's contract digest and entries are computed from, as text: equal texts, equal contracts. */
-function contractKey(server: string, tool: object): string {
-  if (!Object.isFrozen(tool)) return JSON.stringify([server, tool]);
-  const known = frozenContractKeys.get(tool);
-  if (known !== undefined && known.server === server) return known.key;
-  const key = JSON.stringify([server, tool]);
-  frozenContractKeys.set(tool, { server, key });
-  return key;
-}
 
 /** Why a state cannot be used for these inputs, or undefined when it can. */
 export function stateRefusal(state: CompileState | undefined, options: EstateCompileOptions): string | undefined {
@@ -174,40 +160,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
 
   // Tools: a contract unchanged since the previous compile keeps its digest and entries.
   const toolgateFormat = options.format !== 'toolgraph-v1';
-  const toolPieces = new Map<string, ToolPieces<Uint8Array>>();
-  const contractKeys = new Map<string, string>();
-  const recomputedTools: string[] = [];
-  const tools = exposedTools(estate, (server, tool) => {
-    const key = contractKey(server, tool);
-    const toolKey = toolKeyOf(server, tool.name);
-    contractKeys.set(toolKey, key);
-    const kept = prev?.tools.get(toolKey);
-    return kept !== undefined && kept.contract_key === key ? kept.tool_contract_digest : toolContractDigest(server, tool);
-  });
-  for (const t of tools) {
-    const key = contractKeys.get(t.tool_key)!;
-    const kept = prev?.tools.get(t.tool_key);
-    if (kept !== undefined && kept.contract_key === key) {
-      const { policy_bundle, data } = prev!.bytes;
-      toolPieces.set(t.tool_key, {
-        contract_key: key,
-        tool_contract_digest: kept.tool_contract_digest,
-        ...(kept.bundle_entry ? { bundle_entry: spanBytes(policy_bundle, kept.bundle_entry) } : {}),
-        document: spanBytes(data, kept.document),
-        contract: spanBytes(data, kept.contract),
-      });
-      continue;
-    }
-    const contract = toolContracts(estate, [t])[t.tool_key];
-    toolPieces.set(t.tool_key, {
-      contract_key: key,
-      tool_contract_digest: t.tool_contract_digest,
-      ...(toolgateFormat ? { bundle_entry: encoder.encode(canonicalString(bundleToolEntry(t), OPTIONS)) } : {}),
-      document: encoder.encode(canonicalString(toolDocument(estate, t), OPTIONS)),
-      contract: encoder.encode(canonicalString(contract, OPTIONS)),
-    });
-    recomputedTools.push(t.tool_key);
-  }
+  const planned = planTools(prev, estate, toolgateFormat);
+  const tools = planned.tools;
 
   // Agents: recompute an agent's decisions when its own inputs or any granted tool's changed. What
   // the decisions read is compared with a previous state or kept for a later one; a one-shot compile
@@ -251,28 +205,20 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // The two documents, assembled from the fragments (copied as bytes) and the text around them.
   const agentList = [...agentPieces];
   const bundleSlots = new FragmentSlots();
-  const bundleToolSlots = toolgateFormat ? tools.map((t) => bundleSlots.add(toolPieces.get(t.tool_key)!.bundle_entry!)) : [];
+  const bundleToolsSlot = toolgateFormat ? bundleSlots.add(planned.members.bundle!) : undefined;
   const bundleAgentSlots = toolgateFormat ? agentList.map(([, p]) => bundleSlots.add(p.bundle!)) : [];
   const bundleFile = toolgateFormat
-    ? bundleSlots.assemble(
-        compilePolicyBundle(
-          header,
-          new CanonicalText(`[${bundleToolSlots.map((s) => s.placeholder.text).join(',')}]`),
-          objectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const)),
-        ),
-        '\n',
-      )
+    ? bundleSlots.assemble(compilePolicyBundle(header, bundleToolsSlot!.placeholder, objectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const))), '\n')
     : { bytes: jsonFileBytes(compileToolgraphV1(estate, options.agent ?? '', options.profile, header, tools)), at: [] };
   const dataSlots = new FragmentSlots();
   const dataAgentSlots = agentList.map(([, p]) => dataSlots.add(p.data));
-  const documentSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.document));
-  const contractSlots = tools.map((t) => dataSlots.add(toolPieces.get(t.tool_key)!.contract));
+  const documentsSlot = dataSlots.add(planned.members.documents);
+  const contractsSlot = dataSlots.add(planned.members.contracts);
   const edgesSlot = dataSlots.add(edges);
-  const keyed = (slots: readonly { placeholder: CanonicalText }[]) => objectText(tools.map((t, i) => [t.tool_key, slots[i]!.placeholder] as const));
   const dataDoc = compileDataDocument(estate, header, tools, edgeList, {
     agents: objectText(agentList.map(([a], i) => [a, dataAgentSlots[i]!.placeholder] as const)),
-    tools: keyed(documentSlots),
-    contracts: keyed(contractSlots),
+    tools: documentsSlot.placeholder,
+    contracts: contractsSlot.placeholder,
     edges: edgesSlot.placeholder,
   });
   const dataFile = dataSlots.assemble(dataDoc, '\n');
@@ -313,21 +259,13 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       profile: options.profile,
       graph_state: next.graph_state,
       ...digests,
-      tools: new Map(
-        tools.map((t, i) => {
-          const p = toolPieces.get(t.tool_key)!;
-          return [
-            t.tool_key,
-            {
-              contract_key: p.contract_key,
-              tool_contract_digest: p.tool_contract_digest,
-              ...(toolgateFormat ? { bundle_entry: spanOf(bundleFile, bundleToolSlots[i]!, p.bundle_entry!) } : {}),
-              document: spanOf(dataFile, documentSlots[i]!, p.document),
-              contract: spanOf(dataFile, contractSlots[i]!, p.contract),
-            },
-          ];
-        }),
-      ),
+      tools: planned.pieces,
+      tool_members: {
+        ...(bundleToolsSlot ? { bundle: spanOf(bundleFile, bundleToolsSlot, planned.members.bundle!) } : {}),
+        documents: spanOf(dataFile, documentsSlot, planned.members.documents),
+        contracts: spanOf(dataFile, contractsSlot, planned.members.contracts),
+      },
+      exposed: { source: estate.tools, tools },
       get decision_inputs() {
         return (decisionInputs ??= toolDecisionInputs(estate));
       },
@@ -370,7 +308,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
       sha256ByName.set(STATE_PIECES_FILE, kept.piecesSha256);
     }
-    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
+    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools: planned.recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
     return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
   const previousTarball = { chunks: prev?.tarball_chunks ?? [], ...(prev?.tarball_tar !== undefined ? { input: prev.tarball_tar } : {}) };

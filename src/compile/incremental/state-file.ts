@@ -3,9 +3,10 @@
  * fresh process can start from it:
  *
  *   compile-state.json    canonical JSON: version, profile, the graph_state and input digests the
- *                         state belongs to, the SHA-256 of the pieces file; per tool its contract
- *                         key and digest and where its entries lie in policy-bundle.json and
- *                         data.json (`[offset, length]` in bytes), per granted tool the length of
+ *                         state belongs to, the SHA-256 of the pieces file; where the three
+ *                         members holding the tools' entries lie in policy-bundle.json and
+ *                         data.json (`[offset, length]` in bytes); per tool its contract key and
+ *                         digest and where its entries lie in those members, per granted tool the length of
  *                         its decision inputs, per agent the length of its inputs and where its
  *                         decision maps lie, where the connectome edges lie; the digests of what
  *                         the tools' decision inputs and the connectome read of the catalog; what
@@ -93,6 +94,7 @@ export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Ui
     connectome_digest: state.connectome_digest,
     pieces_sha256: piecesSha256,
     text_bytes: textBytes,
+    tool_members: [spanRow(state.tool_members.bundle), spanRow(state.tool_members.documents), spanRow(state.tool_members.contracts)],
     tools: rowsText(tools),
     decision_inputs: rowsText(inputs),
     agents: rowsText(agents),
@@ -170,8 +172,12 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   if (data === undefined || digestHex(data) !== artifacts.data_sha256) return { refused: 'data.json is not the one the compile state was kept with' };
   const gs = index.graph_state as { instance_id?: unknown; generation?: unknown } | null;
   const digest = (v: unknown) => typeof v === 'string';
-  const inBundle = (v: unknown) => (artifacts.format === 'toolgate' ? isSpanIn(v, policyBundle.length) : v === null);
-  const inData = (v: unknown) => isSpanIn(v, data.length);
+  const inBundle = (v: unknown, size = policyBundle.length) => (artifacts.format === 'toolgate' ? isSpanIn(v, size) : v === null);
+  const inData = (v: unknown, size = data.length) => isSpanIn(v, size);
+  const members = index.tool_members as unknown[] | undefined;
+  const membersShaped = Array.isArray(members) && members.length === 3 && inBundle(members[0]) && inData(members[1]) && inData(members[2]);
+  // A tool's entries lie in its members.
+  const [bundleMember, documentsMember, contractsMember] = membersShaped ? (members as ([number, number] | null)[]).map((m) => m?.[1] ?? 0) : [0, 0, 0];
   const shaped =
     PROFILES.includes(index.profile as Profile) &&
     typeof gs?.instance_id === 'string' &&
@@ -180,7 +186,10 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
     digest(index.catalog_digest) &&
     (index.connectome_digest === null || digest(index.connectome_digest)) &&
     Array.isArray(index.tools) &&
-    index.tools.every((r: unknown[]) => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && typeof r[1] === 'string' && typeof r[2] === 'string' && inBundle(r[3]) && inData(r[4]) && inData(r[5])) &&
+    membersShaped &&
+    index.tools.every(
+      (r: unknown[]) => Array.isArray(r) && r.length === 6 && typeof r[0] === 'string' && typeof r[1] === 'string' && typeof r[2] === 'string' && inBundle(r[3], bundleMember) && inData(r[4], documentsMember) && inData(r[5], contractsMember),
+    ) &&
     Array.isArray(index.decision_inputs) && index.decision_inputs.every((r) => isLengths(r, 1)) &&
     Array.isArray(index.agents) &&
     index.agents.every((r: unknown[]) => Array.isArray(r) && r.length === 4 && typeof r[0] === 'string' && Number.isSafeInteger(r[1]) && (r[1] as number) >= 0 && inBundle(r[2]) && inData(r[3])) &&
@@ -222,6 +231,11 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       catalog_digest: index.catalog_digest as string,
       connectome_digest: index.connectome_digest as string | null,
       tools,
+      tool_members: {
+        ...(members![0] ? { bundle: toSpan(members![0] as [number, number]) } : {}),
+        documents: toSpan(members![1] as [number, number]),
+        contracts: toSpan(members![2] as [number, number]),
+      },
       decision_inputs: decisionInputs,
       agents,
       edges: toSpan(index.edges as [number, number]),

@@ -52,12 +52,17 @@ function verdicts(data: Uint8Array | undefined): Map<string, string> {
 
 const sorted = (keys: Iterable<string>) => [...keys].sort();
 
+const NONE: KeyChanges = { added: [], removed: [], changed: [] };
+
 function keyChanges<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<string, V>, changed: (key: string) => boolean): KeyChanges {
-  return {
-    added: sorted([...after.keys()].filter((k) => !before.has(k))),
-    removed: sorted([...before.keys()].filter((k) => !after.has(k))),
-    changed: sorted([...after.keys()].filter((k) => before.has(k) && changed(k))),
-  };
+  // A state's maps never change once made: the same map has the same entries.
+  if (before === after) return NONE;
+  const added: string[] = [];
+  const kept: string[] = [];
+  for (const k of after.keys()) (before.has(k) ? kept : added).push(k);
+  const removed: string[] = [];
+  for (const k of before.keys()) if (!after.has(k)) removed.push(k);
+  return { added: added.sort(), removed: removed.sort(), changed: kept.filter(changed).sort() };
 }
 
 /**
@@ -71,8 +76,7 @@ export function changeSummary(
 ): RecompileSummary {
   const recomputed = { agents: run.recomputedAgents.length, tools: run.recomputedTools.length };
   if (previous === undefined) {
-    const none = { added: [], removed: [], changed: [] };
-    return { mode: 'full', reason: run.fullBecause ?? 'no compile state', agents: none, decisions: [], tools: none, recomputed };
+    return { mode: 'full', reason: run.fullBecause ?? 'no compile state', agents: NONE, decisions: [], tools: NONE, recomputed };
   }
   const redone = new Set(run.recomputedAgents);
   const agents = keyChanges(previous.agents, state.agents, (a) => redone.has(a) && !sameBytes(dataOf(previous, a)!, dataOf(state, a)!));

@@ -14,6 +14,7 @@ import { InputMemo } from '../../../src/cli/watch-memo.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
+import type { Catalog } from '../../../src/catalog/types.ts';
 
 type Json = Record<string, unknown>;
 interface Model {
@@ -181,6 +182,38 @@ describe('recompileEstate', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('writes the same bytes as a full compile at every save of a watch (the estate built from the previous one, the state in memory)', async () => {
+    // Saves that changed no tool copy the tool members whole (tool-members.ts): some must.
+    let copiedWhole = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 6 }), async (edits) => {
+        const model = baseModel();
+        const watch = new InputMemo();
+        const read = (previous: ReturnType<typeof estateOfYaml> | undefined, state: CompileState | undefined) => {
+          const m = dump(model.manifest);
+          const previousPlan = (watch.previous('governance.yaml') as ReturnType<typeof parseManifest> | undefined)?.piecePlan;
+          const manifest = watch.parsed('governance.yaml', m, (text) => parseManifest('governance.yaml', text, { pieces: manifestPieceCache(state), ...(previousPlan ? { previousPlan } : {}) }));
+          // Read from its previous version, as a watch reads it: an unchanged tool is the object read before.
+          const catalog = watch.parsed<Catalog>('catalog.json', JSON.stringify(model.catalog), (text, before) => parseCatalog('catalog.json', text, before ? { previousJson: before } : {}), { freeze: true });
+          return buildEstate(manifest, catalog, previous ? { previous } : {});
+        };
+        let estate = read(undefined, undefined);
+        let { result, state } = await recompileEstate(undefined, estate, await optionsFor(model, 'review', undefined));
+        for (const [, apply] of edits) {
+          apply(model);
+          estate = read(estate, state);
+          const options = await optionsFor(model, 'review', result);
+          const next = await recompileEstate(state, estate, options);
+          if (state.exposed?.source === estate.tools) copiedWhole++;
+          expect(filesOf(next.result)).toEqual(filesOf(await compileEstate(buildEstate(estate.manifest, estate.catalog), options)));
+          ({ result, state } = next);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(copiedWhole).toBeGreaterThan(0);
   });
 
   it('recomputes only the agent whose grant changed, and names the decision that changed', async () => {

@@ -9,25 +9,18 @@
  * evidence path names a resource by its key.
  */
 import { ToolgateError, formatAt, type SourceAt } from '../errors.ts';
-import type { Catalog, CatalogTool } from '../catalog/types.ts';
-import { toolKey } from '../catalog/types.ts';
+import type { Catalog } from '../catalog/types.ts';
 import type { Agent, DataAccess, ExpectedException, Grant, GovernedBy, Manifest, Policy } from '../manifest/types.ts';
 import type { DenyReach, ToolResolution } from './types.ts';
 import type { Writable } from './writable.types.ts';
 import { reportProvenance } from './provenance.ts';
 import { resourceKey } from './resource-uri.ts';
 import { indexGrants, reindexGrants, type ResolvedGrant } from './grant-index.ts';
+import { addingDrift, catalogTools, type ToolNode } from './catalog-tools.ts';
+
+export type { ToolNode } from './catalog-tools.ts';
 
 export type { ResolvedGrant } from './grant-index.ts';
-
-export interface ToolNode {
-  readonly key: string;
-  readonly server: string | null;
-  readonly name: string;
-  /** True when a server in the catalog exposes it; false for governance references only (drift). */
-  readonly exposed: boolean;
-  readonly contract?: CatalogTool;
-}
 
 export interface Notice {
   readonly kind: 'DRIFT' | 'UNUSED_EXCEPTION';
@@ -91,42 +84,11 @@ function resolvedAccess(d: DataAccess, resource: string, tool_key: string, index
   return ra;
 }
 
-/** The catalog's tools by key, and the keys of each bare tool name, sorted. */
-function catalogTools(catalog: Catalog): { tools: Map<string, ToolNode>; exposedByName: Map<string, string[]> } {
-  const tools = new Map<string, ToolNode>();
-  const exposedByName = new Map<string, string[]>();
-  for (const server of catalog.servers) {
-    for (const t of server.tools ?? []) {
-      const key = toolKey(server.name, t.name);
-      tools.set(key, { key, server: server.name, name: t.name, exposed: true, contract: t });
-      push(exposedByName, t.name, key);
-    }
-  }
-  for (const list of exposedByName.values()) list.sort();
-  return { tools, exposedByName };
-}
-
-/** The tool maps a drift node was added to (see `resolveRef`). */
-const withDrift = new WeakSet<ReadonlyMap<string, ToolNode>>();
-
-/**
- * The previous estate's tool maps when its catalog is this very one and its tool map holds nothing
- * but the catalog's tools (no drift node was added to it), else none. Both maps are only read after
- * they are built, but for a drift node, which is added to a copy (see `resolveRef`).
- */
-function keptCatalogTools(previous: Estate | undefined, catalog: Catalog): { tools: ReadonlyMap<string, ToolNode>; exposedByName: ReadonlyMap<string, readonly string[]> } | undefined {
-  if (previous === undefined || previous.catalog !== catalog) return undefined;
-  let count = 0;
-  for (const server of catalog.servers) count += server.tools?.length ?? 0;
-  return previous.tools.size === count && !withDrift.has(previous.tools) ? { tools: previous.tools, exposedByName: previous.exposedByName } : undefined;
-}
-
 export function buildEstate(manifest: Manifest, catalog: Catalog, options: BuildEstateOptions = {}): Estate {
-  const kept = keptCatalogTools(options.previous, catalog);
-  const built = kept ?? catalogTools(catalog);
+  const built = catalogTools(catalog, options.previous);
   // A shared map is copied before a drift node is added to it.
   let tools = built.tools as Map<string, ToolNode>;
-  let toolsShared = kept !== undefined;
+  let toolsShared = built.shared;
   const exposedByName = built.exposedByName;
   const resources = new Set<string>();
   for (const server of catalog.servers) for (const r of server.resources ?? []) resources.add(resourceKey(r.uri));
@@ -178,7 +140,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
       tools = new Map(tools);
       toolsShared = false;
     }
-    withDrift.add(tools);
+    addingDrift(tools);
     tools.set(ref, { key: ref, server: sep === -1 ? null : ref.slice(0, sep), name: sep === -1 ? ref : ref.slice(sep + 2), exposed: false });
     notices.push({ kind: 'DRIFT', at: manifest.locate(path), message: `${path.join('.')} names tool ${JSON.stringify(ref)}, which no server in the catalog exposes` });
     return ref;
@@ -189,7 +151,7 @@ export function buildEstate(manifest: Manifest, catalog: Catalog, options: Build
 
   const previous = options.previous;
   // Every tool reference resolves as it did in the previous estate.
-  const resolvesAlike = previous !== undefined && sameToolNames(previous.catalog, catalog);
+  const resolvesAlike = previous !== undefined && (built.sameNames || sameToolNames(previous.catalog, catalog));
   const grants =
     (resolvesAlike ? reindexGrants(manifest, { byAgent: previous.grantsByAgent, byTool: previous.grantsByTool, position: previous.grantIndex }, exposedOnce) : undefined) ??
     indexGrants(

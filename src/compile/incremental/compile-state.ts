@@ -29,17 +29,30 @@ export interface TarballChunk {
 /** Bumped whenever a piece's meaning or encoding changes; a state of another version is not used. */
 export const COMPILE_STATE_VERSION = 6;
 
-/** A tool's pieces. Each encoded entry is a `Span` of its member (`ToolMembers`), not of the artifact. */
+/** A tool's pieces: its contract's key and digest, and the row of `ToolSpans` saying where its entries lie. */
 export interface ToolPieces {
   /** JSON.stringify of [server, catalog tool]: equal only when the contract is unchanged (kept as the text: hashing every tool's would cost more than keeping it). */
   readonly contract_key: string;
   readonly tool_contract_digest: string;
-  /** The tool's entry in the policy bundle's `tools` list (absent when the bundle is toolgraph-v1). */
-  readonly bundle_entry?: Span;
-  /** The tool's entry in the data document's `tools`. */
-  readonly document: Span;
-  /** The tool's entry in the data document's `contracts`. */
-  readonly contract: Span;
+  readonly row: number;
+}
+
+/**
+ * Where each tool's three entries lie in their members (`ToolMembers`), six numbers a row: offset
+ * and length in the bundle's `tools` list (-1 and 0 when the bundle is toolgraph-v1), in the data
+ * document's `tools`, in its `contracts`. Numbers in one array, not objects per tool: a recompile
+ * that splices one tool's entries in shifts the offsets after it in place.
+ */
+export type ToolSpans = Float64Array;
+
+/** The columns of a `ToolSpans` row, by member. */
+export const SPAN_COLUMN = { bundle: 0, documents: 2, contracts: 4 } as const;
+export const SPAN_ROW = 6;
+
+/** A tool's entry in one member, as a span of that member (undefined for the bundle of a toolgraph-v1 state). */
+export function toolSpan(spans: ToolSpans, row: number, member: keyof typeof SPAN_COLUMN): Span | undefined {
+  const at = spans[row * SPAN_ROW + SPAN_COLUMN[member]]!;
+  return at < 0 ? undefined : { at, length: spans[row * SPAN_ROW + SPAN_COLUMN[member] + 1]! };
 }
 
 /** The three members made of one entry per exposed tool (tool-members.ts): as spans of their artifacts in a state. */
@@ -104,12 +117,15 @@ export interface CompileState {
   readonly catalog_digest: string;
   readonly connectome_digest: string | null;
   readonly tools: ReadonlyMap<string, ToolPieces>;
+  readonly tool_spans: ToolSpans;
   /** Where the members holding the tools' entries lie. */
   readonly tool_members: ToolMembers;
   /** The exposed tools the members list and the estate tool map they were listed from, kept in memory only: the same map again lists the same tools. */
   readonly exposed?: { readonly source: ReadonlyMap<string, ToolNode>; readonly tools: readonly ExposedTool[] };
   /** Per granted tool, everything its decisions read besides the agent (see decision-inputs.ts). */
   readonly decision_inputs: ReadonlyMap<string, string>;
+  /** The estate's grants-by-tool map those were computed for, kept in memory only: the same map, with nothing else they read changed, has the same ones. */
+  readonly decision_inputs_for?: object;
   readonly agents: ReadonlyMap<string, AgentPieces>;
   /** The connectome edge list in data.json. */
   readonly edges: Span;

@@ -7,12 +7,16 @@
  * edits, so a label read from one of the left-out fields fails there, not in a stale set.
  */
 import { textDigestHex } from '../../canonical/digest.ts';
-import type { Catalog } from '../../catalog/types.ts';
+import type { Catalog, CatalogServer } from '../../catalog/types.ts';
+import { frozenItemsText } from './frozen-inputs.ts';
+
+const serverTexts = new WeakMap<CatalogServer, string>();
+
+/** What the connectome reads of one server, as JSON text. */
+function serverText(s: CatalogServer): string {
+  return JSON.stringify({ ...s, ...(s.tools ? { tools: s.tools.map(({ description: _d, inputSchema: _i, outputSchema: _o, ...read }) => read) } : {}) });
+}
 
 export function connectomeInputsDigest(catalog: Catalog): string {
-  const servers = catalog.servers.map((s) => ({
-    ...s,
-    ...(s.tools ? { tools: s.tools.map(({ description: _d, inputSchema: _i, outputSchema: _o, ...read }) => read) } : {}),
-  }));
-  return textDigestHex(JSON.stringify(servers));
+  return textDigestHex(frozenItemsText(catalog, catalog.servers, serverTexts, serverText));
 }

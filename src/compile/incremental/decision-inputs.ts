@@ -7,7 +7,8 @@
  * whether an edge is backed); and the expected exceptions that can apply to the agent, with how
  * each one's tool reference resolves. When neither part changed, the decision is the same.
  */
-import type { Catalog } from '../../catalog/types.ts';
+import type { Catalog, CatalogServer } from '../../catalog/types.ts';
+import { frozenItemsText } from './frozen-inputs.ts';
 import { textDigestHex } from '../../canonical/digest.ts';
 import type { Estate } from '../../governance/estate.ts';
 
@@ -59,8 +60,10 @@ export const TOOL_INPUT_SECTIONS: readonly string[] = ['data_access', 'governed_
  * are resources). A description or a schema is not in it: a catalog edit of those keeps it.
  */
 export function catalogShapeDigest(catalog: Catalog): string {
-  return textDigestHex(JSON.stringify(catalog.servers.map((s) => [s.name, (s.tools ?? []).map((t) => t.name), (s.resources ?? []).map((r) => r.uri)])));
+  return textDigestHex(frozenItemsText(catalog, catalog.servers, shapeTexts, (s) => JSON.stringify([s.name, (s.tools ?? []).map((t) => t.name), (s.resources ?? []).map((r) => r.uri)])));
 }
+
+const shapeTexts = new WeakMap<CatalogServer, string>();
 
 /** Each agent's granted tool keys, sorted: the order its decisions are written in. */
 export function grantedKeys(estate: Estate, agent: string): string[] {

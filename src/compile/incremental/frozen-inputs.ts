@@ -108,3 +108,20 @@ function adopted<T>(value: T, kept: readonly object[]): T {
   for (const part of kept) deepFrozen.add(part);
   return value;
 }
+
+/**
+ * `[` + the texts `textOf` writes for `items`, joined by commas, + `]` (for a `textOf` giving JSON,
+ * the JSON of the list), each item's text kept in `memo` by item when `root`, which holds the items,
+ * was deep-frozen here: a frozen item has the same text wherever it appears again, as in a catalog
+ * read from its previous version.
+ */
+export function frozenItemsText<T extends object>(root: unknown, items: readonly T[], memo: WeakMap<T, string>, textOf: (item: T) => string): string {
+  const frozen = isDeepFrozen(root);
+  const text = (item: T): string => {
+    if (!frozen) return textOf(item);
+    let t = memo.get(item);
+    if (t === undefined) memo.set(item, (t = textOf(item)));
+    return t;
+  };
+  return `[${items.map(text).join(',')}]`;
+}

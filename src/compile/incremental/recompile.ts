@@ -170,12 +170,13 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // A tool's part is kept when nothing it reads changed: the catalog's shape and the manifest sections it reads.
   const catalogShape = eager ? catalogShapeDigest(estate.catalog) : '';
   const toolInputsKept = prev !== undefined && prev.catalog_shape === catalogShape && sectionsUnchanged(estate.manifest, prev.manifest_pieces, TOOL_INPUT_SECTIONS);
-  let decisionInputs = eager ? toolDecisionInputs(estate, toolInputsKept ? prev.decision_inputs : undefined) : undefined;
+  const sameInputs = toolInputsKept && prev.decision_inputs_for === estate.grantsByTool;
+  let decisionInputs = eager ? (sameInputs ? prev.decision_inputs : toolDecisionInputs(estate, toolInputsKept ? prev.decision_inputs : undefined)) : undefined;
   const agentInputs = agentDecisionInputs(estate);
   const agentPieces = new Map<string, AgentFragments>();
   const recomputed: string[] = [];
   const changedTools = new Set<string>();
-  if (prev !== undefined) for (const [k, text] of decisionInputs!) if (prev.decision_inputs.get(k) !== text) changedTools.add(k);
+  if (prev !== undefined && !sameInputs) for (const [k, text] of decisionInputs!) if (prev.decision_inputs.get(k) !== text) changedTools.add(k);
   for (const agent of [...estate.agents.keys()].sort()) {
     // Compared in the manifest's order: sorting every agent's keys cost more than the comparison.
     const granted = grantOrder(estate, agent);
@@ -260,6 +261,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       graph_state: next.graph_state,
       ...digests,
       tools: planned.pieces,
+      tool_spans: planned.spans,
       tool_members: {
         ...(bundleToolsSlot ? { bundle: spanOf(bundleFile, bundleToolsSlot, planned.members.bundle!) } : {}),
         documents: spanOf(dataFile, documentsSlot, planned.members.documents),
@@ -269,6 +271,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       get decision_inputs() {
         return (decisionInputs ??= toolDecisionInputs(estate));
       },
+      ...(eager ? { decision_inputs_for: estate.grantsByTool } : {}),
       agents: new Map(
         agentList.map(([a, p], i) => [
           a,

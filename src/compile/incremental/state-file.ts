@@ -32,7 +32,7 @@
 import { canonicalBytes, canonicalString, CanonicalText, isAscii } from '../../canonical/json.ts';
 import { digestHex } from '../../canonical/digest.ts';
 import { PROFILES, type Profile } from '../../governance/types.ts';
-import { COMPILE_STATE_VERSION, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces } from './compile-state.ts';
+import { COMPILE_STATE_VERSION, SPAN_ROW, toolSpan, type AgentPieces, type ArtifactBytes, type CompileState, type KeptArtifacts, type TarballChunk, type ToolPieces, type ToolSpans } from './compile-state.ts';
 import { sameBytes } from '../../canonical/byte-segments.ts';
 import type { Span } from './fragments.ts';
 
@@ -73,7 +73,8 @@ const spanRow = (span: Span | undefined) => (span === undefined ? null : [span.a
 export function stateFiles(state: CompileState): { index: Uint8Array; pieces: Uint8Array; piecesSha256: string } {
   const texts: string[] = [];
   const take = (s: string) => (texts.push(s), s.length);
-  const tools = byKey(state.tools).map(([k, t]) => [k, t.contract_key, t.tool_contract_digest, spanRow(t.bundle_entry), spanRow(t.document), spanRow(t.contract)]);
+  const span = (t: ToolPieces, m: 'bundle' | 'documents' | 'contracts') => spanRow(toolSpan(state.tool_spans, t.row, m));
+  const tools = byKey(state.tools).map(([k, t]) => [k, t.contract_key, t.tool_contract_digest, span(t, 'bundle'), span(t, 'documents'), span(t, 'contracts')]);
   const inputs = byKey(state.decision_inputs).map(([k, s]) => [k, take(s)]);
   const agents = byKey(state.agents).map(([k, a]) => [k, take(a.inputs), spanRow(a.bundle), spanRow(a.data)]);
   const bytes: Uint8Array[] = [];
@@ -207,9 +208,12 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
   let at = 0;
   const next = (n: number) => text.slice(at, (at += n));
   const tools = new Map<string, ToolPieces>();
-  for (const [k, contractKey, toolDigest, bundle, document, contract] of index.tools as [string, string, string, [number, number] | null, [number, number], [number, number]][]) {
-    tools.set(k, { contract_key: contractKey, tool_contract_digest: toolDigest, ...(bundle ? { bundle_entry: toSpan(bundle) } : {}), document: toSpan(document), contract: toSpan(contract) });
-  }
+  const toolRows = index.tools as [string, string, string, [number, number] | null, [number, number], [number, number]][];
+  const toolSpans: ToolSpans = new Float64Array(toolRows.length * SPAN_ROW);
+  toolRows.forEach(([k, contractKey, toolDigest, bundle, document, contract], row) => {
+    toolSpans.set([...(bundle ?? [-1, 0]), ...document, ...contract], row * SPAN_ROW);
+    tools.set(k, { contract_key: contractKey, tool_contract_digest: toolDigest, row });
+  });
   const decisionInputs = new Map<string, string>();
   for (const [k, n] of index.decision_inputs as [string, number][]) decisionInputs.set(k, next(n));
   const agents = new Map<string, AgentPieces>();
@@ -231,6 +235,7 @@ export function readStateFiles(indexBytes: Uint8Array, piecesBytes: Uint8Array, 
       catalog_digest: index.catalog_digest as string,
       connectome_digest: index.connectome_digest as string | null,
       tools,
+      tool_spans: toolSpans,
       tool_members: {
         ...(members![0] ? { bundle: toSpan(members![0] as [number, number]) } : {}),
         documents: toSpan(members![1] as [number, number]),

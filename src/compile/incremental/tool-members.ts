@@ -15,13 +15,13 @@
 import { canonicalString, CanonicalText } from '../../canonical/json.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate, ToolNode } from '../../governance/estate.ts';
+import { toolChangesSince } from '../../governance/catalog-tools.ts';
 import { toolDocument } from '../data-document.ts';
 import { toolContractDigest } from '../digests.ts';
 import { toolContracts } from '../gateway-data.ts';
 import { bundleToolEntry, exposedTools, type ExposedTool } from '../policy-bundle.ts';
-import type { CompileState, ToolMembers, ToolPieces } from './compile-state.ts';
+import { SPAN_COLUMN, SPAN_ROW, toolSpan, type CompileState, type ToolMembers, type ToolPieces, type ToolSpans } from './compile-state.ts';
 import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
-import type { Writable } from '../../governance/writable.types.ts';
 
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
@@ -44,9 +44,12 @@ export interface PlannedTools {
   readonly tools: readonly ExposedTool[];
   readonly members: ToolMembers<Uint8Array>;
   readonly pieces: ReadonlyMap<string, ToolPieces>;
+  readonly spans: ToolSpans;
   /** The tools whose entries were computed rather than copied. */
   readonly recomputed: readonly string[];
 }
+
+const MEMBERS = ['bundle', 'documents', 'contracts'] as const;
 
 /** The state's members as bytes of the artifacts it holds. */
 function memberBytes(state: CompileState): ToolMembers<Uint8Array> {
@@ -88,23 +91,27 @@ function assembledTools(prev: CompileState | undefined, estate: Estate, toolgate
   const recomputed: string[] = [];
   for (const t of tools) {
     const kept = prev?.tools.get(t.tool_key);
-    const fresh = kept !== undefined && kept.contract_key === contractKeys.get(t.tool_key) ? undefined : encodedEntries(estate, t, toolgateFormat);
-    if (toolgateFormat) entries.bundle.push(fresh?.bundle ?? spanBytes(before!.bundle!, kept!.bundle_entry!));
-    entries.documents.push(fresh?.documents ?? spanBytes(before!.documents, kept!.document));
-    entries.contracts.push(fresh?.contracts ?? spanBytes(before!.contracts, kept!.contract));
-    if (fresh !== undefined) recomputed.push(t.tool_key);
+    if (kept !== undefined && kept.contract_key === contractKeys.get(t.tool_key)) {
+      for (const m of MEMBERS) if (m !== 'bundle' || toolgateFormat) entries[m].push(spanBytes(before![m]!, toolSpan(prev!.tool_spans, kept.row, m)!));
+      continue;
+    }
+    const fresh = encodedEntries(estate, t, toolgateFormat);
+    for (const m of MEMBERS) if (m !== 'bundle' || toolgateFormat) entries[m].push(fresh[m]!);
+    recomputed.push(t.tool_key);
   }
-  const bundle = toolgateFormat ? member(tools, entries.bundle, 'list') : undefined;
-  const documents = member(tools, entries.documents, 'object');
-  const contracts = member(tools, entries.contracts, 'object');
+  const made = { bundle: toolgateFormat ? member(tools, entries.bundle, 'list') : undefined, documents: member(tools, entries.documents, 'object'), contracts: member(tools, entries.contracts, 'object') };
+  const spans: ToolSpans = new Float64Array(tools.length * SPAN_ROW);
   const pieces = new Map<string, ToolPieces>();
-  for (let i = 0; i < tools.length; i++) {
-    const t = tools[i]!;
-    const piece: Writable<ToolPieces> = { contract_key: contractKeys.get(t.tool_key)!, tool_contract_digest: t.tool_contract_digest, document: documents.spans[i]!, contract: contracts.spans[i]! };
-    if (bundle) piece.bundle_entry = bundle.spans[i]!;
-    pieces.set(t.tool_key, piece);
-  }
-  return { tools, members: { ...(bundle ? { bundle: bundle.bytes } : {}), documents: documents.bytes, contracts: contracts.bytes }, pieces, recomputed };
+  tools.forEach((t, row) => {
+    for (const m of MEMBERS) {
+      const span = made[m]?.spans[row];
+      spans[row * SPAN_ROW + SPAN_COLUMN[m]] = span?.at ?? -1;
+      spans[row * SPAN_ROW + SPAN_COLUMN[m] + 1] = span?.length ?? 0;
+    }
+    pieces.set(t.tool_key, { contract_key: contractKeys.get(t.tool_key)!, tool_contract_digest: t.tool_contract_digest, row });
+  });
+  const members = { ...(made.bundle ? { bundle: made.bundle.bytes } : {}), documents: made.documents.bytes, contracts: made.contracts.bytes };
+  return { tools, members, pieces, spans, recomputed };
 }
 
 /**
@@ -141,58 +148,58 @@ function spliced(bytes: Uint8Array, spans: readonly Span[], entries: readonly Ui
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
+/** `before` with each entry of `redone` given its new length and every offset after one moved by what the entries before it grew. */
+function shiftedSpans(before: ToolSpans, redone: readonly { row: number; entries: ToolMembers<Uint8Array> }[]): ToolSpans {
+  const spans = before.slice();
+  for (const m of MEMBERS) {
+    const col = SPAN_COLUMN[m];
+    if (redone[0]!.entries[m] === undefined) continue;
+    // Where each redone entry was in its member, in order, and what the member grew by up to and including it.
+    const edits = redone.map((r) => ({ at: before[r.row * SPAN_ROW + col]!, grew: r.entries[m]!.length - before[r.row * SPAN_ROW + col + 1]! })).sort((x, y) => x.at - y.at);
+    const grown: number[] = [];
+    edits.reduce((sum, e) => (grown.push(sum + e.grew), sum + e.grew), 0);
+    for (const r of redone) spans[r.row * SPAN_ROW + col + 1] = r.entries[m]!.length;
+    for (let k = col; k < spans.length; k += SPAN_ROW) {
+      const at = before[k]!;
+      // How many redone entries lie before this one: the last of them says how far it moves.
+      let lo = 0;
+      let hi = edits.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (edits[mid]!.at < at) lo = mid + 1;
+        else hi = mid;
+      }
+      if (at >= 0 && lo > 0) spans[k] = at + grown[lo - 1]!;
+    }
+  }
+  return spans;
+}
+
 /** The previous members with the entries of the tools in `changed` whose contract did change spliced in. */
 function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate: Estate, changed: ReadonlySet<string>, toolgateFormat: boolean): PlannedTools {
-  const redone: { index: number; contract_key: string; tool: ExposedTool; entries: ToolMembers<Uint8Array> }[] = [];
+  const redone: { key: string; index: number; row: number; contract_key: string; tool: ExposedTool; entries: ToolMembers<Uint8Array> }[] = [];
   listed.forEach((t, index) => {
     if (!changed.has(t.tool_key)) return;
     const node = estate.tools.get(t.tool_key)!;
     const key = contractKey(node.server!, node.contract!);
+    const kept = prev.tools.get(t.tool_key)!;
     // Another object with the same contract keeps its entries.
-    if (key === prev.tools.get(t.tool_key)!.contract_key) return;
+    if (key === kept.contract_key) return;
     const tool = { ...t, tool_contract_digest: toolContractDigest(node.server!, node.contract!) };
-    redone.push({ index, contract_key: key, tool, entries: encodedEntries(estate, tool, toolgateFormat) });
+    redone.push({ key: t.tool_key, index, row: kept.row, contract_key: key, tool, entries: encodedEntries(estate, tool, toolgateFormat) });
   });
-  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, recomputed: [] };
+  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, spans: prev.tool_spans, recomputed: [] };
   const tools = listed.slice();
   for (const r of redone) tools[r.index] = r.tool;
   const before = memberBytes(prev);
-  const keptOf = (r: (typeof redone)[number]) => prev.tools.get(r.tool.tool_key)!;
-  const members: ToolMembers<Uint8Array> = {
-    ...(toolgateFormat ? { bundle: spliced(before.bundle!, redone.map((r) => keptOf(r).bundle_entry!), redone.map((r) => r.entries.bundle!)) } : {}),
-    documents: spliced(before.documents, redone.map((r) => keptOf(r).document), redone.map((r) => r.entries.documents)),
-    contracts: spliced(before.contracts, redone.map((r) => keptOf(r).contract), redone.map((r) => r.entries.contracts)),
-  };
-  // Every span after a spliced entry moves by what the entries before it grew.
-  const pieces = new Map<string, ToolPieces>();
-  const shift = { bundle: 0, documents: 0, contracts: 0 };
-  const moved = (s: Span, by: number): Span => (by === 0 ? s : { at: s.at + by, length: s.length });
-  let next = 0;
-  let i = 0;
-  // The previous pieces are in the listed order (every path above makes them so), walked without a lookup per tool.
-  for (const [key, kept] of prev.tools) {
-    if (key !== listed[i]?.tool_key) return assembledTools(prev, estate, toolgateFormat);
-    const r = redone[next]?.index === i++ ? redone[next++] : undefined;
-    if (r === undefined && shift.bundle === 0 && shift.documents === 0 && shift.contracts === 0) {
-      pieces.set(key, kept);
-      continue;
-    }
-    const piece: Writable<ToolPieces> = {
-      contract_key: r?.contract_key ?? kept.contract_key,
-      tool_contract_digest: r?.tool.tool_contract_digest ?? kept.tool_contract_digest,
-      document: r ? { at: kept.document.at + shift.documents, length: r.entries.documents.length } : moved(kept.document, shift.documents),
-      contract: r ? { at: kept.contract.at + shift.contracts, length: r.entries.contracts.length } : moved(kept.contract, shift.contracts),
-    };
-    if (kept.bundle_entry) piece.bundle_entry = r ? { at: kept.bundle_entry.at + shift.bundle, length: r.entries.bundle!.length } : moved(kept.bundle_entry, shift.bundle);
-    if (r) {
-      shift.documents += r.entries.documents.length - kept.document.length;
-      shift.contracts += r.entries.contracts.length - kept.contract.length;
-      if (kept.bundle_entry) shift.bundle += r.entries.bundle!.length - kept.bundle_entry.length;
-    }
-    pieces.set(key, piece);
+  const members: Partial<Record<(typeof MEMBERS)[number], Uint8Array>> = {};
+  for (const m of MEMBERS) {
+    if (before[m] === undefined) continue;
+    members[m] = spliced(before[m]!, redone.map((r) => toolSpan(prev.tool_spans, r.row, m)!), redone.map((r) => r.entries[m]!));
   }
-  if (i !== listed.length) return assembledTools(prev, estate, toolgateFormat);
-  return { tools, members, pieces, recomputed: redone.map((r) => r.tool.tool_key) };
+  const pieces = new Map(prev.tools);
+  for (const r of redone) pieces.set(r.key, { contract_key: r.contract_key, tool_contract_digest: r.tool.tool_contract_digest, row: r.row });
+  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key) };
 }
 
 /**
@@ -202,8 +209,8 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
 export function planTools(prev: CompileState | undefined, estate: Estate, toolgateFormat: boolean): PlannedTools {
   const listed = prev?.exposed;
   if (listed !== undefined) {
-    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, recomputed: [] };
-    const changed = otherContracts(listed.source, estate.tools);
+    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [] };
+    const changed = toolChangesSince(estate.tools, listed.source) ?? otherContracts(listed.source, estate.tools);
     if (changed !== undefined) return splicedTools(prev!, listed.tools, estate, changed, toolgateFormat);
   }
   return assembledTools(prev, estate, toolgateFormat);

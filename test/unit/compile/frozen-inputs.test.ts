@@ -13,7 +13,8 @@ import { parseManifest } from '../../../src/manifest/parse.ts';
 import { recompileEstate } from '../../../src/emit/compile-run.ts';
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
-import { deepFreeze, isDeepFrozen } from '../../../src/compile/incremental/frozen-inputs.ts';
+import { deepFreeze, frozenItemsText, isDeepFrozen, shareFrozen } from '../../../src/compile/incremental/frozen-inputs.ts';
+import fc from 'fast-check';
 import { manifestPieceCache } from '../../../src/compile/incremental/compile-state.ts';
 import type { CompileResult } from '../../../src/compile/compile.ts';
 
@@ -53,5 +54,24 @@ describe.each(['quickstart', 'fleet'])('the %s example', (name) => {
     expect(() => {
       (c.servers[0] as { name: string }).name = 'changed';
     }).toThrow(TypeError);
+  });
+});
+
+describe('frozenItemsText', () => {
+  it('is the JSON of the items, frozen or not, and a frozen item shared into another root keeps its text', () => {
+    const item = fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), fc.boolean(), (items, freeze) => {
+        const root = { items: JSON.parse(JSON.stringify(items)) as Record<string, unknown>[] };
+        if (freeze) deepFreeze(root);
+        const memo = new WeakMap<object, string>();
+        const text = frozenItemsText(root, root.items, memo, (i) => JSON.stringify(i));
+        expect(text).toBe(JSON.stringify(root.items));
+        // The same frozen items in a new root (a catalog read from its previous version): the kept texts.
+        const next = shareFrozen({ items: [...JSON.parse(JSON.stringify(items)), { added: true }] as Record<string, unknown>[] }, root);
+        deepFreeze(next);
+        expect(frozenItemsText(next, next.items, memo, (i) => JSON.stringify(i))).toBe(JSON.stringify(next.items));
+      }),
+    );
   });
 });

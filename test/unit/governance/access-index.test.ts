@@ -37,7 +37,7 @@ const view = (o: Outcome): unknown =>
         byResource: [...o.estate.accessByResource].map(([k, list]) => [k, list.map((a) => ({ ...a }))]),
         resources: [...o.estate.resources],
         notices: o.estate.notices,
-        tools: [...o.estate.tools.values()].map((t) => [t.key, t.exposed]),
+        tools: [...o.estate.tools.values()].map((t) => [t.key, t.exposed, t.contract]),
       };
 const cacheOf = (o: Outcome): PieceCache => ('estate' in o ? new Map((o.estate.manifest.pieces ?? []).flatMap((p) => (p.json !== undefined ? [[p.digest, p.json] as const] : []))) : new Map());
 

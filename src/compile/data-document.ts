@@ -21,7 +21,7 @@ import { cmp } from '../governance/estate.ts';
 import { nodeId } from '../connectome/index.ts';
 import type { CanonicalText } from '../canonical/json.ts';
 import type { BundleHeader, ExposedTool } from './policy-bundle.ts';
-import { identityDocument, resourcesAndPrompts, toolsByName } from './gateway-data.ts';
+import { identityDocument, toolsByName } from './gateway-data.ts';
 
 export const DATA_ROOT = 'toolgate';
 
@@ -67,9 +67,26 @@ export interface DataDocumentParts {
   readonly contracts: CanonicalText;
   /** The connectome's edge list. */
   readonly edges: CanonicalText;
+  /** The members derived from tools, edges, resources and prompts (`derivedMembers`), as values or as their canonical text. */
+  readonly derived: DerivedMembers<unknown>;
 }
 
-export function compileDataDocument(estate: Estate, header: BundleHeader, tools: readonly ExposedTool[], edges: readonly DataEdge[], parts: DataDocumentParts): Record<string, unknown> {
+/** The members computed from the tool list and edges (`signs_by_tool`, `tools_by_name`) and from the catalog's resources and prompts with their governance (the rest). */
+export interface DerivedMembers<V> {
+  readonly signs_by_tool: V;
+  readonly tools_by_name: V;
+  readonly resources: V;
+  readonly resource_templates: V;
+  readonly prompts: V;
+  readonly prompts_by_name: V;
+}
+
+/** The members read off the tool list and the edges. */
+export function toolDerivedMembers(tools: readonly ExposedTool[], edges: readonly DataEdge[]): Pick<DerivedMembers<unknown>, 'signs_by_tool' | 'tools_by_name'> {
+  return { signs_by_tool: signsByTool(tools, edges), tools_by_name: toolsByName(tools) };
+}
+
+export function compileDataDocument(estate: Estate, header: BundleHeader, parts: DataDocumentParts): Record<string, unknown> {
   const policies: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const p of [...estate.policies.values()].sort((a, b) => cmp(a.id, b.id))) {
     policies[p.id] = { effect: p.effect, scope: p.scope ?? null, description: p.description ?? null };
@@ -84,11 +101,9 @@ export function compileDataDocument(estate: Estate, header: BundleHeader, tools:
       tools: parts.tools,
       policies,
       connectome: { edges: parts.edges },
-      signs_by_tool: signsByTool(tools, edges),
       identity: identityDocument(estate),
-      tools_by_name: toolsByName(tools),
       contracts: parts.contracts,
-      ...resourcesAndPrompts(estate),
+      ...parts.derived,
     },
   };
 }

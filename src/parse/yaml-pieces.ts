@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 import { commonHead, commonTail } from './common-ends.ts';
-import { itemRuns, lineEnd, mayHoldAlias, notPlain, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
+import { itemRuns, lineEnd, mayHoldAlias, notPlain, resectioned, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
 type PieceJson = string | Uint8Array;
@@ -162,7 +162,8 @@ function replannedSpans(text: string, previous: PiecePlan): { sections: Section[
   const head = commonHead(text, old);
   const tail = commonTail(text, old, Math.min(text.length, old.length) - head);
   // The changed lines: from the start of the line the change begins in to the end of a line inside the common tail.
-  const from = text.lastIndexOf('\n', head - 1) + 1;
+  // (lastIndexOf with -1 would look at offset 0.)
+  const from = head === 0 ? 0 : text.lastIndexOf('\n', head - 1) + 1;
   const newline = text.indexOf('\n', text.length - tail);
   const to = newline === -1 ? text.length : newline + 1;
   const oldTo = to - shift;
@@ -188,7 +189,7 @@ function replannedSpans(text: string, previous: PiecePlan): { sections: Section[
  * and a new one is cut afresh.
  */
 function sectionwiseSpans(text: string, previous: PiecePlan, from: number, to: number, repeat: (p: PlannedPiece, by: number) => Span): { sections: Section[]; spans: Span[] } | undefined {
-  const now = sections(text);
+  const now = resectioned(text, previous, from, to);
   if (now === undefined) return undefined;
   const old = previous.text;
   const before = new Map(previous.sections.map((s) => [s.key, s]));

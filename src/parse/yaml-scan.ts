@@ -92,6 +92,35 @@ export function sections(text: string): Section[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
+/**
+ * `sections(text)` for a text that differs from `previous.text` only in its whole lines `[from, to)`
+ * (the previous text's `[from, to - shift)`), lines the caller found plain: the sections around
+ * them as they were (moved by the change in length), and key lines looked for in those lines alone.
+ */
+export function resectioned(text: string, previous: { readonly text: string; readonly sections: readonly Section[] }, from: number, to: number): Section[] | undefined {
+  const shift = text.length - previous.text.length;
+  const first = previous.sections[0];
+  // What precedes the first key is checked by the whole scan.
+  if (first === undefined || from <= first.start) return sections(text);
+  const out: { key: string; start: number; end: number }[] = [];
+  for (const s of previous.sections) if (s.start < from) out.push({ key: s.key, start: s.start, end: s.end });
+  for (let at = from; at < to; at = lineEnd(text, at)) {
+    const c = text.charCodeAt(at);
+    if (c === SPACE || c === HASH || c === LF || c === CR) continue;
+    const m = KEY_LINE.exec(text.slice(at, lineEnd(text, at)).replace(/\r?\n$/, ''));
+    if (!m || m[1]!.includes('__proto__')) return undefined;
+    out.push({ key: m[1]!, start: at, end: text.length });
+  }
+  for (const s of previous.sections) if (s.start >= to - shift) out.push({ key: s.key, start: s.start + shift, end: s.end + shift });
+  const seen = new Set<string>();
+  for (let i = 0; i < out.length; i++) {
+    if (seen.has(out[i]!.key)) return undefined;
+    seen.add(out[i]!.key);
+    out[i]!.end = i + 1 < out.length ? out[i + 1]!.start : text.length;
+  }
+  return out;
+}
+
 /** 32-bit FNV-1a of the UTF-16 units from `start` to `end`. */
 function lineHash(text: string, start: number, end: number): number {
   let h = 0x811c9dc5;

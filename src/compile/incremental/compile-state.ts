@@ -15,6 +15,8 @@ import type { ResumableDigest, ResumablePartsDigest } from '../../canonical/resu
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { ToolNode } from '../../governance/estate.ts';
 import type { ExposedTool } from '../policy-bundle.ts';
+import type { CanonicalText } from '../../canonical/json.ts';
+import type { DataEdge, DerivedMembers } from '../data-document.ts';
 import type { MemoNode } from './canonical-memo.ts';
 import type { Span } from './fragments.ts';
 
@@ -121,7 +123,9 @@ export interface CompileState {
   /** Where the members holding the tools' entries lie. */
   readonly tool_members: ToolMembers;
   /** The exposed tools the members list and the estate tool map they were listed from, kept in memory only: the same map again lists the same tools. */
-  readonly exposed?: { readonly source: ReadonlyMap<string, ToolNode>; readonly tools: readonly ExposedTool[] };
+  readonly exposed?: { readonly source: ReadonlyMap<string, ToolNode>; readonly tools: readonly ExposedTool[]; readonly keys: object };
+  /** The data document's derived members (derived-members.ts), kept in memory only. */
+  readonly derived?: KeptDerived;
   /** Per granted tool, everything its decisions read besides the agent (see decision-inputs.ts). */
   readonly decision_inputs: ReadonlyMap<string, string>;
   /** The estate's grants-by-tool map those were computed for, kept in memory only: the same map, with nothing else they read changed, has the same ones. */
@@ -167,4 +171,14 @@ export interface CompileState {
    * read in pieces) with their saved hash states, kept in memory only, for the next compile's to resume.
    */
   readonly resumed_digests?: { readonly policy_bundle: ResumableDigest; readonly data: ResumableDigest; readonly tarball_data: ResumableDigest; readonly manifest?: ResumablePartsDigest };
+}
+
+/** What a compile keeps of its data document's derived members: their texts and what they were read from. */
+export interface KeptDerived {
+  readonly texts: DerivedMembers<CanonicalText>;
+  /** Stands for the exposed tools' keys: the same object while they are unchanged (tool-members.ts). */
+  readonly toolKeys: object;
+  readonly edges: readonly DataEdge[];
+  /** What the resource members read of the catalog, as text. */
+  readonly catalog: string;
 }

@@ -33,6 +33,7 @@ import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts'
 import { COMPILE_STATE_VERSION, type AgentPieces, type CompileState, type TarballChunk } from './compile-state.ts';
 import { agentDecisionInputs, catalogShapeDigest, grantedKeys, grantOrder, TOOL_INPUT_SECTIONS, toolDecisionInputs } from './decision-inputs.ts';
 import { planTools } from './tool-members.ts';
+import { derivedMembers } from './derived-members.ts';
 import { changeSummary, type RecompileSummary } from './summary.ts';
 import { stateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from './state-file.ts';
 
@@ -216,11 +217,13 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const documentsSlot = dataSlots.add(planned.members.documents);
   const contractsSlot = dataSlots.add(planned.members.contracts);
   const edgesSlot = dataSlots.add(edges);
-  const dataDoc = compileDataDocument(estate, header, tools, edgeList, {
+  const derived = derivedMembers(estate, tools, planned.keys, edgeList, prev);
+  const dataDoc = compileDataDocument(estate, header, {
     agents: objectText(agentList.map(([a], i) => [a, dataAgentSlots[i]!.placeholder] as const)),
     tools: documentsSlot.placeholder,
     contracts: contractsSlot.placeholder,
     edges: edgesSlot.placeholder,
+    derived: derived.texts,
   });
   const dataFile = dataSlots.assemble(dataDoc, '\n');
   const dataBytes = dataFile.bytes;
@@ -267,7 +270,8 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
         documents: spanOf(dataFile, documentsSlot, planned.members.documents),
         contracts: spanOf(dataFile, contractsSlot, planned.members.contracts),
       },
-      exposed: { source: estate.tools, tools },
+      exposed: { source: estate.tools, tools, keys: planned.keys },
+      derived,
       get decision_inputs() {
         return (decisionInputs ??= toolDecisionInputs(estate));
       },

@@ -47,6 +47,8 @@ export interface PlannedTools {
   readonly spans: ToolSpans;
   /** The tools whose entries were computed rather than copied. */
   readonly recomputed: readonly string[];
+  /** Stands for the tools' keys: the previous plan's object when they are the same. */
+  readonly keys: object;
 }
 
 const MEMBERS = ['bundle', 'documents', 'contracts'] as const;
@@ -111,7 +113,7 @@ function assembledTools(prev: CompileState | undefined, estate: Estate, toolgate
     pieces.set(t.tool_key, { contract_key: contractKeys.get(t.tool_key)!, tool_contract_digest: t.tool_contract_digest, row });
   });
   const members = { ...(made.bundle ? { bundle: made.bundle.bytes } : {}), documents: made.documents.bytes, contracts: made.contracts.bytes };
-  return { tools, members, pieces, spans, recomputed };
+  return { tools, members, pieces, spans, recomputed, keys: {} };
 }
 
 /**
@@ -188,7 +190,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
     const tool = { ...t, tool_contract_digest: toolContractDigest(node.server!, node.contract!) };
     redone.push({ key: t.tool_key, index, row: kept.row, contract_key: key, tool, entries: encodedEntries(estate, tool, toolgateFormat) });
   });
-  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, spans: prev.tool_spans, recomputed: [] };
+  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, spans: prev.tool_spans, recomputed: [], keys: prev.exposed!.keys };
   const tools = listed.slice();
   for (const r of redone) tools[r.index] = r.tool;
   const before = memberBytes(prev);
@@ -199,7 +201,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
   }
   const pieces = new Map(prev.tools);
   for (const r of redone) pieces.set(r.key, { contract_key: r.contract_key, tool_contract_digest: r.tool.tool_contract_digest, row: r.row });
-  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key) };
+  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key), keys: prev.exposed!.keys };
 }
 
 /**
@@ -209,7 +211,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
 export function planTools(prev: CompileState | undefined, estate: Estate, toolgateFormat: boolean): PlannedTools {
   const listed = prev?.exposed;
   if (listed !== undefined) {
-    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [] };
+    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [], keys: listed.keys };
     const changed = toolChangesSince(estate.tools, listed.source) ?? otherContracts(listed.source, estate.tools);
     if (changed !== undefined) return splicedTools(prev!, listed.tools, estate, changed, toolgateFormat);
   }

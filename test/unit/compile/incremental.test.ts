@@ -19,7 +19,7 @@ import type { Catalog } from '../../../src/catalog/types.ts';
 type Json = Record<string, unknown>;
 interface Model {
   manifest: { agents: string[]; policies: { id: string; effect: string; scope: string }[]; grants: { agent: string; tool: string; provenance?: Json }[]; data_access: { tool: string; resource: string; mode: string }[]; governed_by: Record<string, string[]>; expected_exceptions: { agent: string; tool: string; reason: string }[] };
-  catalog: { kind: string; schema_version: number; servers: { name: string; tools: { name: string; description?: string; inputSchema?: Json; annotations?: Json }[] }[] };
+  catalog: { kind: string; schema_version: number; servers: { name: string; tools: { name: string; description?: string; inputSchema?: Json; annotations?: Json }[]; resources?: { uri: string }[]; resourceTemplates?: { uriTemplate: string }[]; prompts?: { name: string }[] }[] };
 }
 
 const SERVERS = ['fs', 'git', 'web'];
@@ -51,6 +51,7 @@ function baseModel(): Model {
       schema_version: 1,
       servers: SERVERS.map((s) => ({
         name: s,
+        ...(s === 'fs' ? { resources: [{ uri: RESOURCES[0]! }], resourceTemplates: [{ uriTemplate: 'file:///srv/docs/{path}' }], prompts: [{ name: 'summarise' }] } : {}),
         tools: TOOLS.map((t, i) => ({ name: t, description: `${t} on ${s}`, inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, annotations: { readOnlyHint: i % 2 === 0 } })),
       })),
     },
@@ -74,6 +75,21 @@ const edit: fc.Arbitrary<[string, Edit]> = fc.oneof(
     if (tool) tool.inputSchema = { type: 'object', properties: { path: { type: 'string' }, extra: { type } } };
   }]),
   fc.tuple(fc.nat(2), fc.nat(3)).map(([s, t]): [string, Edit] => [`drop tool ${s}/${t}`, (m) => void m.catalog.servers[s]?.tools.splice(t, 1)]),
+  fc.tuple(fc.nat(2), fc.nat(2)).map(([s, r]): [string, Edit] => [`resource ${s} ${r}`, (m) => {
+    const server = m.catalog.servers[s]!;
+    const list = (server.resources ??= []);
+    const at = list.findIndex((x) => x.uri === RESOURCES[r]);
+    if (at >= 0) list.splice(at, 1);
+    else list.push({ uri: RESOURCES[r]! });
+  }]),
+  fc.tuple(fc.nat(2), fc.constantFrom('file:///srv/docs/{path}', 'file:///etc/app/{name}', 'https://example.com/{+rest}')).map(([s, uriTemplate]): [string, Edit] => [`template ${s} ${uriTemplate}`, (m) => {
+    m.catalog.servers[s]!.resourceTemplates = [{ uriTemplate }];
+  }]),
+  fc.tuple(fc.nat(2), fc.constantFrom('summarise', 'review')).map(([s, name]): [string, Edit] => [`prompt ${s} ${name}`, (m) => {
+    const list = (m.catalog.servers[s]!.prompts ??= []);
+    if (list.some((p) => p.name === name)) m.catalog.servers[s]!.prompts = list.filter((p) => p.name !== name);
+    else list.push({ name });
+  }]),
   fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/), toolRef).map(([name, tool]): [string, Edit] => [`add agent n-${name}`, (m) => {
     if (m.manifest.agents.includes(`n-${name}`)) return;
     m.manifest.agents.push(`n-${name}`);

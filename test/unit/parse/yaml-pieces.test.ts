@@ -116,6 +116,11 @@ describe('reading block YAML in pieces', () => {
     );
   });
 
+  it('plans a text again as afresh when the first key line goes and the text then starts with a blank line', () => {
+    const before = planPieces('agents:\n\ngrants:\n  []\n', new Map());
+    expect(planPieces('\ngrants:\n  []\n', new Map(), before)).toEqual(planPieces('\ngrants:\n  []\n', new Map()));
+  });
+
   it('plans a text again from its previous plan as afresh when one save changes several places (a new agent and its grant)', () => {
     fc.assert(
       fc.property(documentText, fc.array(fc.tuple(fc.nat(10_000), fc.oneof(item, fc.constantFrom('grants:\n', 'agents:\n', '  - agent-new\n', '')), fc.boolean()), { minLength: 2, maxLength: 5 }), (text, edits) => {

@@ -183,7 +183,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     const granted = grantOrder(estate, agent);
     const inputs = eager ? agentInputs(agent, granted) : undefined;
     const kept = prev?.agents.get(agent);
-    if (kept !== undefined && kept.inputs === inputs && !granted.some((k) => changedTools.has(k))) {
+    if (kept !== undefined && kept.inputs === inputs && (changedTools.size === 0 || !granted.some((k) => changedTools.has(k)))) {
       const { policy_bundle, data } = prev!.bytes;
       agentPieces.set(agent, { inputs: () => kept.inputs, ...(kept.bundle ? { bundle: spanBytes(policy_bundle, kept.bundle) } : {}), data: spanBytes(data, kept.data) });
       continue;
@@ -315,7 +315,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
       files.push({ name: STATE_INDEX_FILE, bytes: kept.index }, { name: STATE_PIECES_FILE, bytes: kept.pieces });
       sha256ByName.set(STATE_PIECES_FILE, kept.piecesSha256);
     }
-    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools: planned.recomputed, ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
+    const summary = changeSummary(prev, state, { recomputedAgents: recomputed, recomputedTools: planned.recomputed, ...(planned.sameKeys ? { sameToolKeys: true } : {}), ...(refusal !== undefined ? { fullBecause: refusal } : {}) });
     return { files, sha256: sha256ByName, result: { graph_state: next.graph_state, created_at, digests }, state, summary };
   };
   const previousTarball = { chunks: prev?.tarball_chunks ?? [], ...(prev?.tarball_tar !== undefined ? { input: prev.tarball_tar } : {}) };

@@ -67,12 +67,13 @@ function keyChanges<V>(before: ReadonlyMap<string, V>, after: ReadonlyMap<string
 
 /**
  * `run`: the agents whose decisions and the tools whose entries this compile computed (the others
- * were copied from `previous`, so they are unchanged), and why it was full, when it was.
+ * were copied from `previous`, so they are unchanged), whether the tools are the previous ones by
+ * key (`sameToolKeys`), and why it was full, when it was.
  */
 export function changeSummary(
   previous: CompileState | undefined,
   state: CompileState,
-  run: { recomputedAgents: readonly string[]; recomputedTools: readonly string[]; fullBecause?: string },
+  run: { recomputedAgents: readonly string[]; recomputedTools: readonly string[]; sameToolKeys?: boolean; fullBecause?: string },
 ): RecompileSummary {
   const recomputed = { agents: run.recomputedAgents.length, tools: run.recomputedTools.length };
   if (previous === undefined) {
@@ -90,6 +91,9 @@ export function changeSummary(
       if (a !== b) decisions.push({ agent, tool_key, before: b, after: a });
     }
   }
-  const tools = keyChanges(previous.tools, state.tools, (k) => previous.tools.get(k)!.contract_key !== state.tools.get(k)!.contract_key);
+  // With the same tool keys, the tools whose entries were computed are the ones whose contract changed.
+  const tools = run.sameToolKeys
+    ? { added: [], removed: [], changed: run.recomputedTools.filter((k) => previous.tools.get(k)!.contract_key !== state.tools.get(k)!.contract_key).sort() }
+    : keyChanges(previous.tools, state.tools, (k) => previous.tools.get(k)!.contract_key !== state.tools.get(k)!.contract_key);
   return { mode: 'incremental', agents, decisions, tools, recomputed };
 }

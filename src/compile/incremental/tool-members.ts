@@ -49,6 +49,8 @@ export interface PlannedTools {
   readonly recomputed: readonly string[];
   /** Stands for the tools' keys: the previous plan's object when they are the same. */
   readonly keys: object;
+  /** The tool keys are the previous compile's (the entries of the others were copied). */
+  readonly sameKeys: boolean;
 }
 
 const MEMBERS = ['bundle', 'documents', 'contracts'] as const;
@@ -113,7 +115,7 @@ function assembledTools(prev: CompileState | undefined, estate: Estate, toolgate
     pieces.set(t.tool_key, { contract_key: contractKeys.get(t.tool_key)!, tool_contract_digest: t.tool_contract_digest, row });
   });
   const members = { ...(made.bundle ? { bundle: made.bundle.bytes } : {}), documents: made.documents.bytes, contracts: made.contracts.bytes };
-  return { tools, members, pieces, spans, recomputed, keys: {} };
+  return { tools, members, pieces, spans, recomputed, keys: {}, sameKeys: false };
 }
 
 /**
@@ -190,7 +192,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
     const tool = { ...t, tool_contract_digest: toolContractDigest(node.server!, node.contract!) };
     redone.push({ key: t.tool_key, index, row: kept.row, contract_key: key, tool, entries: encodedEntries(estate, tool, toolgateFormat) });
   });
-  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, spans: prev.tool_spans, recomputed: [], keys: prev.exposed!.keys };
+  if (redone.length === 0) return { tools: listed, members: memberBytes(prev), pieces: prev.tools, spans: prev.tool_spans, recomputed: [], keys: prev.exposed!.keys, sameKeys: true };
   const tools = listed.slice();
   for (const r of redone) tools[r.index] = r.tool;
   const before = memberBytes(prev);
@@ -201,7 +203,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
   }
   const pieces = new Map(prev.tools);
   for (const r of redone) pieces.set(r.key, { contract_key: r.contract_key, tool_contract_digest: r.tool.tool_contract_digest, row: r.row });
-  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key), keys: prev.exposed!.keys };
+  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key), keys: prev.exposed!.keys, sameKeys: true };
 }
 
 /**
@@ -211,7 +213,7 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
 export function planTools(prev: CompileState | undefined, estate: Estate, toolgateFormat: boolean): PlannedTools {
   const listed = prev?.exposed;
   if (listed !== undefined) {
-    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [], keys: listed.keys };
+    if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [], keys: listed.keys, sameKeys: true };
     const changed = toolChangesSince(estate.tools, listed.source) ?? otherContracts(listed.source, estate.tools);
     if (changed !== undefined) return splicedTools(prev!, listed.tools, estate, changed, toolgateFormat);
   }

@@ -224,6 +224,13 @@ describe('recompileEstate', () => {
           const next = await recompileEstate(state, estate, options);
           if (state.exposed?.source === estate.tools) copiedWhole++;
           expect(filesOf(next.result)).toEqual(filesOf(await compileEstate(buildEstate(estate.manifest, estate.catalog), options)));
+          // What it says changed is what a recompile from the same state read back from its files says
+          // (which knows nothing of the previous estate, so it compares every tool).
+          const files = stateFiles(state);
+          const fromFiles = readStateFiles(files.index, files.pieces, besideOf(result));
+          if (!('state' in fromFiles)) throw new Error(fromFiles.refused);
+          const plain = await recompileEstate(fromFiles.state, buildEstate(estate.manifest, estate.catalog), options);
+          expect({ tools: next.summary.tools, agents: next.summary.agents, decisions: next.summary.decisions }).toEqual({ tools: plain.summary.tools, agents: plain.summary.agents, decisions: plain.summary.decisions });
           ({ result, state } = next);
         }
       }),

@@ -5,11 +5,11 @@
  * stay true wherever the member moves when an agent's decisions before it change length). From the
  * previous compile, three ways, cheapest first:
  *
- *   - the same tool map (governance/estate.ts shares it while the catalog is the very same object):
- *     the members are copied whole, no tool looked at;
+ *   - the same tool map (governance/catalog-tools.ts shares it while the catalog is the very same
+ *     object): the members are copied whole, no tool looked at;
  *   - a tool map with the same tools, some with another contract object (a watch's catalog read
- *     from its previous version shares every unchanged tool): those tools' entries are spliced
- *     into the previous members, and the spans after them shifted;
+ *     from its previous version shares every unchanged tool, and its map says which changed):
+ *     those tools' entries are spliced into the previous members, and the offsets after them moved;
  *   - anything else: each member assembled from its entries, the unchanged ones copied.
  */
 import { canonicalString, CanonicalText } from '../../canonical/json.ts';

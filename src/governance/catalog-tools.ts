@@ -9,6 +9,7 @@
  */
 import type { Catalog, CatalogServer, CatalogTool } from '../catalog/types.ts';
 import { toolKey } from '../catalog/types.ts';
+import { push } from './map-lists.ts';
 
 export interface ToolNode {
   readonly key: string;
@@ -45,12 +46,6 @@ export function toolChangesSince(now: ReadonlyMap<string, ToolNode>, before: Rea
   if (now === before) return new Set();
   const d = derivedFrom.get(now);
   return d !== undefined && d.from === before ? d.changed : undefined;
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 /** The catalog's tools by key, and the keys of each bare tool name, sorted. */

@@ -17,6 +17,7 @@ import { reportProvenance } from './provenance.ts';
 import { resourceKey } from './resource-uri.ts';
 import { indexGrants, reindexGrants, type ResolvedGrant } from './grant-index.ts';
 import { addingDrift, catalogTools, type ToolNode } from './catalog-tools.ts';
+import { push } from './map-lists.ts';
 
 export type { ToolNode } from './catalog-tools.ts';
 
@@ -68,12 +69,6 @@ export interface BuildEstateOptions {
   readonly strictDrift?: boolean;
   /** The estate a watch built at its previous save: its grant indexes (./grant-index.ts) and its data access index are reused where those rows and the catalog's tool names did not change. */
   readonly previous?: Estate;
-}
-
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
 }
 
 // Copies the schema's fields one by one, as grant-index.ts does for grants: a spread of the parsed

@@ -72,22 +72,32 @@ function blankOrComment(text: string, at: number): boolean {
   return c === HASH || c === LF || Number.isNaN(c) || (c === CR && text.charCodeAt(i + 1) === LF);
 }
 
+/**
+ * The top-level key the line at `at` opens (as written, quotes and all); null for a line that opens
+ * none (indented, a comment, blank); undefined for a line at the top that is not a plain key line.
+ */
+function keyOnLine(text: string, at: number): string | null | undefined {
+  const c = text.charCodeAt(at);
+  if (c === SPACE || c === HASH || c === LF || c === CR) return null;
+  const m = KEY_LINE.exec(text.slice(at, lineEnd(text, at)).replace(/\r?\n$/, ''));
+  return m && !m[1]!.includes('__proto__') ? m[1]! : undefined;
+}
+
 /** The top-level sections of a plain text (see the module comment), or undefined when it is not plain. */
 export function sections(text: string): Section[] | undefined {
   if (mayHoldAlias(text) || notPlain(text)) return undefined;
   const out: { key: string; start: number; end: number }[] = [];
   const seen = new Set<string>();
   for (let at = 0; at < text.length; at = lineEnd(text, at)) {
-    const c = text.charCodeAt(at);
-    if (c === SPACE || c === HASH || c === LF || c === CR) {
+    const key = keyOnLine(text, at);
+    if (key === null) {
       if (out.length === 0 && !blankOrComment(text, at)) return undefined;
       continue;
     }
-    const m = KEY_LINE.exec(text.slice(at, lineEnd(text, at)).replace(/\r?\n$/, ''));
-    if (!m || seen.has(m[1]!) || m[1]!.includes('__proto__')) return undefined;
-    seen.add(m[1]!);
+    if (key === undefined || seen.has(key)) return undefined;
+    seen.add(key);
     if (out.length > 0) out.at(-1)!.end = at;
-    out.push({ key: m[1]!, start: at, end: text.length });
+    out.push({ key, start: at, end: text.length });
   }
   return out.length > 0 ? out : undefined;
 }
@@ -105,11 +115,9 @@ export function resectioned(text: string, previous: { readonly text: string; rea
   const out: { key: string; start: number; end: number }[] = [];
   for (const s of previous.sections) if (s.start < from) out.push({ key: s.key, start: s.start, end: s.end });
   for (let at = from; at < to; at = lineEnd(text, at)) {
-    const c = text.charCodeAt(at);
-    if (c === SPACE || c === HASH || c === LF || c === CR) continue;
-    const m = KEY_LINE.exec(text.slice(at, lineEnd(text, at)).replace(/\r?\n$/, ''));
-    if (!m || m[1]!.includes('__proto__')) return undefined;
-    out.push({ key: m[1]!, start: at, end: text.length });
+    const key = keyOnLine(text, at);
+    if (key === undefined) return undefined;
+    if (key !== null) out.push({ key, start: at, end: text.length });
   }
   for (const s of previous.sections) if (s.start >= to - shift) out.push({ key: s.key, start: s.start + shift, end: s.end + shift });
   const seen = new Set<string>();

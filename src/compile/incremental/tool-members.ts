@@ -7,14 +7,14 @@
  *
  *   - the same tool map (governance/catalog-tools.ts shares it while the catalog is the very same
  *     object): the members are copied whole, no tool looked at;
- *   - a tool map with the same tools, some with another contract object (a watch's catalog read
- *     from its previous version shares every unchanged tool, and its map says which changed):
+ *   - a tool map made from that one with some tools' contracts replaced (a watch's catalog read
+ *     from its previous version shares every unchanged tool, and the map says which changed):
  *     those tools' entries are spliced into the previous members, and the offsets after them moved;
  *   - anything else: each member assembled from its entries, the unchanged ones copied.
  */
 import { canonicalString, CanonicalText } from '../../canonical/json.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
-import type { Estate, ToolNode } from '../../governance/estate.ts';
+import type { Estate } from '../../governance/estate.ts';
 import { toolChangesSince } from '../../governance/catalog-tools.ts';
 import { toolDocument } from '../data-document.ts';
 import { toolContractDigest } from '../digests.ts';
@@ -118,22 +118,6 @@ function assembledTools(prev: CompileState | undefined, estate: Estate, toolgate
   return { tools, members, pieces, spans, recomputed, keys: {}, sameKeys: false };
 }
 
-/**
- * The keys of the tools whose contract is another object in `after` than in `before`, when the two
- * maps hold the same tools in the same order (same keys, servers and exposure); else undefined.
- */
-function otherContracts(before: ReadonlyMap<string, ToolNode>, after: ReadonlyMap<string, ToolNode>): Set<string> | undefined {
-  if (before.size !== after.size) return undefined;
-  const changed = new Set<string>();
-  const was = before.values();
-  for (const node of after.values()) {
-    const b = was.next().value as ToolNode;
-    if (b.key !== node.key || b.server !== node.server || b.exposed !== node.exposed || (b.contract === undefined) !== (node.contract === undefined)) return undefined;
-    if (b.contract !== node.contract) changed.add(node.key);
-  }
-  return changed;
-}
-
 /** `bytes` with each span (in order, not overlapping) replaced by its entry. */
 function spliced(bytes: Uint8Array, spans: readonly Span[], entries: readonly Uint8Array[]): Uint8Array {
   let length = bytes.length;
@@ -214,7 +198,7 @@ export function planTools(prev: CompileState | undefined, estate: Estate, toolga
   const listed = prev?.exposed;
   if (listed !== undefined) {
     if (listed.source === estate.tools) return { tools: listed.tools, members: memberBytes(prev!), pieces: prev!.tools, spans: prev!.tool_spans, recomputed: [], keys: listed.keys, sameKeys: true };
-    const changed = toolChangesSince(estate.tools, listed.source) ?? otherContracts(listed.source, estate.tools);
+    const changed = toolChangesSince(estate.tools, listed.source);
     if (changed !== undefined) return splicedTools(prev!, listed.tools, estate, changed, toolgateFormat);
   }
   return assembledTools(prev, estate, toolgateFormat);

@@ -150,8 +150,12 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
     connectomes.set(catalog, '', built);
     return built;
   };
-  // As --watch compiles: a recompile follows, so what it compares is computed at once; no state file is written.
-  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeOf(estate.catalog), recompiles: true });
+  // As --watch compiles: a recompile follows, so what it compares is computed at once; no state file
+  // is written; each save's documents go into the memory of the set it replaced.
+  const { ArtifactBuffers } = await import('../src/compile/incremental/artifact-buffers.ts');
+  const buffers = new ArtifactBuffers();
+  const allocateArtifact = (n: number) => buffers.take(n);
+  const optionsOf = async (estate: ReturnType<typeof estateOf>) => ({ profile: 'review' as const, createdAt: '1970-01-01T00:00:00Z', regoModules, connectome: await connectomeOf(estate.catalog), recompiles: true, allocateArtifact });
   let estate = estateOf(texts, undefined);
   let options = await optionsOf(estate);
   let t0 = performance.now();
@@ -168,7 +172,9 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
     c0 = cpuMs();
     if (texts.catalog !== before.catalog) options = await optionsOf(estate);
     const previous = { graph_state: last.result.graph_state, digests: last.result.digests };
-    last = await recompileEstate(last.state, estate, { ...options, previous });
+    const next = await recompileEstate(last.state, estate, { ...options, previous });
+    buffers.retire([last.state.bytes.policy_bundle, last.state.bytes.data], [next.state.bytes.policy_bundle, next.state.bytes.data]);
+    last = next;
     runs.push({ name: e.name, ms: performance.now() - t0, cpuMs: cpuMs() - c0, readMs });
   }
   return runs;

@@ -38,6 +38,8 @@ export interface EstateCompileOptions {
    * compile compares is computed now, as for keepState, without writing the state files.
    */
   readonly recompiles?: boolean;
+  /** Memory for the policy bundle's and data document's bytes (a watch's incremental/artifact-buffers.ts); fresh memory when absent. */
+  readonly allocateArtifact?: (n: number) => Buffer;
   /** Signs the tarball's files (names without `/`), returning the bytes of `.signatures.json` (src/bundle/signatures.ts). */
   readonly signBundle?: (files: readonly { name: string; bytes: Uint8Array }[]) => Promise<Uint8Array>;
 }

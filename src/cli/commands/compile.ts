@@ -4,6 +4,7 @@ import { enforcementRego } from '../enforcement-rego.ts';
 import { join, resolve } from 'node:path';
 import type { CompiledArtifact, EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
+import { ArtifactBuffers } from '../../compile/incremental/artifact-buffers.ts';
 import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { compileDataJson, recompileEstate, withStateFiles } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
@@ -114,6 +115,8 @@ export const compileCommand: Command = {
     // only when what it reads changed.
     const inputs = values.watch === true ? new InputMemo() : undefined;
     const connectomeMemo = new ConnectomeMemo();
+    // A watch writes each save's documents into the memory of the set it replaced.
+    const buffers = values.watch === true ? new ArtifactBuffers() : undefined;
 
     /** One compile into --out, from `kept` (the state a watch holds) or what --out holds; the set it wrote, with its state. */
     const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary; files: readonly CompiledArtifact[] }> => {
@@ -147,6 +150,7 @@ export const compileCommand: Command = {
         regoModules: [...enforcement, ...consumerRego],
         ...(signBundle && final ? { signBundle } : {}),
         ...(keepState && final ? (stateInFiles ? { keepState: true } : { recompiles: true }) : {}),
+        ...(buffers && final ? { allocateArtifact: (n: number) => buffers.take(n) } : {}),
       });
       // The declared connectome, as the previous compile wrote it, when the catalog gives it the same inputs (--incremental).
       const keptConnectome = (): ConnectomeArtifacts | undefined => {
@@ -188,6 +192,7 @@ export const compileCommand: Command = {
       return { state: compiled.state, summary, files: result.files };
     };
 
+    const artifactBytes = (state: CompileState) => [state.bytes.policy_bundle, state.bytes.data];
     let kept = await compileOnce(undefined);
     if (values.watch !== true) return EXIT.OK;
     const watched = [source.manifestPath, source.catalogPath, ...[values['host-graph'], values.signs].filter((p): p is string => p !== undefined).map((p) => resolve(io.cwd, p))];
@@ -196,6 +201,8 @@ export const compileCommand: Command = {
       const t0 = performance.now();
       try {
         const once = await compileOnce(kept.state);
+        // The set just replaced is written over by a later save: nothing reads it now but what the new state shares with it.
+        buffers?.retire(artifactBytes(kept.state), artifactBytes(once.state));
         kept = once;
         if (io.stderrTTY) io.stderr(summaryText(once.summary, performance.now() - t0));
       } catch (e) {

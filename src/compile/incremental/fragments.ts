@@ -74,14 +74,15 @@ export class FragmentSlots {
 
   /**
    * The canonical bytes of `value` (holding this set's placeholders) followed by `suffix`, and the
-   * offset of each slot's fragment in them. Every slot must appear exactly once.
+   * offset of each slot's fragment in them. Every slot must appear exactly once. `allocate` gives
+   * the memory they are written into (a watch's ArtifactBuffers).
    */
-  assemble(value: unknown, suffix = ''): { bytes: Uint8Array; at: readonly number[] } {
+  assemble(value: unknown, suffix = '', allocate: (n: number) => Buffer = Buffer.allocUnsafeSlow): { bytes: Uint8Array; at: readonly number[] } {
     const parts = this.split(value, suffix);
     let total = 0;
     for (let i = 0; i < parts.length; i += 2) total += Buffer.byteLength(parts[i]!, 'utf8');
     for (const f of this.fragments) total += f.length;
-    const out = Buffer.allocUnsafeSlow(total);
+    const out = allocate(total);
     const at = new Array<number>(this.fragments.length).fill(-1);
     let pos = out.write(parts[0]!, 0, 'utf8');
     for (let i = 1; i < parts.length; i += 2) {

@@ -210,7 +210,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   const bundleToolsSlot = toolgateFormat ? bundleSlots.add(planned.members.bundle!) : undefined;
   const bundleAgentSlots = toolgateFormat ? agentList.map(([, p]) => bundleSlots.add(p.bundle!)) : [];
   const bundleFile = toolgateFormat
-    ? bundleSlots.assemble(compilePolicyBundle(header, bundleToolsSlot!.placeholder, objectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const))), '\n')
+    ? bundleSlots.assemble(compilePolicyBundle(header, bundleToolsSlot!.placeholder, objectText(agentList.map(([a], i) => [a, bundleAgentSlots[i]!.placeholder] as const))), '\n', options.allocateArtifact)
     : { bytes: jsonFileBytes(compileToolgraphV1(estate, options.agent ?? '', options.profile, header, tools)), at: [] };
   const dataSlots = new FragmentSlots();
   const dataAgentSlots = agentList.map(([, p]) => dataSlots.add(p.data));
@@ -225,7 +225,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
     edges: edgesSlot.placeholder,
     derived: derived.texts,
   });
-  const dataFile = dataSlots.assemble(dataDoc, '\n');
+  const dataFile = dataSlots.assemble(dataDoc, '\n', options.allocateArtifact);
   const dataBytes = dataFile.bytes;
   // The tarball's toolgate/data.json is the document's inner object, read in place: data.json is
   // `{"toolgate":INNER}` + LF.

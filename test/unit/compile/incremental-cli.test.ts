@@ -188,4 +188,43 @@ describe('toolgate compile --watch', () => {
     }
     expect(await exited).toBe(0);
   }, 60_000);
+
+  it('writes, save after save, the set a full compile writes (each save reuses the memory of a set it replaced)', async () => {
+    const e = estateCopy();
+    const out = join(e.dir, 'out');
+    const child = spawn(process.execPath, [TOOLGATE, 'compile', ...e.args, '--out', out, '--watch'], { env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const compiles = async (n: number) => {
+      for (let i = 0; i < 600 && (stdout.match(/"recompile"/g) ?? []).length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      if ((stdout.match(/"recompile"/g) ?? []).length < n) throw new Error(`timed out waiting for compile ${n}; stderr: ${stderr}`);
+    };
+    const swap = (from: string, to: string) => writeFileSync(e.manifest, readFileSync(e.manifest, 'utf8').replace(`tool: "${from}"`, `tool: "${to}"`));
+    try {
+      await compiles(1);
+      regrant(e.manifest);
+      await compiles(2);
+      swap('git::git_status', 'git::git_log');
+      await compiles(3);
+      // The set before the last save: a full compile from it is the reference for the watch's.
+      const reference = join(e.dir, 'reference');
+      cpSync(out, reference, { recursive: true, dereference: true });
+      swap('git::git_log', 'git::git_status');
+      await compiles(4);
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      const runs = stdout.split(/\n(?=\{)/).map((t) => JSON.parse(t) as { recompile: { mode: string } });
+      expect(runs.map((r) => r.recompile.mode)).toEqual(['full', 'incremental', 'incremental', 'incremental']);
+      const full = await runCli(['compile', ...e.args, '--out', reference, '--incremental'], { env: ENV });
+      expect(full.code, full.stderr).toBe(0);
+      expect(full.stderr).toMatch(/full compile: no compile state/);
+      expect(filesOf(out)).toEqual(filesOf(reference));
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
 });

@@ -11,6 +11,7 @@ import { compileDataJson, compileEstate, recompileEstate } from '../../../src/em
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
 import { InputMemo } from '../../../src/cli/watch-memo.ts';
+import { ArtifactBuffers } from '../../../src/compile/incremental/artifact-buffers.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
 import type { Profile } from '../../../src/governance/types.ts';
@@ -215,13 +216,17 @@ describe('recompileEstate', () => {
           const catalog = watch.parsed<Catalog>('catalog.json', JSON.stringify(model.catalog), (text, before) => parseCatalog('catalog.json', text, before ? { previousJson: before } : {}), { freeze: true });
           return buildEstate(manifest, catalog, previous ? { previous } : {});
         };
+        // As the watch does, each save writes its documents into the memory of the set two saves back.
+        const buffers = new ArtifactBuffers();
+        const allocateArtifact = (n: number) => buffers.take(n);
+        const bytesOf = (s: CompileState) => [s.bytes.policy_bundle, s.bytes.data];
         let estate = read(undefined, undefined);
-        let { result, state } = await recompileEstate(undefined, estate, await optionsFor(model, 'review', undefined));
+        let { result, state } = await recompileEstate(undefined, estate, { ...(await optionsFor(model, 'review', undefined)), allocateArtifact });
         for (const [, apply] of edits) {
           apply(model);
           estate = read(estate, state);
           const options = await optionsFor(model, 'review', result);
-          const next = await recompileEstate(state, estate, options);
+          const next = await recompileEstate(state, estate, { ...options, allocateArtifact });
           if (state.exposed?.source === estate.tools) copiedWhole++;
           expect(filesOf(next.result)).toEqual(filesOf(await compileEstate(buildEstate(estate.manifest, estate.catalog), options)));
           // What it says changed is what a recompile from the same state read back from its files says
@@ -231,6 +236,7 @@ describe('recompileEstate', () => {
           if (!('state' in fromFiles)) throw new Error(fromFiles.refused);
           const plain = await recompileEstate(fromFiles.state, buildEstate(estate.manifest, estate.catalog), options);
           expect({ tools: next.summary.tools, agents: next.summary.agents, decisions: next.summary.decisions }).toEqual({ tools: plain.summary.tools, agents: plain.summary.agents, decisions: plain.summary.decisions });
+          buffers.retire(bytesOf(state), bytesOf(next.state));
           ({ result, state } = next);
         }
       }),

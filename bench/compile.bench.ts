@@ -162,6 +162,8 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   let c0 = cpuMs();
   let last = await recompileEstate(undefined, estate, options);
   const runs: Record<string, unknown>[] = [{ name: 'full', ms: performance.now() - t0, cpuMs: cpuMs() - c0 }];
+  // As --watch does while it waits for the first save.
+  buffers.reserve([last.state.bytes.policy_bundle, last.state.bytes.data]);
   for (const e of EDITS) {
     const before = texts;
     texts = e.apply(texts);

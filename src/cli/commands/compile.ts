@@ -195,6 +195,7 @@ export const compileCommand: Command = {
     const artifactBytes = (state: CompileState) => [state.bytes.policy_bundle, state.bytes.data];
     let kept = await compileOnce(undefined);
     if (values.watch !== true) return EXIT.OK;
+    buffers?.reserve(artifactBytes(kept.state));
     const watched = [source.manifestPath, source.catalogPath, ...[values['host-graph'], values.signs].filter((p): p is string => p !== undefined).map((p) => resolve(io.cwd, p))];
     io.stderr(`toolgate: watching ${watched.join(', ')} (SIGINT stops)\n`);
     await watchFiles({ paths: watched }, async () => {

@@ -37,6 +37,18 @@ export class ArtifactBuffers {
     return Buffer.from(buffer!, 0, n);
   }
 
+  /**
+   * Memory for a set like `like`, faulted in now: a watch calls it while it waits for the first
+   * save, which would otherwise write into fresh memory (no set has been replaced yet).
+   */
+  reserve(like: readonly Uint8Array[]): void {
+    for (const b of like) {
+      const fresh = Buffer.allocUnsafeSlow(b.length + slack(b.length)).fill(0);
+      this.made.add(fresh.buffer);
+      this.free.push(fresh.buffer);
+    }
+  }
+
   /** Hands back the buffers under `replaced` that none of `kept` lies in. */
   retire(replaced: readonly Uint8Array[], kept: readonly Uint8Array[]): void {
     const held = new Set<ArrayBufferLike>(kept.map((b) => b.buffer));

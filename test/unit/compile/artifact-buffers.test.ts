@@ -13,6 +13,17 @@ describe('ArtifactBuffers', () => {
     expect(next.length).toBe(10_050);
   });
 
+  it('reserves memory for a set like the one given, taken once each', () => {
+    const buffers = new ArtifactBuffers();
+    const set = [buffers.take(8_000), buffers.take(20_000)];
+    buffers.reserve(set);
+    const next = [buffers.take(8_100), buffers.take(19_900)];
+    for (const b of next) expect(set.map((s) => s.buffer)).not.toContain(b.buffer);
+    expect(next[0]!.buffer).not.toBe(next[1]!.buffer);
+    expect(next[0]!.buffer.byteLength).toBeLessThan(10_000);
+    expect(next[1]!.buffer.byteLength).toBeGreaterThan(19_900);
+  });
+
   it('keeps a buffer the new state still holds, and a buffer it did not make', () => {
     const buffers = new ArtifactBuffers();
     const held = buffers.take(5_000);

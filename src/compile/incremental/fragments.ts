@@ -12,6 +12,7 @@
  * (test/unit/compile/fragments.test.ts), and the offset of every fragment in it is recorded, so the
  * next compile can find the fragment in this artifact again.
  */
+import { ByteSegments } from '../../canonical/byte-segments.ts';
 import { canonicalString, CanonicalText, isAscii, quoteString } from '../../canonical/json.ts';
 import { ToolgateError } from '../../errors.ts';
 
@@ -41,12 +42,18 @@ export function objectText(entries: readonly (readonly [string, CanonicalText])[
   return new CanonicalText(`{${entries.map(([k, v]) => `${quoteString(k)}:${v.text}`).join(',')}}`);
 }
 
+/**
+ * A fragment's bytes: one array, or several read in order (a previous member with a few entries
+ * spliced in, which is never copied into a buffer of its own before its artifact).
+ */
+export type FragmentBytes = Uint8Array | ByteSegments;
+
 /** The fragments of one artifact, each given a placeholder to put in the value the encoder writes. */
 export class FragmentSlots {
-  private readonly fragments: Uint8Array[] = [];
+  private readonly fragments: FragmentBytes[] = [];
 
   /** A placeholder for `bytes` (canonical JSON text, UTF-8), and its slot number. */
-  add(bytes: Uint8Array): { placeholder: CanonicalText; slot: number } {
+  add(bytes: FragmentBytes): { placeholder: CanonicalText; slot: number } {
     const slot = this.fragments.length;
     this.fragments.push(bytes);
     return { placeholder: new CanonicalText(`${NUL}${slot}${NUL}`), slot };
@@ -60,7 +67,12 @@ export class FragmentSlots {
   parts(value: unknown): (string | Uint8Array)[] {
     const parts = this.split(value, '');
     const out: (string | Uint8Array)[] = [parts[0]!];
-    for (let i = 1; i < parts.length; i += 2) out.push(this.fragments[Number(parts[i])]!, parts[i + 1]!);
+    for (let i = 1; i < parts.length; i += 2) {
+      const f = this.fragments[Number(parts[i])]!;
+      if (f instanceof ByteSegments) f.forEachPart(0, f.length, (part) => out.push(part));
+      else out.push(f);
+      out.push(parts[i + 1]!);
+    }
     return out;
   }
 
@@ -90,7 +102,8 @@ export class FragmentSlots {
       const bytes = this.fragments[slot]!;
       if (at[slot] !== -1) throw new ToolgateError('CANONICAL_UNREPRESENTABLE', `fragment assembly: fragment ${slot} placed twice`);
       at[slot] = pos;
-      out.set(bytes, pos);
+      if (bytes instanceof ByteSegments) bytes.forEachPart(0, bytes.length, (part, from) => out.set(part, pos + from));
+      else out.set(bytes, pos);
       pos += bytes.length;
       pos += out.write(parts[i + 1]!, pos, 'utf8');
     }

@@ -231,7 +231,7 @@ export async function planRecompile(previous: CompileState | undefined, estate: 
   // `{"toolgate":INNER}` + LF.
   const head = canonicalString({ [DATA_ROOT]: new CanonicalText('') }).length - 1;
   const innerDataBytes = dataBytes.subarray(head, dataBytes.length - 2);
-  const spanOf = (file: { at: readonly number[] }, slot: { slot: number }, bytes: Uint8Array): Span => ({ at: file.at[slot.slot]!, length: bytes.length });
+  const spanOf = (file: { at: readonly number[] }, slot: { slot: number }, bytes: { readonly length: number }): Span => ({ at: file.at[slot.slot]!, length: bytes.length });
 
   const content = [{ name: `${DATA_ROOT}/data.json`, bytes: innerDataBytes }, ...options.regoModules.map((m) => ({ name: m.path, bytes: encoder.encode(m.text) }))];
   // The large digests resume where the previous compile's bytes and these begin alike (they are compared, so any previous will do).

@@ -12,6 +12,7 @@
  *     those tools' entries are spliced into the previous members, and the offsets after them moved;
  *   - anything else: each member assembled from its entries, the unchanged ones copied.
  */
+import { ByteSegments } from '../../canonical/byte-segments.ts';
 import { canonicalString, CanonicalText } from '../../canonical/json.ts';
 import { toolKey as toolKeyOf } from '../../catalog/types.ts';
 import type { Estate } from '../../governance/estate.ts';
@@ -21,7 +22,7 @@ import { toolContractDigest } from '../digests.ts';
 import { toolContracts } from '../gateway-data.ts';
 import { bundleToolEntry, exposedTools, type ExposedTool } from '../policy-bundle.ts';
 import { SPAN_COLUMN, SPAN_ROW, toolSpan, type CompileState, type ToolMembers, type ToolPieces, type ToolSpans } from './compile-state.ts';
-import { FragmentSlots, objectText, spanBytes, type Span } from './fragments.ts';
+import { FragmentSlots, objectText, spanBytes, type FragmentBytes, type Span } from './fragments.ts';
 
 const OPTIONS = { allowFloats: true } as const;
 const encoder = new TextEncoder();
@@ -42,7 +43,7 @@ function contractKey(server: string, tool: object): string {
 /** The tools' part of a compile: the exposed tools, their three members' bytes and each tool's pieces (spans of those members). */
 export interface PlannedTools {
   readonly tools: readonly ExposedTool[];
-  readonly members: ToolMembers<Uint8Array>;
+  readonly members: ToolMembers<FragmentBytes>;
   readonly pieces: ReadonlyMap<string, ToolPieces>;
   readonly spans: ToolSpans;
   /** The tools whose entries were computed rather than copied. */
@@ -118,22 +119,16 @@ function assembledTools(prev: CompileState | undefined, estate: Estate, toolgate
   return { tools, members, pieces, spans, recomputed, keys: {}, sameKeys: false };
 }
 
-/** `bytes` with each span (in order, not overlapping) replaced by its entry. */
-function spliced(bytes: Uint8Array, spans: readonly Span[], entries: readonly Uint8Array[]): Uint8Array {
-  let length = bytes.length;
-  spans.forEach((s, i) => (length += entries[i]!.length - s.length));
-  const out = Buffer.allocUnsafe(length);
+/** `bytes` with each span (in order, not overlapping) replaced by its entry, as views: its artifact is where the parts are first copied. */
+function spliced(bytes: Uint8Array, spans: readonly Span[], entries: readonly Uint8Array[]): ByteSegments {
+  const parts: Uint8Array[] = [];
   let from = 0;
-  let to = 0;
   spans.forEach((s, i) => {
-    out.set(bytes.subarray(from, s.at), to);
-    to += s.at - from;
-    out.set(entries[i]!, to);
-    to += entries[i]!.length;
+    parts.push(bytes.subarray(from, s.at), entries[i]!);
     from = s.at + s.length;
   });
-  out.set(bytes.subarray(from), to);
-  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  parts.push(bytes.subarray(from));
+  return new ByteSegments(parts);
 }
 
 /** `before` with each entry of `redone` given its new length and every offset after one moved by what the entries before it grew. */
@@ -180,14 +175,14 @@ function splicedTools(prev: CompileState, listed: readonly ExposedTool[], estate
   const tools = listed.slice();
   for (const r of redone) tools[r.index] = r.tool;
   const before = memberBytes(prev);
-  const members: Partial<Record<(typeof MEMBERS)[number], Uint8Array>> = {};
+  const members: Partial<Record<(typeof MEMBERS)[number], FragmentBytes>> = {};
   for (const m of MEMBERS) {
     if (before[m] === undefined) continue;
     members[m] = spliced(before[m]!, redone.map((r) => toolSpan(prev.tool_spans, r.row, m)!), redone.map((r) => r.entries[m]!));
   }
   const pieces = new Map(prev.tools);
   for (const r of redone) pieces.set(r.key, { contract_key: r.contract_key, tool_contract_digest: r.tool.tool_contract_digest, row: r.row });
-  return { tools, members: members as ToolMembers<Uint8Array>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key), keys: prev.exposed!.keys, sameKeys: true };
+  return { tools, members: members as ToolMembers<FragmentBytes>, pieces, spans: shiftedSpans(prev.tool_spans, redone), recomputed: redone.map((r) => r.key), keys: prev.exposed!.keys, sameKeys: true };
 }
 
 /**

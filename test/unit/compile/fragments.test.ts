@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { canonicalString, CanonicalText } from '../../../src/canonical/json.ts';
 import { resumablePartsSha256 } from '../../../src/canonical/resumable-sha256.ts';
-import { sameBytes } from '../../../src/canonical/byte-segments.ts';
+import { ByteSegments, sameBytes } from '../../../src/canonical/byte-segments.ts';
 import { FragmentSlots, objectText, spanBytes } from '../../../src/compile/incremental/fragments.ts';
 
 const encoder = new TextEncoder();
@@ -23,7 +23,11 @@ function split(value: unknown, pick: () => boolean, slots: FragmentSlots, texts:
   if (pick()) {
     const t = canonicalString(value, OPTIONS);
     texts.push(t);
-    return { withText: new CanonicalText(t), withSlots: slots.add(encoder.encode(t)).placeholder };
+    const bytes = encoder.encode(t);
+    // Some fragments are given in parts (a member with entries spliced in), cut anywhere.
+    const cut = Math.floor(bytes.length / 2);
+    const fragment = pick() ? new ByteSegments([bytes.subarray(0, cut), new Uint8Array(0), bytes.subarray(cut)]) : bytes;
+    return { withText: new CanonicalText(t), withSlots: slots.add(fragment).placeholder };
   }
   if (Array.isArray(value)) {
     const parts = value.map((v) => split(v, pick, slots, texts));
@@ -43,7 +47,7 @@ function split(value: unknown, pick: () => boolean, slots: FragmentSlots, texts:
 }
 
 describe('FragmentSlots', () => {
-  it('assembles the bytes the encoder writes with each fragment spliced in as text, and finds every fragment in them', () => {
+  it('assembles the bytes the encoder writes with each fragment (whole or in parts) spliced in as text, and finds every fragment in them', () => {
     fc.assert(
       fc.property(json, fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), (value, choices) => {
         // Values with no canonical form (keys that coincide after NFC) are not fragments' business.

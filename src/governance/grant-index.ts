@@ -3,8 +3,9 @@
  * from the previous build's when the manifest was read in YAML pieces (a watch's next save): a run
  * of grants that is one of the previous build's keeps its resolved grants, wherever it now sits,
  * and only the agents and tools the changed runs name are indexed again. Both give the same maps,
- * in the same order (test/unit/governance/grant-index.test.ts). A resolved grant holds no place in
- * the manifest, so a grant written above a kept run does not touch it; `position` finds it.
+ * in the same order but for `byTool`'s keys (test/unit/governance/grant-index.test.ts). A resolved
+ * grant holds no place in the manifest, so a grant written above a kept run does not touch it;
+ * `position` finds it.
  */
 import type { Grant, Manifest } from '../manifest/types.ts';
 import { rowRuns } from '../manifest/row-runs.ts';
@@ -15,6 +16,7 @@ export interface ResolvedGrant extends Grant {
 
 export interface GrantIndex {
   readonly byAgent: ReadonlyMap<string, ReadonlyMap<string, ResolvedGrant>>;
+  /** Each tool's grants in manifest order. The order of its keys means nothing: every reader looks a tool up, or sorts. */
   readonly byTool: ReadonlyMap<string, readonly ResolvedGrant[]>;
   /** A resolved grant's index in the manifest's grants. */
   position(grant: ResolvedGrant): number;
@@ -25,6 +27,24 @@ interface GrantRun {
   readonly value: readonly Grant[];
   readonly resolved: readonly ResolvedGrant[];
 }
+
+/** The agents and tool keys a run's grants name, made when first asked (a run is kept from save to save). */
+const namesOf = new WeakMap<GrantRun, { agents: Set<string>; keys: Set<string> }>();
+
+function runNames(run: GrantRun): { agents: Set<string>; keys: Set<string> } {
+  let names = namesOf.get(run);
+  if (names === undefined) {
+    names = { agents: new Set(), keys: new Set() };
+    for (const rg of run.resolved) (names.agents.add(rg.agent), names.keys.add(rg.tool_key));
+    namesOf.set(run, names);
+  }
+  return names;
+}
+
+const meets = (names: ReadonlySet<string>, wanted: ReadonlySet<string>): boolean => {
+  for (const n of wanted) if (names.has(n)) return true;
+  return false;
+};
 
 /** `position` over resolved grants in manifest order, given as consecutive runs; its map is built on first use. */
 function positions(runs: readonly (readonly ResolvedGrant[])[]): (grant: ResolvedGrant) => number {
@@ -107,7 +127,8 @@ export function indexGrants(manifest: Manifest, resolveRef: (ref: string, index:
 
 /**
  * The grant indexes from `previous` (built for a catalog with the same tool names), re-indexing only the agents and
- * tools of the runs that are not previous runs (a run kept in place or moved keeps its resolved grants). `resolve`: a reference's tool
+ * tools of the grants that changed (a run kept in place or moved keeps its resolved grants; so does a
+ * grant of a changed run that is, unchanged, where it was). `resolve`: a reference's tool
  * key when the catalog exposes it once, else undefined. Undefined when `previous` kept no runs, the
  * grants were not read in runs, a changed run names a tool `resolve` does not know, or an agent
  * is granted a tool twice: the caller then indexes in full, which notes or refuses each of those.
@@ -118,10 +139,9 @@ export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve:
   if (before === undefined || values === undefined) return undefined;
   const byValue = new Map(before.map((r, order) => [r.value, { run: r, order }]));
   if (byValue.size !== before.length) return undefined;
-  const agents = new Set<string>();
-  const keys = new Set<string>();
   const kept = new Set<GrantRun>();
-  const runs: GrantRun[] = [];
+  // The runs in order: a kept one as it was, a new one (its grants not yet resolved) as its rows.
+  const order: (GrantRun | readonly Grant[])[] = [];
   // The kept runs must keep their order: an agent's or tool's entries that no changed run names are taken as they were.
   let lastKept = -1;
   for (const value of values) {
@@ -130,46 +150,74 @@ export function reindexGrants(manifest: Manifest, previous: GrantIndex, resolve:
       if (old.order < lastKept) return undefined;
       lastKept = old.order;
       kept.add(old.run);
-      runs.push(old.run);
-    } else {
-      const resolved: ResolvedGrant[] = [];
-      for (const g of value) {
-        const key = resolve(g.tool);
-        if (key === undefined) return undefined;
-        resolved.push(resolvedGrant(g, key));
-        agents.add(g.agent);
-        keys.add(key);
-      }
-      runs.push({ value, resolved });
+      order.push(old.run);
+    } else order.push(value);
+  }
+  const removed = before.filter((r) => !kept.has(r));
+  const fresh = order.flatMap((r, i) => (Array.isArray(r) ? [i] : []));
+  // One edited stretch (the new runs where the removed ones were, between the same kept runs): a
+  // grant of it equal to the removed one at the same place from its start or its end is that
+  // grant, so only the grants in between are changes. With edits in several places every grant of
+  // the new runs is one.
+  const oneStretch = fresh.length > 0 && fresh[fresh.length - 1]! - fresh[0]! === fresh.length - 1 && removed.length > 0 && before.indexOf(removed[0]!) === fresh[0] && before.indexOf(removed[removed.length - 1]!) === fresh[0]! + removed.length - 1;
+  const was = oneStretch ? removed.flatMap((r) => r.resolved) : [];
+  const now = fresh.flatMap((i) => order[i] as readonly Grant[]);
+  const same = (g: Grant, o: ResolvedGrant | undefined): o is ResolvedGrant =>
+    o !== undefined && o.agent === g.agent && o.tool === g.tool && o.granted_by === g.granted_by && JSON.stringify(o.provenance) === JSON.stringify(g.provenance) && resolve(g.tool) === o.tool_key;
+  let head = 0;
+  while (head < now.length && same(now[head]!, was[head])) head++;
+  let tail = 0;
+  while (tail < now.length - head && tail < was.length - head && same(now[now.length - 1 - tail]!, was[was.length - 1 - tail])) tail++;
+  const agents = new Set<string>();
+  const keys = new Set<string>();
+  const resolvedNow: ResolvedGrant[] = [];
+  for (let i = 0; i < now.length; i++) {
+    if (i < head) resolvedNow.push(was[i]!);
+    else if (i >= now.length - tail) resolvedNow.push(was[was.length - (now.length - i)]!);
+    else {
+      const g = now[i]!;
+      const key = resolve(g.tool);
+      if (key === undefined) return undefined;
+      resolvedNow.push(resolvedGrant(g, key));
+      agents.add(g.agent);
+      keys.add(key);
     }
   }
-  for (const r of before) {
-    if (kept.has(r)) continue;
-    for (const rg of r.resolved) {
-      agents.add(rg.agent);
-      keys.add(rg.tool_key);
-    }
-  }
+  const gone = oneStretch ? was.slice(head, was.length - tail) : removed.flatMap((r) => r.resolved);
+  for (const rg of gone) (agents.add(rg.agent), keys.add(rg.tool_key));
+  let next = 0;
+  const runs: GrantRun[] = order.map((r) => {
+    if (!Array.isArray(r)) return r as GrantRun;
+    const run = { value: r, resolved: resolvedNow.slice(next, next + r.length) };
+    next += r.length;
+    return run;
+  });
   // Every run kept, in order: the maps are the previous ones (an agent added with no grant gets an empty map).
   if (agents.size === 0) {
     const byAgent = new Map<string, ReadonlyMap<string, ResolvedGrant>>(manifest.agents.map((a) => [a.id, previous.byAgent.get(a.id) ?? new Map()]));
     runsOf.set(byAgent, runs);
     return { byAgent, byTool: previous.byTool, position: positions(runs.map((r) => r.resolved)) };
   }
-  // One pass in manifest order: the changed agents' and tools' entries again, every other tool's list as it was.
+  // The changed agents' and tools' entries again, in manifest order, from the runs that name them
+  // (no other run holds any of them); every other tool's list as it was.
   const agentMaps = new Map<string, Map<string, ResolvedGrant>>([...agents].map((a) => [a, new Map()]));
-  const byTool = new Map<string, ResolvedGrant[]>();
+  const lists = new Map<string, ResolvedGrant[]>([...keys].map((k) => [k, []]));
   for (const r of runs) {
+    const names = runNames(r);
+    if (!meets(names.agents, agents) && !meets(names.keys, keys)) continue;
     for (const rg of r.resolved) {
       const tools = agentMaps.get(rg.agent);
       if (tools !== undefined) {
         if (tools.has(rg.tool_key)) return undefined;
         tools.set(rg.tool_key, rg);
       }
-      const list = byTool.get(rg.tool_key);
-      if (list === undefined) byTool.set(rg.tool_key, keys.has(rg.tool_key) ? [rg] : (previous.byTool.get(rg.tool_key) as ResolvedGrant[]));
-      else if (keys.has(rg.tool_key)) list.push(rg);
+      lists.get(rg.tool_key)?.push(rg);
     }
+  }
+  const byTool = new Map(previous.byTool);
+  for (const [k, list] of lists) {
+    if (list.length > 0) byTool.set(k, list);
+    else byTool.delete(k);
   }
   const byAgent = new Map<string, ReadonlyMap<string, ResolvedGrant>>(manifest.agents.map((a) => [a.id, agentMaps.get(a.id) ?? previous.byAgent.get(a.id) ?? new Map()]));
   runsOf.set(byAgent, runs);

@@ -18,7 +18,12 @@ const catalogs = [catalog, catalogOf('described again'), catalogOf('x', 37)];
 
 const AGENTS = 9;
 /** A grant line: mostly a catalog tool, sometimes a bare name (which five servers expose: ambiguous) or a tool no server exposes. */
-const exposed = fc.tuple(fc.nat(AGENTS - 1), fc.nat(4), fc.nat(39)).map(([a, s, t]) => `  - {agent: agent-${a}, tool: "srv-${s}::tool_${t}"}\n`);
+// (Who granted it and its provenance vary too, so an edit may change only those.)
+const exposedRow = fc.tuple(fc.nat(AGENTS - 1), fc.nat(4), fc.nat(39), fc.constantFrom('', ', granted_by: ops', ', granted_by: sec'), fc.constantFrom('', ', provenance: {source: operator_asserted, confidence: high}', ', provenance: {source: operator_asserted, confidence: low}'));
+const exposedLine = ([a, s, t, by, prov]: [number, number, number, string, string]) => `  - {agent: agent-${a}, tool: "srv-${s}::tool_${t}"${by}${prov}}\n`;
+const exposed = exposedRow.map(exposedLine);
+/** Grants of exposed tools, no agent granted a tool twice. */
+const exposedLines = (minLength: number, maxLength: number) => fc.uniqueArray(exposedRow, { minLength, maxLength, selector: ([a, s, t]) => `${a} ${s} ${t}` }).map((rows) => rows.map(exposedLine));
 const grant = fc.oneof(
   { weight: 12, arbitrary: exposed },
   fc.tuple(fc.nat(AGENTS - 1), fc.nat(39)).map(([a, t]) => `  - {agent: agent-${a}, tool: "tool_${t}", provenance: {source: declared}}\n`),
@@ -39,13 +44,13 @@ function build(t: string, cache: PieceCache, previous?: Estate, c = catalog): Ou
   }
 }
 
-/** What the compile and the audits read of the grant indexes, in order. */
+/** What the compile and the audits read of the grant indexes, in order (but for byTool's keys, whose order means nothing). */
 function view(o: Outcome): unknown {
   if ('error' in o) return o.error;
   const e = o.estate;
   return {
     byAgent: [...e.grantsByAgent].map(([a, m]) => [a, [...m].map(([k, g]) => [k, { ...g, at: e.grantIndex(g) }])]),
-    byTool: [...e.grantsByTool].map(([k, list]) => [k, list.map((g) => ({ ...g, at: e.grantIndex(g) }))]),
+    byTool: [...e.grantsByTool].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, list]) => [k, list.map((g) => ({ ...g, at: e.grantIndex(g) }))]),
     notices: e.notices,
     tools: [...e.tools.keys()],
   };
@@ -57,14 +62,18 @@ describe('grant indexes from the previous estate', () => {
   it('equal those indexed afresh after any edits (changed, added, removed, moved grants; drift; duplicates; a catalog re-read or with a tool renamed)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(exposed, { minLength: 200, maxLength: 900 }),
-        fc.array(fc.tuple(fc.nat(10_000), fc.option(grant, { nil: undefined }), fc.boolean(), fc.nat(catalogs.length - 1)), { minLength: 1, maxLength: 6 }),
+        exposedLines(200, 900),
+        fc.array(fc.tuple(fc.nat(10_000), fc.option(grant, { nil: undefined }), fc.boolean(), fc.nat(catalogs.length - 1), fc.constantFrom('', ', granted_by: ops', ', provenance: {source: operator_asserted, confidence: low}')), { minLength: 1, maxLength: 6 }),
         (lines, edits) => {
           let now = [...lines];
           let cache: PieceCache = new Map();
           let previous: Estate | undefined;
-          for (const [at, line, replace, c] of [[0, undefined, false, 0] as const, ...edits]) {
-            if (line !== undefined || replace) now.splice(at % (now.length + 1), replace ? 1 : 0, ...(line === undefined ? [] : [line]));
+          for (const [at, line, replace, c, only] of [[0, undefined, false, 0, ''] as const, ...edits]) {
+            // An edit that changes only who granted a grant, or its provenance, in place.
+            if (only !== '' && now.length > 0) {
+              const i = at % now.length;
+              now[i] = `${now[i]!.replace(/, (granted_by|provenance).*\}\n$/, '}\n').slice(0, -2)}${only}}\n`;
+            } else if (line !== undefined || replace) now.splice(at % (now.length + 1), replace ? 1 : 0, ...(line === undefined ? [] : [line]));
             const t = text(now);
             const afresh = build(t, cache, undefined, catalogs[c]);
             const again = build(t, cache, previous, catalogs[c]);

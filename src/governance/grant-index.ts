@@ -2,7 +2,7 @@
  * The estate's grant indexes (per agent its tools, per tool its grants), built from the grants, or
  * from the previous build's when the manifest was read in YAML pieces (a watch's next save): a run
  * of grants that is one of the previous build's keeps its resolved grants, wherever it now sits,
- * and only the agents and tools the changed runs name are indexed again. Both give the same maps,
+ * and only the agents and tools of the grants that changed are indexed again. Both give the same maps,
  * in the same order but for `byTool`'s keys (test/unit/governance/grant-index.test.ts). A resolved
  * grant holds no place in the manifest, so a grant written above a kept run does not touch it;
  * `position` finds it.

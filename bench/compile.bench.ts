@@ -162,8 +162,10 @@ async function stageRecompiles(manifestPath: string, catalogPath: string, texts:
   let c0 = cpuMs();
   let last = await recompileEstate(undefined, estate, options);
   const runs: Record<string, unknown>[] = [{ name: 'full', ms: performance.now() - t0, cpuMs: cpuMs() - c0 }];
-  // As --watch does while it waits for the first save.
+  // As --watch does while it waits for the first save: memory for a set, and one save rehearsed.
   buffers.reserve([last.state.bytes.policy_bundle, last.state.bytes.data]);
+  const { rehearseSave } = await import('../src/cli/watch-rehearsal.ts');
+  await rehearseSave({ manifestPath, estate, state: last.state, options, buffers });
   for (const e of EDITS) {
     const before = texts;
     texts = e.apply(texts);

@@ -16,6 +16,8 @@ export interface WatchOptions {
   readonly debounceMs?: number;
   /** Stops the watch as SIGINT does (for callers that manage their own lifetime). */
   readonly signal?: AbortSignal;
+  /** Run once the folders are watched, before any save's run: a save during it waits for it. */
+  readonly first?: () => Promise<void>;
 }
 
 /**
@@ -41,7 +43,10 @@ export async function watchFiles(options: WatchOptions, onChange: (changed: read
     if (stopped || running !== undefined || pending.size === 0) return;
     const changed = [...pending].sort();
     pending.clear();
-    running = onChange(changed).finally(() => {
+    start(() => onChange(changed));
+  };
+  const start = (run: () => Promise<void>): void => {
+    running = run().finally(() => {
       running = undefined;
       if (pending.size > 0 && timer === undefined) timer = setTimeout(runPending, debounceMs);
     });
@@ -59,6 +64,8 @@ export async function watchFiles(options: WatchOptions, onChange: (changed: read
       }),
     );
   }
+
+  if (options.first) start(options.first);
 
   await new Promise<void>((resolve) => {
     const stop = (): void => {

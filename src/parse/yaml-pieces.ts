@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { load as loadYaml, CORE_SCHEMA } from 'js-yaml';
 import { commonHead, commonTail } from './common-ends.ts';
-import { itemRuns, lineEnd, mayHoldAlias, notPlain, resectioned, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
+import { itemRuns, lastItemStart, lineEnd, mayHoldAlias, notPlain, resectioned, scanRuns, sections, sequenceLayout, type Section } from './yaml-scan.ts';
 
 /** A piece's value as JSON text: a string, or its UTF-8 bytes as a previous compile kept them (decoded only when read). */
 type PieceJson = string | Uint8Array;
@@ -282,6 +282,22 @@ export function readInPieces(plan: PiecePlan, maxDepth: number): PiecewiseRead |
     return undefined;
   }
   return { value: assemble(plan, pieces), pieces };
+}
+
+/**
+ * The plan's text less one item of `key`'s block sequence (the last of its middle run: an edit
+ * inside the text, as most are), when the sequence was cut into runs and holds two items or more;
+ * else undefined. (A watch compiles such a text once, unsaved, before the first save:
+ * cli/watch-rehearsal.ts.)
+ */
+export function withoutOneItem(plan: PiecePlan, key: string): string | undefined {
+  const runs = plan.pieces.filter((p) => p.kind === 'items' && p.key === key);
+  const section = plan.sections.find((s) => keyOf(s.key) === key);
+  const run = runs[runs.length >> 1];
+  if (run === undefined || section === undefined || runs.reduce((n, p) => n + p.items, 0) < 2) return undefined;
+  const layout = sequenceLayout(plan.text, section);
+  const at = layout === undefined ? undefined : lastItemStart(plan.text, run, layout.indent);
+  return at === undefined ? undefined : plan.text.slice(0, at) + plan.text.slice(run.end);
 }
 
 /**

@@ -211,6 +211,13 @@ export function scanRuns(text: string, section: Section, layout: SequenceLayout,
   return { runs };
 }
 
+/** Where the last item line of a run of whole items (at the sequence's `indent`) starts; undefined when it holds none. */
+export function lastItemStart(text: string, run: { readonly start: number; readonly end: number }, indent: number): number | undefined {
+  let last: number | undefined;
+  for (let at = run.start; at < run.end; at = lineEnd(text, at)) if (isItemAt(text, at, indent)) last = at;
+  return last;
+}
+
 /** The runs of whole items of a section that holds one block sequence; undefined for any other section. */
 export function itemRuns(text: string, section: Section): ItemRun[] | undefined {
   const layout = sequenceLayout(text, section);

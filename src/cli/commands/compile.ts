@@ -11,6 +11,7 @@ import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
 import type { Graph } from '../../connectome/index.ts';
 import type { PreviousState } from '../../compile/graph-state.ts';
+import type { Estate } from '../../governance/estate.ts';
 import { reconcile } from '../../governance/reconcile.ts';
 import { parseCommandArgs, usageError } from '../args.ts';
 import { createdAtFromEnv, createdAtPinned } from '../clock.ts';
@@ -26,6 +27,7 @@ import { DELTA_OPTIONS, DELTA_USAGE, withDeltaFrom } from '../compile-delta.ts';
 import { INCREMENTAL_OPTIONS, INCREMENTAL_USAGE, keptConnectomeFiles, keptFile, previousFromState, readKeptState, rememberCommitted, summaryText } from '../compile-incremental.ts';
 import { reportError } from '../main.ts';
 import { watchFiles } from '../watch.ts';
+import { rehearseSave } from '../watch-rehearsal.ts';
 import { ConnectomeMemo, InputMemo } from '../watch-memo.ts';
 
 const usage = `usage: toolgate compile [estate] --out DIR [--profile strict|review|explore] [--format toolgate|toolgraph-v1 --agent A] [--incremental | --watch]
@@ -119,7 +121,7 @@ export const compileCommand: Command = {
     const buffers = values.watch === true ? new ArtifactBuffers() : undefined;
 
     /** One compile into --out, from `kept` (the state a watch holds) or what --out holds; the set it wrote, with its state. */
-    const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary; files: readonly CompiledArtifact[] }> => {
+    const compileOnce = async (kept: CompileState | undefined): Promise<{ state: CompileState; summary: RecompileSummary; files: readonly CompiledArtifact[]; estate: Estate; options: EstateCompileOptions }> => {
       io.progress?.report('compiling');
       // Read before the inputs, which it helps parse (only the manifest pieces whose text changed).
       const read = keepState && kept === undefined ? readKeptState(outDir, io) : undefined;
@@ -169,7 +171,8 @@ export const compileCommand: Command = {
         return JSON.parse(new TextDecoder().decode(data)) as unknown;
       }, enforcement);
       if (signed) connectome = await connectomeOf(signed.graph);
-      const compiled = await recompileEstate(start, estate, optionsWith(connectome, signed?.regoModules));
+      const compileOptions = optionsWith(connectome, signed?.regoModules);
+      const compiled = await recompileEstate(start, estate, compileOptions);
       const result = await withDeltaFrom(io, values['delta-from'], compiled.result);
       // A state refused as it was read (damaged, or beside other artifacts) is the reason a compile is full.
       const summary = compiled.summary.mode === 'full' && read && 'refused' in read ? { ...compiled.summary, reason: read.refused } : compiled.summary;
@@ -189,7 +192,7 @@ export const compileCommand: Command = {
         ...(changes ? { reconcile: changes } : {}),
         ...(keepState ? { recompile: summary } : {}),
       });
-      return { state: compiled.state, summary, files: result.files };
+      return { state: compiled.state, summary, files: result.files, estate, options: compileOptions };
     };
 
     const artifactBytes = (state: CompileState) => [state.bytes.policy_bundle, state.bytes.data];
@@ -198,7 +201,9 @@ export const compileCommand: Command = {
     buffers?.reserve(artifactBytes(kept.state));
     const watched = [source.manifestPath, source.catalogPath, ...[values['host-graph'], values.signs].filter((p): p is string => p !== undefined).map((p) => resolve(io.cwd, p))];
     io.stderr(`toolgate: watching ${watched.join(', ')} (SIGINT stops)\n`);
-    await watchFiles({ paths: watched }, async () => {
+    // Before the first save, one rehearsed (and dropped), so the first save is as quick as the next.
+    const first = async () => void (await rehearseSave({ manifestPath: source.manifestPath, estate: kept.estate, state: kept.state, options: kept.options, ...(buffers ? { buffers } : {}), strictDrift: values['strict-drift'] ?? false }));
+    await watchFiles({ paths: watched, first }, async () => {
       const t0 = performance.now();
       try {
         const once = await compileOnce(kept.state);

@@ -11,6 +11,7 @@ import { compileDataJson, compileEstate, recompileEstate } from '../../../src/em
 import { connectomeArtifacts } from '../../../src/compile/connectome-artifacts.ts';
 import { enforcementRego } from '../../../src/cli/enforcement-rego.ts';
 import { InputMemo } from '../../../src/cli/watch-memo.ts';
+import { rehearseSave } from '../../../src/cli/watch-rehearsal.ts';
 import { ArtifactBuffers } from '../../../src/compile/incremental/artifact-buffers.ts';
 import { COMPILE_STATE_VERSION, manifestPieceCache, type CompileState } from '../../../src/compile/incremental/compile-state.ts';
 import { readStateFiles, stateFiles } from '../../../src/compile/incremental/state-file.ts';
@@ -204,8 +205,10 @@ describe('recompileEstate', () => {
   it('writes the same bytes as a full compile at every save of a watch (the estate built from the previous one, the state in memory)', async () => {
     // Saves that changed no tool copy the tool members whole (tool-members.ts): some must.
     let copiedWhole = 0;
+    // A watch rehearses a save before the first (cli/watch-rehearsal.ts): here before any save.
+    const rehearsals: string[] = [];
     await fc.assert(
-      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 6 }), async (edits) => {
+      fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 6 }), fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }), async (edits, rehearse) => {
         const model = baseModel();
         const watch = new InputMemo();
         const read = (previous: ReturnType<typeof estateOfYaml> | undefined, state: CompileState | undefined) => {
@@ -222,7 +225,8 @@ describe('recompileEstate', () => {
         const bytesOf = (s: CompileState) => [s.bytes.policy_bundle, s.bytes.data];
         let estate = read(undefined, undefined);
         let { result, state } = await recompileEstate(undefined, estate, { ...(await optionsFor(model, 'review', undefined)), allocateArtifact });
-        for (const [, apply] of edits) {
+        for (const [i, [, apply]] of edits.entries()) {
+          if (rehearse[i]) rehearsals.push((await rehearseSave({ manifestPath: 'governance.yaml', estate, state, options: { ...(await optionsFor(model, 'review', result)), allocateArtifact }, buffers }))?.mode ?? 'none');
           apply(model);
           estate = read(estate, state);
           const options = await optionsFor(model, 'review', result);
@@ -243,6 +247,7 @@ describe('recompileEstate', () => {
       { numRuns: 60 },
     );
     expect(copiedWhole).toBeGreaterThan(0);
+    expect(rehearsals).toContain('incremental');
   });
 
   it('recomputes only the agent whose grant changed, and names the decision that changed', async () => {

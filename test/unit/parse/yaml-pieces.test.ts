@@ -2,7 +2,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { parseText, type ParsedDocument } from '../../../src/parse/document.ts';
-import { planPieces, type PieceCache } from '../../../src/parse/yaml-pieces.ts';
+import { planPieces, withoutOneItem, type PieceCache } from '../../../src/parse/yaml-pieces.ts';
 
 /** An item of a sequence, written in one of the styles a manifest uses. */
 const item: fc.Arbitrary<string> = fc.oneof(
@@ -92,6 +92,40 @@ describe('reading block YAML in pieces', () => {
       expect(outcome(() => parseText('m.yaml', text(v), 'yaml', { pieces: new Map() }))).toEqual(outcome(() => parseText('m.yaml', text(v), 'yaml')));
       expect(outcome(() => parseText('m.yaml', text(v), 'yaml'))).toHaveProperty('error');
     }
+  });
+
+  it('takes one item out of a sequence, the text left reading as the document less that item', () => {
+    fc.assert(
+      fc.property(documentText, (text) => {
+        const plan = planPieces(text, new Map());
+        const whole = outcome(() => parseText('m.yaml', text, 'yaml'));
+        if (plan === undefined || !('value' in whole)) return;
+        const grants = ((whole.value as Record<string, unknown>).grants ?? null) as unknown[] | null;
+        const less = withoutOneItem(plan, 'grants');
+        if (!Array.isArray(grants) || grants.length < 2) return void expect(less).toBeUndefined();
+        // Cut into runs, the sequence loses exactly one of its items, the rest of the document as it was.
+        if (less === undefined) return void expect(plan.pieces.some((p) => p.key === 'grants' && p.kind === 'items')).toBe(false);
+        const after = parseText('m.yaml', less, 'yaml').value as Record<string, unknown>;
+        const left = after.grants as unknown[];
+        expect(left).toHaveLength(grants.length - 1);
+        const i = left.findIndex((g, k) => JSON.stringify(g) !== JSON.stringify(grants[k]));
+        const gone = i === -1 ? grants.length - 1 : i;
+        expect(left).toEqual(grants.filter((_, k) => k !== gone));
+        expect({ ...after, grants: null }).toEqual({ ...(whole.value as Record<string, unknown>), grants: null });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes out the last item of the middle run of a long sequence', () => {
+    const items = Array.from({ length: 3000 }, (_, i) => `  - {agent: agent-${i % 50}, tool: "srv-${i % 13}::tool_${i}"}\n`);
+    const plan = planPieces(`agents:\n  - agent-0\ngrants:\n${items.join('')}`, new Map())!;
+    const runs = plan.pieces.filter((p) => p.kind === 'items' && p.key === 'grants');
+    expect(runs.length).toBeGreaterThan(4);
+    const middle = runs[runs.length >> 1]!;
+    const gone = runs.slice(0, runs.length >> 1).reduce((n, p) => n + p.items, 0) + middle.items - 1;
+    expect(withoutOneItem(plan, 'grants')).toBe(`agents:\n  - agent-0\ngrants:\n${items.filter((_, i) => i !== gone).join('')}`);
+    expect(withoutOneItem(plan, 'agents')).toBeUndefined();
   });
 
   it('is not used for text that is not plain block YAML (aliases, documents, flow at the top)', () => {

@@ -2,19 +2,18 @@
  * A watch rehearses a save before the first one comes: it recompiles, from the state it holds, its
  * manifest less one grant, and drops what that gives. The first real save then runs code the
  * JIT has compiled already, and writes into memory already faulted in: unrehearsed, the first save
- * of a grant took about twice the second (at a tenth of the bench's estate, 60-90 ms against
- * 30-40 ms).
+ * took about twice as long as the next.
  *
- * Nothing of the rehearsal is kept but those buffers: not its artifacts, not its estate as the next
- * save's starting point. It signs nothing (a host's signer is asked only for what a watch writes).
+ * Nothing of the rehearsal is kept but the buffers it wrote into: not its artifacts, not its estate
+ * as the next save's starting point. It signs nothing (a host's signer is asked only for what a
+ * watch writes).
  */
 import type { EstateCompileOptions } from '../compile/compile.ts';
 import type { ArtifactBuffers } from '../compile/incremental/artifact-buffers.ts';
 import { manifestPieceCache, type CompileState } from '../compile/incremental/compile-state.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { recompileEstate } from '../emit/compile-run.ts';
-import type { Estate } from '../governance/estate.ts';
-import { buildEstate } from '../governance/estate.ts';
+import { buildEstate, type Estate } from '../governance/estate.ts';
 import { parseManifest } from '../manifest/parse.ts';
 import { withoutOneItem } from '../parse/yaml-pieces.ts';
 

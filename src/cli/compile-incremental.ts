@@ -10,7 +10,7 @@ import { digestHex, type DigestAlgorithm } from '../canonical/digest.ts';
 import type { KeptConnectomeFiles } from '../compile/connectome-artifacts.ts';
 import type { DataEdge } from '../compile/data-document.ts';
 import type { PreviousState } from '../compile/graph-state.ts';
-import type { CompileState } from '../compile/incremental/compile-state.ts';
+import { previousOf, type CompileState } from '../compile/incremental/compile-state.ts';
 import { readStateFiles, STATE_INDEX_FILE, STATE_PIECES_FILE } from '../compile/incremental/state-file.ts';
 import { sameBytes } from '../canonical/byte-segments.ts';
 import { spanBytes } from '../compile/incremental/fragments.ts';
@@ -69,12 +69,7 @@ export function previousFromState(outDir: string, state: CompileState): (Previou
   const path = join(outDir, 'policy-bundle.json');
   if (state.artifacts.format !== 'toolgate' || !existsSync(path)) return undefined;
   if (!sameBytes(readBytesFile(path), state.bytes.policy_bundle)) return undefined;
-  return {
-    graph_state: state.graph_state,
-    digests: { governance_digest: state.governance_digest, catalog_digest: state.catalog_digest, connectome_digest: state.connectome_digest },
-    created_at: state.artifacts.created_at,
-    tools: [...state.tools.keys()],
-  };
+  return { ...previousOf(state), tools: [...state.tools.keys()] };
 }
 
 /** The SHA-256 of each file SHA256SUMS in `outDir` lists, by name (empty when there is none). */

@@ -10,7 +10,7 @@
  */
 import type { EstateCompileOptions } from '../compile/compile.ts';
 import type { ArtifactBuffers } from '../compile/incremental/artifact-buffers.ts';
-import { manifestPieceCache, type CompileState } from '../compile/incremental/compile-state.ts';
+import { artifactBytes, manifestPieceCache, previousOf, type CompileState } from '../compile/incremental/compile-state.ts';
 import type { RecompileSummary } from '../compile/incremental/summary.ts';
 import { recompileEstate } from '../emit/compile-run.ts';
 import { buildEstate, type Estate } from '../governance/estate.ts';
@@ -37,16 +37,14 @@ export async function rehearseSave(r: Rehearsal): Promise<RecompileSummary | und
   const plan = r.estate.manifest.piecePlan;
   const text = plan && withoutOneItem(plan, 'grants');
   if (text === undefined) return undefined;
+  // As the next save's, from the set the watch compiled last, but signing nothing.
   const { signBundle: _, ...rest } = r.options;
-  // As the next save's: from the set the watch compiled last.
-  const s = r.state;
-  const previous = { graph_state: s.graph_state, digests: { governance_digest: s.governance_digest, catalog_digest: s.catalog_digest, connectome_digest: s.connectome_digest }, created_at: s.artifacts.created_at };
-  const options = { ...rest, previous };
+  const options = { ...rest, previous: previousOf(r.state) };
   try {
     const manifest = parseManifest(r.manifestPath, text, { pieces: manifestPieceCache(r.state), previousPlan: plan });
     const estate = buildEstate(manifest, r.estate.catalog, { strictDrift: r.strictDrift ?? false, previous: r.estate });
     const rehearsed = await recompileEstate(r.state, estate, options);
-    r.buffers?.retire([rehearsed.state.bytes.policy_bundle, rehearsed.state.bytes.data], [r.state.bytes.policy_bundle, r.state.bytes.data]);
+    r.buffers?.retire(artifactBytes(rehearsed.state), artifactBytes(r.state));
     return rehearsed.summary;
   } catch {
     return undefined;

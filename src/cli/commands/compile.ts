@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import type { CompiledArtifact, EstateCompileOptions, RegoModuleFile } from '../../compile/compile.ts';
 import { connectomeArtifacts, keptConnectomeArtifacts, type ConnectomeArtifacts } from '../../compile/connectome-artifacts.ts';
 import { ArtifactBuffers } from '../../compile/incremental/artifact-buffers.ts';
-import { manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
+import { artifactBytes, manifestPieceCache, type CompileState } from '../../compile/incremental/compile-state.ts';
 import { compileDataJson, recompileEstate, withStateFiles } from '../../emit/compile-run.ts';
 import type { RecompileSummary } from '../../compile/incremental/summary.ts';
 import { algorithmOption, commandSigner, readGraphFile } from '../connectome-cli.ts';
@@ -195,7 +195,6 @@ export const compileCommand: Command = {
       return { state: compiled.state, summary, files: result.files, estate, options: compileOptions };
     };
 
-    const artifactBytes = (state: CompileState) => [state.bytes.policy_bundle, state.bytes.data];
     let kept = await compileOnce(undefined);
     if (values.watch !== true) return EXIT.OK;
     buffers?.reserve(artifactBytes(kept.state));

@@ -15,6 +15,7 @@ import type { ResumableDigest, ResumablePartsDigest } from '../../canonical/resu
 import type { GraphState, Profile } from '../../governance/types.ts';
 import type { ToolNode } from '../../governance/estate.ts';
 import type { ExposedTool } from '../policy-bundle.ts';
+import type { PreviousState } from '../graph-state.ts';
 import type { CanonicalText } from '../../canonical/json.ts';
 import type { DataEdge, DerivedMembers } from '../data-document.ts';
 import type { MemoNode } from './canonical-memo.ts';
@@ -80,6 +81,20 @@ export interface AgentPieces {
 export interface ArtifactBytes {
   readonly policy_bundle: Uint8Array;
   readonly data: Uint8Array;
+}
+
+/** What a compile from `state` takes as `previous`: the graph state, digests and creation time of the set it was compiled into. */
+export function previousOf(state: CompileState): PreviousState {
+  return {
+    graph_state: state.graph_state,
+    digests: { governance_digest: state.governance_digest, catalog_digest: state.catalog_digest, connectome_digest: state.connectome_digest },
+    created_at: state.artifacts.created_at,
+  };
+}
+
+/** The state's two large artifacts, whose memory a watch writes its next save into (./artifact-buffers.ts). */
+export function artifactBytes(state: CompileState): Uint8Array[] {
+  return [state.bytes.policy_bundle, state.bytes.data];
 }
 
 /** The manifest pieces a state holds, as the manifest parser takes them (digest -> JSON). */
